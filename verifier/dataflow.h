@@ -1,0 +1,22 @@
+// Derive-program dataflow: producer -> consumer order over carries.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "verifier/manifest.h"
+
+namespace loadplan::verifier {
+
+struct DeriveOrder {
+  // Derive programs in the lexicographically smallest topological order of
+  // names (bytewise), producer before consumer. Empty `cycle` when acyclic.
+  std::vector<std::string> order;
+  std::vector<std::string> cycle;  // program names forming one cycle: a -> b -> ... -> a
+};
+
+// Edges: program A -> program B when B reads (read/readwrite) a carry that A writes.
+// Programs or calls marked malformed are ignored.
+DeriveOrder OrderDerivePrograms(const Manifest& m);
+
+}  // namespace loadplan::verifier

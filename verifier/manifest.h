@@ -1,0 +1,144 @@
+// The typed manifest model (schema 1). Plain value types; every entity keeps the
+// JSON pointer it came from so diagnostics can say where. Collections are sorted
+// by name (JSON object key order is not significant).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "verifier/dtype.h"
+#include "verifier/expr.h"
+
+namespace loadplan::verifier {
+
+inline constexpr int kSchemaVersion = 1;
+
+enum class BufferKind : uint8_t { kWeight, kSource, kCarry, kState, kScratch, kInput, kOutput, kPeer };
+enum class Access : uint8_t { kRead, kWrite, kReadWrite, kScalar };
+
+std::optional<BufferKind> ParseBufferKind(std::string_view s);
+std::string_view BufferKindName(BufferKind k);
+std::optional<Access> ParseAccess(std::string_view s);
+std::string_view AccessName(Access a);
+inline bool IsCheckpointBound(BufferKind k) { return k == BufferKind::kWeight || k == BufferKind::kSource; }
+inline bool Reads(Access a) { return a == Access::kRead || a == Access::kReadWrite; }
+inline bool Writes(Access a) { return a == Access::kWrite || a == Access::kReadWrite; }
+
+struct Variable {
+  std::string name;
+  int64_t min = 0;
+  int64_t max = 0;  // inclusive
+  std::string ptr;  // /vars/<name>
+  bool malformed = false;  // parse found a problem here (reported); rules skip it
+  bool operator==(const Variable&) const = default;
+};
+
+struct LoadOptions {
+  uint32_t lanes = 1;
+  uint32_t prefetch = 0;  // counts derive calls
+  std::string ptr;        // /load ("" when absent)
+  bool operator==(const LoadOptions&) const = default;
+};
+
+struct Buffer {
+  std::string name;
+  BufferKind kind = BufferKind::kWeight;
+  std::optional<std::string> tensor;    // checkpoint tensor name (weight, source)
+  Dtype dtype = Dtype::kU8;
+  std::vector<Expr> shape;              // elements per dimension
+  bool exported = false;                // "export": true
+  std::optional<uint32_t> lane;         // explicit load lane (weight, source)
+  std::optional<std::string> encoding;  // for `gen`: "fp4_e2m1x2" | "e8m0"
+  std::string ptr;                      // /buffers/<name>
+  bool malformed = false;  // parse found a problem here (reported); rules skip it
+  bool operator==(const Buffer&) const = default;
+};
+
+struct Param {
+  std::string name;
+  Access access = Access::kRead;
+  std::optional<Dtype> dtype;  // buffer params
+  std::optional<Expr> extent;  // buffer params: elements touched, over the kernel's scalar params
+  std::string ptr;             // /kernels/<k>/params/<p>
+  bool malformed = false;  // parse found a problem here (reported); rules skip it
+  bool operator==(const Param&) const = default;
+};
+
+struct Kernel {
+  std::string name;
+  std::vector<Param> params;  // sorted by name
+  std::string ptr;
+  bool malformed = false;  // parse found a problem here (reported); rules skip it
+  bool operator==(const Kernel&) const = default;
+};
+
+// One argument of a kernel call: a buffer name or a scalar expression (over variables).
+struct Arg {
+  std::string param;
+  std::optional<std::string> buffer;
+  std::optional<Expr> scalar;
+  std::string ptr;  // /programs/<p>/calls/<i>/args/<param>
+  bool malformed = false;  // parse found a problem here (reported); rules skip it
+  bool operator==(const Arg&) const = default;
+};
+
+enum class CallType : uint8_t { kKernel, kCollective };
+
+struct Call {
+  CallType type = CallType::kKernel;
+  std::string kernel;       // kKernel
+  std::vector<Arg> args;    // sorted by param name
+  std::vector<Expr> grid;   // launch grid (1-3 dims)
+  std::vector<Expr> block;  // launch block (optional)
+  std::string collective;   // kCollective: "all_reduce", "all_gather", ...
+  std::string buffer;       // kCollective: the buffer it runs over
+  std::string ptr;          // /programs/<p>/calls/<i>
+  bool malformed = false;  // parse found a problem here (reported); rules skip it
+  bool operator==(const Call&) const = default;
+};
+
+struct Program {
+  std::string name;
+  bool derive = false;
+  bool once = false;
+  bool graph = false;
+  std::optional<std::string> batch;  // variable a serving program is specialised on
+  std::vector<Call> calls;
+  std::string ptr;
+  bool malformed = false;  // parse found a problem here (reported); rules skip it
+  bool operator==(const Program&) const = default;
+};
+
+struct Manifest {
+  int schema = kSchemaVersion;
+  std::string name;
+  std::vector<Variable> vars;  // sorted by name
+  LoadOptions load;
+  std::vector<Buffer> buffers;  // sorted by name
+  std::vector<Kernel> kernels;  // sorted by name
+  std::vector<Program> programs;  // sorted by name
+  bool operator==(const Manifest&) const = default;
+
+  // Lookups by name (binary search on the sorted vectors); nullptr when absent.
+  [[nodiscard]] const Variable* FindVar(std::string_view n) const;
+  [[nodiscard]] const Buffer* FindBuffer(std::string_view n) const;
+  [[nodiscard]] const Kernel* FindKernel(std::string_view n) const;
+  [[nodiscard]] const Program* FindProgram(std::string_view n) const;
+  // The variable box: every declared variable with its [min, max].
+  [[nodiscard]] Box VarBox() const;
+};
+
+const Param* FindParam(const Kernel& k, std::string_view n);
+const Arg* FindArg(const Call& c, std::string_view param);
+
+// Element count of a buffer as an expression (product of dims), and its byte size
+// (elements * bits / 8, rounded up) as an expression.
+Expr ElementCount(const Buffer& b);
+Expr ByteSize(const Buffer& b);
+
+// Points the model at a new pointer prefix after sorting; used by the parser and the builder.
+void AssignPointers(Manifest& m);
+
+}  // namespace loadplan::verifier

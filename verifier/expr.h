@@ -10,6 +10,14 @@
 //   unary  := '-' unary | atom
 //   atom   := INT | NAME | NAME '(' expr ',' expr ')' | '(' expr ')'
 // where NAME '(' ... ')' is one of ceil_div, min, max. NAME is [A-Za-z_][A-Za-z0-9_.]*.
+//
+// Decisions (implementation in verifier/expr/):
+// - A '-' directly followed by an integer literal parses as one negative constant:
+//   "-3" is Const(-3) (so INT64_MIN is writable), while Neg(Const(3)) prints "-(3)".
+// - Operands of any sign are allowed: `/` and `%` use floor semantics (the remainder
+//   takes the divisor's sign), ceil_div(a, b) is the mathematical ceiling of a / b.
+// - Parsing rejects nesting deeper than kMaxExprNesting and trees deeper than
+//   kMaxExprDepth, so hostile text cannot exhaust the stack of the recursive passes.
 #pragma once
 
 #include <cstdint>
@@ -41,6 +49,10 @@ struct Expr {
 Expr operator+(Expr a, Expr b);
 Expr operator-(Expr a, Expr b);
 Expr operator*(Expr a, Expr b);
+Expr operator-(Expr a);  // kNeg
+
+inline constexpr int kMaxExprNesting = 256;  // parentheses, unary minus, calls
+inline constexpr int kMaxExprDepth = 1000;   // depth of the parsed tree
 
 struct ExprParseResult {
   std::optional<Expr> expr;
@@ -49,7 +61,8 @@ struct ExprParseResult {
 };
 ExprParseResult ParseExpr(std::string_view text);
 
-// Canonical text with minimal parentheses; ParseExpr(ToString(e)) == e.
+// Canonical text with minimal parentheses; ParseExpr(ToString(e)) == e for every
+// tree whose variable names match NAME. Binary operators are spaced: "a * (b + 1)".
 std::string ToString(const Expr& e);
 
 std::set<std::string> Variables(const Expr& e);
@@ -58,6 +71,10 @@ bool IsVariableFree(const Expr& e);
 Expr Substitute(const Expr& e, const std::map<std::string, Expr>& bindings);
 // Normalises + - * parts to a sum of monomials with cancelled coefficients;
 // / % ceil_div min max become atoms over simplified arguments. Constants fold.
+// Monomials are ordered by degree (highest first) then text; the constant comes last.
+// Where e evaluates, Simplify(e) has the same value (it may drop an atom whose
+// coefficient cancels to 0). On coefficient overflow or more than 4096 monomials
+// it returns e unchanged. Idempotent.
 Expr Simplify(const Expr& e);
 
 using Assignment = std::map<std::string, int64_t>;
@@ -75,8 +92,10 @@ struct Range {
 };
 using Box = std::map<std::string, Range>;
 
-// Sound enclosure of e over the box, by interval arithmetic. nullopt when an
-// intermediate bound leaves int64 (that is not proof that a point overflows).
+// Sound enclosure of e over the box, by interval arithmetic: every value e takes at a
+// point of the box where it evaluates lies inside (points where a divisor is 0 are
+// excluded). nullopt when an intermediate bound leaves int64 (that is not proof that
+// a point overflows), or a divisor is 0 everywhere. Unbound variables: nullopt.
 std::optional<Range> IntervalBounds(const Expr& e, const Box& box);
 
 struct ProofBudget {
@@ -86,7 +105,10 @@ struct ProofBudget {
 enum class Truth : uint8_t { kTrue, kFalse, kUnknown };
 
 // Exact extremum when found (monotone: corner evaluation; else by splitting within
-// budget); otherwise `exact` is false and value is a sound bound.
+// budget); otherwise `exact` is false and value is a sound bound (nullopt when no
+// bound fits int64). `exact` also needs a proof that e evaluates everywhere; when an
+// evaluation error is found, `error` and `at` name it and min/max are nullopt.
+// Assignments (here and in Proof) bind every variable of the box.
 struct Extremum {
   int64_t value = 0;
   Assignment at;  // where it is reached (when exact)
@@ -102,6 +124,10 @@ Extrema FindExtrema(const Expr& e, const Box& box, const ProofBudget& budget = {
 // Does lhs <= rhs hold for every point of the box? Both sides are first
 // simplified and cancelled as polynomials (so a*b <= a*b proves without search),
 // then corner evaluation where monotone, then interval splitting.
+// kTrue means: both sides evaluate without error at every point AND lhs <= rhs there.
+// kFalse: a verified witness where lhs > rhs, or where a side fails to evaluate.
+// A variable of lhs/rhs missing from the box fails everywhere (kFalse).
+// A box with min > max for some variable gives kUnknown with `error` set.
 struct Proof {
   Truth truth = Truth::kUnknown;
   Assignment witness;  // for kFalse: a point where lhs > rhs (or evaluation fails)

@@ -1,0 +1,128 @@
+// Checkpoint sets (single file or sharded index) and manifest binding checks.
+#include "backend/checkpoint.h"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "verifier/parse_json.h"
+
+namespace loadplan::backend {
+namespace {
+
+namespace fs = std::filesystem;
+using verifier::json::Kind;
+
+struct Resolved {
+  std::vector<std::string> files;
+  std::string error;
+};
+
+// The shard files of an index, in sorted order, each listed once.
+Resolved ReadIndex(const fs::path& index) {
+  std::ifstream in(index, std::ios::binary);
+  if (!in) return {{}, fmt::format("{}: cannot open", index.string())};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  verifier::DiagSink sink;
+  const auto doc = verifier::json::ReadJson(ss.str(), {.max_bytes = size_t{64} << 20, .max_depth = 8}, sink);
+  if (!doc || sink.HasErrors() || doc->kind != Kind::kObject) {
+    return {{}, fmt::format("{}: not a valid index JSON object", index.string())};
+  }
+  const auto* map = doc->Find("weight_map");
+  if (!map || map->kind != Kind::kObject) return {{}, fmt::format("{}: no weight_map object", index.string())};
+  std::set<std::string> files;
+  for (const auto& [tensor, file] : map->members) {
+    if (file.kind != Kind::kString || file.text.empty() || file.text.find('/') != std::string::npos) {
+      return {{}, fmt::format("{}: weight_map entry for '{}' is not a file name", index.string(), tensor)};
+    }
+    files.insert((index.parent_path() / file.text).string());
+  }
+  return {{files.begin(), files.end()}, {}};
+}
+
+Resolved Resolve(const std::string& path) {
+  std::error_code ec;
+  const fs::path p(path);
+  if (fs::is_directory(p, ec)) {
+    if (fs::exists(p / "model.safetensors.index.json")) return ReadIndex(p / "model.safetensors.index.json");
+    std::vector<std::string> found;
+    for (const auto& e : fs::directory_iterator(p, ec)) {
+      if (e.path().extension() == ".safetensors") found.push_back(e.path().string());
+    }
+    if (found.size() != 1) {
+      return {{}, fmt::format("{}: expected model.safetensors.index.json or exactly one .safetensors file, found {}", path, found.size())};
+    }
+    return {found, {}};
+  }
+  if (p.extension() == ".json") return ReadIndex(p);
+  return {{path}, {}};
+}
+
+}  // namespace
+
+Checkpoint::OpenResult Checkpoint::Open(const std::string& path) {
+  Resolved r = Resolve(path);
+  if (!r.error.empty()) return {nullptr, r.error};
+  std::unique_ptr<Checkpoint> c(new Checkpoint());
+  for (const std::string& f : r.files) {
+    auto opened = SafetensorsFile::Open(f);
+    if (!opened.file) return {nullptr, opened.error};
+    c->files_.push_back(std::move(*opened.file));
+  }
+  for (size_t i = 0; i < c->files_.size(); ++i) {
+    for (const TensorInfo& t : c->files_[i].tensors()) {
+      if (!c->where_.emplace(t.name, i).second) {
+        return {nullptr, fmt::format("tensor '{}' is stored twice: in {} and {}", t.name,
+                                     c->files_[c->where_.at(t.name)].path(), c->files_[i].path())};
+      }
+    }
+  }
+  return {std::move(c), {}};
+}
+
+Checkpoint::Located Checkpoint::Find(std::string_view tensor) const {
+  const auto it = where_.find(tensor);
+  if (it == where_.end()) return {};
+  const SafetensorsFile& f = files_[it->second];
+  return {&f, f.Find(tensor)};
+}
+
+uint64_t Checkpoint::TotalBytes() const {
+  uint64_t total = 0;
+  for (const auto& f : files_) {
+    for (const auto& t : f.tensors()) total += t.bytes();
+  }
+  return total;
+}
+
+std::vector<std::string> CheckBindings(const verifier::Manifest& m, const Checkpoint& ckpt) {
+  std::vector<std::string> errors;
+  for (const verifier::Buffer& b : m.buffers) {
+    if (!b.tensor) continue;
+    const auto where = fmt::format("buffer {} ({})", b.name, b.ptr);
+    const Checkpoint::Located loc = ckpt.Find(*b.tensor);
+    if (!loc.info) {
+      errors.push_back(fmt::format("{}: tensor {} is not in the checkpoint", where, *b.tensor));
+      continue;
+    }
+    if (loc.info->dtype != b.dtype) {
+      errors.push_back(fmt::format("{}: tensor {} has dtype {} in {}, the manifest says {}", where, *b.tensor,
+                                   verifier::DtypeName(loc.info->dtype), loc.file->path(), verifier::DtypeName(b.dtype)));
+    }
+    std::vector<int64_t> shape;
+    for (const auto& d : b.shape) shape.push_back(verifier::Evaluate(d, {}).value.value_or(-1));
+    const std::vector<int64_t> have(loc.info->shape.begin(), loc.info->shape.end());
+    if (shape != have) {
+      errors.push_back(fmt::format("{}: tensor {} has shape [{}] in {}, the manifest says [{}]", where, *b.tensor,
+                                   fmt::join(have, ", "), loc.file->path(), fmt::join(shape, ", ")));
+    }
+  }
+  return errors;
+}
+
+}  // namespace loadplan::backend

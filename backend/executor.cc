@@ -1,0 +1,113 @@
+// The executor: runs plan steps in order over a Backend; cleans up after the first error.
+#include "backend/executor.h"
+
+#include <fmt/format.h>
+
+namespace loadplan::backend {
+namespace {
+
+using simulator::LoadPlan;
+using simulator::Step;
+using simulator::StepKind;
+
+std::string Describe(const LoadPlan& plan, const Step& s) {
+  auto buffer = [&] { return s.buffer && *s.buffer < plan.buffers.size() ? plan.buffers[*s.buffer].name : "?"; };
+  switch (s.kind) {
+    case StepKind::kAllocResident: return "allocate resident pool";
+    case StepKind::kAllocArena: return "allocate staging arena";
+    case StepKind::kFill: return fmt::format("fill {} on lane {}", buffer(), s.lane.value_or(0));
+    case StepKind::kLaunch:
+      if (s.call && *s.call < plan.calls.size()) {
+        return fmt::format("launch {} call {}", plan.calls[*s.call].program, plan.calls[*s.call].index);
+      }
+      return "launch ?";
+    case StepKind::kRelease: return fmt::format("release {}", buffer());
+    case StepKind::kFreeArena: return "free staging arena";
+  }
+  return "?";
+}
+
+// A bad index is reported, never followed.
+Status ValidateStep(const LoadPlan& plan, uint32_t i) {
+  const Step& s = plan.steps[i];
+  for (uint32_t w : s.waits) {
+    if (w >= i) return Status::Error(fmt::format("waits for step {}, which is not earlier", w));
+  }
+  const bool needs_buffer = s.kind == StepKind::kFill || s.kind == StepKind::kRelease;
+  if (needs_buffer && (!s.buffer || *s.buffer >= plan.buffers.size())) {
+    return Status::Error("buffer index missing or out of range");
+  }
+  if (s.kind == StepKind::kFill && (!s.lane || *s.lane >= plan.lanes)) {
+    return Status::Error(fmt::format("lane missing or not below the plan's {} lanes", plan.lanes));
+  }
+  if (s.kind == StepKind::kLaunch && (!s.call || *s.call >= plan.calls.size())) {
+    return Status::Error("call index missing or out of range");
+  }
+  return Status::Ok();
+}
+
+struct Held {
+  bool resident = false;
+  bool arena = false;
+};
+
+Status RunStep(const LoadPlan& plan, uint32_t i, Backend& backend, Held& held) {
+  const Step& s = plan.steps[i];
+  const StepContext at{.index = i, .waits = s.waits};
+  switch (s.kind) {
+    case StepKind::kAllocResident: {
+      Status st = backend.AllocateResident(plan.resident_bytes_rounded, at);
+      held.resident = held.resident || st.ok();
+      return st;
+    }
+    case StepKind::kAllocArena: {
+      Status st = backend.AllocateArena(plan.arena_bytes_rounded, at);
+      held.arena = held.arena || st.ok();
+      return st;
+    }
+    case StepKind::kFill: return backend.Fill(plan.buffers[*s.buffer], *s.lane, at);
+    case StepKind::kLaunch: return backend.Launch(plan.calls[*s.call], *s.call, at);
+    case StepKind::kRelease: return backend.Release(plan.buffers[*s.buffer], at);
+    case StepKind::kFreeArena: {
+      Status st = backend.FreeArena(at);
+      held.arena = held.arena && !st.ok();
+      return st;
+    }
+  }
+  return Status::Error("unknown step kind");
+}
+
+Status Cleanup(const LoadPlan& plan, Backend& backend, const Held& held) {
+  std::string errors;
+  if (held.arena) {
+    const uint32_t end = static_cast<uint32_t>(plan.steps.size());
+    Status st = backend.FreeArena(StepContext{.index = end, .waits = {}});
+    if (!st.ok()) errors += "freeing the arena: " + st.message();
+  }
+  if (held.resident) {
+    Status st = backend.FreeResident();
+    if (!st.ok()) errors += (errors.empty() ? "" : "; ") + ("freeing the resident pool: " + st.message());
+  }
+  return errors.empty() ? Status::Ok() : Status::Error(errors);
+}
+
+}  // namespace
+
+ExecuteResult Execute(const LoadPlan& plan, Backend& backend) {
+  ExecuteResult r;
+  Held held;
+  for (uint32_t i = 0; i < plan.steps.size(); ++i) {
+    Status st = ValidateStep(plan, i);
+    if (st.ok()) st = RunStep(plan, i, backend, held);
+    if (!st.ok()) {
+      r.status = Status::Error(fmt::format("step {} ({}): {}", i, Describe(plan, plan.steps[i]), st.message()));
+      r.failed_step = i;
+      r.cleanup = Cleanup(plan, backend, held);
+      return r;
+    }
+    ++r.steps_done;
+  }
+  return r;
+}
+
+}  // namespace loadplan::backend

@@ -1,0 +1,87 @@
+// Benchmark: time Plan() on generated manifests with growing source counts.
+// Usage: bench_plan_scale [N...]   (default 1000 10000 100000 sources)
+// Prints a markdown table: sources, calls, steps, plan ms (best of 3) per placement policy,
+// ns per (n log2 n), and the arena over the lower bound.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "simulator/planner.h"
+#include "verifier/manifest.h"
+
+namespace {
+
+using loadplan::verifier::Access;
+using loadplan::verifier::BufferKind;
+using loadplan::verifier::Expr;
+
+loadplan::verifier::Buffer U8(std::string name, BufferKind kind, int64_t bytes) {
+  loadplan::verifier::Buffer b{.name = name, .kind = kind, .shape = {Expr::Const(bytes)}};
+  if (kind == BufferKind::kSource) b.tensor = "model." + name;
+  return b;
+}
+
+// `n` sources; derive program i reads sources i and i+1 (windows overlap pairwise, sizes
+// vary over 7 values from 64 KiB to 1 MiB) and writes carry i. Names are zero-padded so
+// name order is generation order.
+loadplan::verifier::Manifest Generate(int n) {
+  loadplan::verifier::Manifest m;
+  m.name = fmt::format("plan-scale-{}", n);
+  m.load = {.lanes = 4, .prefetch = 2, .ptr = "/load"};
+  m.kernels.push_back({.name = "prep", .params = {{.name = "a", .access = Access::kRead},
+                                                  {.name = "b", .access = Access::kRead},
+                                                  {.name = "dst", .access = Access::kWrite}}});
+  for (int i = 0; i < n; ++i) {
+    const int64_t size = (64 << 10) * (1 + (i * 7919) % 16);
+    m.buffers.push_back(U8(fmt::format("l{:07}.raw", i), BufferKind::kSource, size));
+    m.buffers.push_back(U8(fmt::format("l{:07}.w", i), BufferKind::kCarry, size / 2));
+    loadplan::verifier::Call c{.kernel = "prep", .grid = {Expr::Const(64)}};
+    c.args = {{.param = "a", .buffer = fmt::format("l{:07}.raw", i)},
+              {.param = "b", .buffer = fmt::format("l{:07}.raw", std::min(i + 1, n - 1))},
+              {.param = "dst", .buffer = fmt::format("l{:07}.w", i)}};
+    m.programs.push_back({.name = fmt::format("derive.l{:07}", i), .derive = true, .calls = {c}});
+  }
+  auto by_name = [](const auto& a, const auto& b) { return a.name < b.name; };
+  std::sort(m.buffers.begin(), m.buffers.end(), by_name);
+  loadplan::verifier::AssignPointers(m);
+  return m;
+}
+
+double BestOfThree(const loadplan::verifier::Manifest& m, const loadplan::simulator::PlanOptions& o,
+                   loadplan::simulator::LoadPlan& out) {
+  double best = 1e300;
+  for (int rep = 0; rep < 3; ++rep) {
+    const auto t0 = std::chrono::steady_clock::now();
+    out = loadplan::simulator::Plan(m, o);
+    const auto t1 = std::chrono::steady_clock::now();
+    best = std::min(best, std::chrono::duration<double, std::milli>(t1 - t0).count());
+  }
+  return best;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<int> sizes;
+  for (int i = 1; i < argc; ++i) sizes.push_back(std::stoi(argv[i]));
+  if (sizes.empty()) sizes = {1000, 10000, 100000};
+  using loadplan::simulator::PlacementPolicy;
+  std::puts("| sources | calls | steps | first-fit ms | ns per n·log2(n) | arena / lower bound | best-fit ms | arena / lower bound |");
+  std::puts("|---:|---:|---:|---:|---:|---:|---:|---:|");
+  for (int n : sizes) {
+    const loadplan::verifier::Manifest m = Generate(n);
+    loadplan::simulator::LoadPlan first, best;
+    const double ms_first = BestOfThree(m, {.placement = PlacementPolicy::kFirstFit}, first);
+    const double ms_best = BestOfThree(m, {.placement = PlacementPolicy::kBestFit}, best);
+    const double nlogn = n * std::log2(std::max(2, n));
+    std::printf("| %d | %zu | %zu | %.1f | %.1f | %.4f | %.1f | %.4f |\n", n, first.calls.size(), first.steps.size(),
+                ms_first, 1e6 * ms_first / nlogn, static_cast<double>(first.arena_bytes) / first.lower_bound, ms_best,
+                static_cast<double>(best.arena_bytes) / best.lower_bound);
+  }
+  return 0;
+}

@@ -1,0 +1,104 @@
+// `loadplan plan`'s report: the same data rendered as text (for people) or JSON (for tools).
+#include "cli/cmd_plan_report.h"
+
+#include <fmt/format.h>
+
+namespace loadplan::cli {
+namespace {
+
+using nlohmann::json;
+uint64_t LoadPeak(const PlanReport& r) { return r.plan.resident_bytes_rounded + r.plan.arena_bytes_rounded; }
+
+double Ratio(uint64_t a, uint64_t b) { return b == 0 ? 1.0 : static_cast<double>(a) / static_cast<double>(b); }
+
+uint64_t KindBytes(const PlanReport& r, std::string_view kind) {
+  for (const simulator::KindTotal& k : r.phases.kinds) {
+    if (k.kind == kind && k.range) return static_cast<uint64_t>(k.range->max);
+  }
+  return 0;
+}
+
+struct Counts {
+  size_t derive = 0, staged = 0, skipped = 0;
+};
+Counts CountOf(const PlanReport& r) {
+  Counts c{.derive = r.plan.derive_order.size()};
+  for (const simulator::PlannedBuffer& b : r.plan.buffers) {
+    c.staged += b.residence == simulator::Residence::kStaged;
+    c.skipped += b.residence == simulator::Residence::kSkipped;
+  }
+  return c;
+}
+
+std::string CallName(const PlanReport& r, uint32_t t) {
+  const simulator::PlannedCall& c = r.plan.calls[t];
+  return fmt::format("{} call {}", c.program, c.index);
+}
+
+json BoundJson(const std::optional<simulator::PhaseBound>& b) {
+  if (!b) return nullptr;
+  return {{"bytes", b->value}, {"gib", static_cast<double>(b->value) / (1ull << 30)}, {"at", b->at}, {"exact", b->exact}};
+}
+
+json WidestJson(const PlanReport& r) {
+  if (!r.widest) return nullptr;
+  json live = json::array();
+  for (uint32_t i : r.widest->live) {
+    const simulator::PlannedBuffer& b = r.plan.buffers[i];
+    live.push_back({{"name", b.name}, {"bytes", b.bytes}, {"offset", b.offset}, {"lane", b.lane.value_or(0)},
+                    {"window", {b.window_begin, b.window_end}},
+                    {"readers", {{"first", CallName(r, b.first_reader)}, {"last", CallName(r, b.last_reader)}}}});
+  }
+  return {{"call", r.widest->time}, {"at", CallName(r, r.widest->time)}, {"bytes", r.widest->bytes}, {"live", live}};
+}
+
+json DeviceJson(const PlanReport& r) {
+  if (!r.device_bytes) return nullptr;
+  return {{"label", r.device_label}, {"bytes", *r.device_bytes}, {"fits_every_value", *r.FitsBox()},
+          {"fits_at", r.FitsAt() ? json(*r.FitsAt()) : json(nullptr)}};
+}
+
+}  // namespace
+
+std::optional<bool> PlanReport::FitsBox() const {
+  if (!device_bytes) return std::nullopt;
+  if (!phases.peak || !phases.peak->exact) return false;  // an unknown peak is not a fit
+  return phases.peak->value >= 0 && static_cast<uint64_t>(phases.peak->value) <= *device_bytes;
+}
+
+std::optional<bool> PlanReport::FitsAt() const {
+  if (!device_bytes || !phases.peak_at) return std::nullopt;
+  return static_cast<uint64_t>(phases.peak_at->max) <= *device_bytes;
+}
+
+json ReportJson(const verifier::Manifest& m, const PlanReport& r) {
+  const simulator::LoadPlan& p = r.plan;
+  const Counts c = CountOf(r);
+  json kinds = json::array(), phases = json::array();
+  for (const simulator::KindTotal& k : r.phases.kinds) {
+    kinds.push_back({{"kind", k.kind}, {"expr", verifier::ToString(k.bytes)},
+                     {"min", k.range ? json(k.range->min) : json(nullptr)}, {"max", k.range ? json(k.range->max) : json(nullptr)}});
+  }
+  for (const simulator::PhasePeak& ph : r.phases.phases) {
+    phases.push_back({{"name", ph.name}, {"expr", verifier::ToString(ph.bytes)}, {"min", BoundJson(ph.min)},
+                      {"max", BoundJson(ph.max)}, {"error", ph.error},
+                      {"at", ph.at ? json{{"min", ph.at->min}, {"max", ph.at->max}} : json(nullptr)}});
+  }
+  return {{"manifest", m.name}, {"file", r.display_name}, {"warnings", r.warnings},
+          {"options", {{"lanes", p.lanes}, {"prefetch", p.prefetch}, {"placement", p.placement},
+                       {"alignment", p.alignment}, {"granularity", p.granularity}}},
+          {"counts", {{"derive_programs", c.derive}, {"calls", p.calls.size()}, {"staged_sources", c.staged},
+                      {"unread_sources", c.skipped}, {"steps", p.steps.size()}}},
+          {"bytes", {{"weights", KindBytes(r, "weight")}, {"carries", KindBytes(r, "carry")},
+                     {"resident", p.resident_bytes}, {"resident_rounded", p.resident_bytes_rounded},
+                     {"arena", p.arena_bytes}, {"arena_rounded", p.arena_bytes_rounded},
+                     {"lower_bound", p.lower_bound}, {"load_peak", LoadPeak(r)}, {"naive_peak", r.phases.naive_peak}}},
+          {"staging_efficiency", Ratio(p.lower_bound, p.arena_bytes)},
+          {"naive_over_load", Ratio(r.phases.naive_peak, LoadPeak(r))},
+          {"kinds", kinds}, {"phases", phases}, {"at", r.at},
+          {"peak", {{"phase", r.phases.peak_phase}, {"max", BoundJson(r.phases.peak)},
+                    {"at", r.phases.peak_at ? json{{"min", r.phases.peak_at->min}, {"max", r.phases.peak_at->max}} : json(nullptr)}}},
+          {"widest", WidestJson(r)}, {"device", DeviceJson(r)}};
+}
+
+}  // namespace loadplan::cli

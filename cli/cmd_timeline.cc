@@ -1,0 +1,37 @@
+// `loadplan timeline`: verify, plan, and render the SVG timeline or the Chrome trace.
+#include "cli/cmd_timeline.h"
+
+#include <cstdio>
+
+#include "cli/cmd_graph.h"
+#include "cli/render/chrome_trace.h"
+#include "cli/render/timeline_svg.h"
+
+namespace loadplan::cli {
+
+int RunTimeline(const TimelineOptions& options) {
+  const std::string format = options.format.value_or(Extension(options.output));
+  if (format != "svg" && format != "json") {
+    std::fprintf(stderr, "timeline: cannot tell the format of '%s': use .svg or .json (or --format)\n",
+                 options.output.c_str());
+    return 2;
+  }
+  PlannedInput in = LoadAndPlan(options.file, options.plan);
+  if (!in.plan) return in.exit_code;
+  const render::RenderResult r =
+      format == "svg" ? render::RenderTimelineSvg(*in.plan) : render::RenderChromeTrace(*in.plan);
+  if (!r.ok()) {
+    std::fprintf(stderr, "timeline: %s\n", r.error.c_str());
+    return 2;
+  }
+  if (!WriteOutput(options.output, *r.text)) return 2;
+  if (options.output != "-") {
+    std::fprintf(stderr, "wrote %s: %zu derive calls, arena %llu bytes (lower bound %llu)\n",
+                 options.output.c_str(), in.plan->calls.size(),
+                 static_cast<unsigned long long>(in.plan->arena_bytes),
+                 static_cast<unsigned long long>(in.plan->lower_bound));
+  }
+  return 0;
+}
+
+}  // namespace loadplan::cli

@@ -1,0 +1,34 @@
+// The CUDA launchers of the derive kernels (derive.cu), declared without CUDA
+// types so host code in .cc files needs no CUDA headers: a stream is a
+// cudaStream_t passed as void* (nullptr: the legacy default stream), and an
+// error is a cudaError_t as int (0: success). Callers validate first
+// (resolve.h): these trust their arguments. All launches are asynchronous.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/shape.h"
+
+namespace loadplan::kernels::device {
+
+// Weights: one gather per output row, 16-byte items when pointers and row
+// lengths allow (4- or 1-byte items otherwise).
+int LaunchRowGather(const void* src, void* dst, const RowShape& s, void* stream);
+// Scales: rows as for weights, then the 128x4 swizzle; one block per 128-row band.
+int LaunchScaleSwizzle(const void* src, void* dst, const RowShape& s, void* stream);
+// Biases: BF16 rows -> F32, permuted and padded like the weights' rows.
+// src 2-byte aligned, dst 4-byte aligned.
+int LaunchBias(const void* src, void* dst, const RowShape& s, void* stream);
+int LaunchCopy(const void* src, void* dst, int64_t n, void* stream);
+// src 2-byte aligned, dst 4-byte aligned.
+int LaunchCast(const void* src, void* dst, int64_t n, void* stream);
+
+// MXFP4 -> BF16 (bits as reference.cc's DequantOne); pairs = rows*cols/2,
+// a multiple of 16. dst 2-byte aligned.
+int LaunchDequant(const void* blocks, const void* scales, void* dst, int64_t pairs, void* stream);
+
+// cudaGetErrorName / cudaGetErrorString of a code.
+const char* ErrorName(int code);
+const char* ErrorString(int code);
+
+}  // namespace loadplan::kernels::device

@@ -1,0 +1,165 @@
+// CPU references of the derive kernels: DESIGN.md's MXFP4 recipe, step by step.
+#include "kernels/reference.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+namespace loadplan::kernels {
+namespace {
+
+// A row-major matrix of `rows` rows of `row_bytes` bytes, zero-initialised (padding is 0).
+struct Matrix {
+  int64_t rows = 0;
+  int64_t row_bytes = 0;
+  std::vector<uint8_t> bytes;
+  Matrix(int64_t r, int64_t rb) : rows(r), row_bytes(rb), bytes(static_cast<size_t>(r * rb), 0) {}
+  uint8_t* Row(int64_t r) { return bytes.data() + r * row_bytes; }
+  const uint8_t* Row(int64_t r) const { return bytes.data() + r * row_bytes; }
+};
+
+// fc1: take up rows (odd checkpoint rows 2i+1) then gate rows (even rows 2i), each
+// zero-padded to i_pad rows and out_cols elements; stack [up; gate]; interleave
+// (row 2i = up i, row 2i+1 = gate i).
+Matrix Fc1Rows(const uint8_t* expert, const RowShape& s, int64_t elem) {
+  const int64_t i_pad = s.out_rows / 2, n = s.rows / 2, in_row = int64_t{s.cols} * elem;
+  Matrix stacked(s.out_rows, int64_t{s.out_cols} * elem);
+  for (int64_t i = 0; i < n; ++i) {
+    std::memcpy(stacked.Row(i), expert + (2 * i + 1) * in_row, static_cast<size_t>(in_row));         // up i
+    std::memcpy(stacked.Row(i_pad + i), expert + (2 * i) * in_row, static_cast<size_t>(in_row));     // gate i
+  }
+  Matrix interleaved(s.out_rows, stacked.row_bytes);
+  for (int64_t i = 0; i < i_pad; ++i) {
+    std::memcpy(interleaved.Row(2 * i), stacked.Row(i), static_cast<size_t>(stacked.row_bytes));
+    std::memcpy(interleaved.Row(2 * i + 1), stacked.Row(i_pad + i), static_cast<size_t>(stacked.row_bytes));
+  }
+  return interleaved;
+}
+
+// fc2: rows padded to h_pad, columns to out_cols elements.
+Matrix Fc2Rows(const uint8_t* expert, const RowShape& s, int64_t elem) {
+  const int64_t in_row = int64_t{s.cols} * elem;
+  Matrix padded(s.out_rows, int64_t{s.out_cols} * elem);
+  for (int64_t r = 0; r < s.rows; ++r) {
+    std::memcpy(padded.Row(r), expert + r * in_row, static_cast<size_t>(in_row));
+  }
+  return padded;
+}
+
+// The 32-row block shuffle in gather form: dst[32q + d] = src[32q + 4(d % 8) + d / 8].
+Matrix BlockShuffle(const Matrix& src) {
+  Matrix dst(src.rows, src.row_bytes);
+  for (int64_t q = 0; q < src.rows / 32; ++q) {
+    for (int64_t d = 0; d < 32; ++d) {
+      std::memcpy(dst.Row(32 * q + d), src.Row(32 * q + 4 * (d % 8) + d / 8), static_cast<size_t>(src.row_bytes));
+    }
+  }
+  return dst;
+}
+
+// One expert's rows through the whole row recipe (fc1 or fc2), then the shuffle.
+Matrix ExpertRows(const uint8_t* src, const RowShape& s, int64_t e, int64_t elem) {
+  const uint8_t* expert = src + e * s.rows * int64_t{s.cols} * elem;
+  return BlockShuffle(s.fc1 ? Fc1Rows(expert, s, elem) : Fc2Rows(expert, s, elem));
+}
+
+// 128x4 swizzle of an [M, K] byte matrix into `out` (M*K bytes), scatter form:
+// (r, k), r = 128a + 32b + c, k = 4d + e  ->  ((a*(K/4) + d)*32 + c)*16 + 4b + e.
+void Swizzle(const Matrix& m, uint8_t* out) {
+  const int64_t kq = m.row_bytes / 4;
+  for (int64_t r = 0; r < m.rows; ++r) {
+    const int64_t a = r / 128, b = (r % 128) / 32, c = r % 32;
+    for (int64_t k = 0; k < m.row_bytes; ++k) {
+      const int64_t d = k / 4, e = k % 4;
+      out[((a * kq + d) * 32 + c) * 16 + 4 * b + e] = m.Row(r)[k];
+    }
+  }
+}
+
+// BF16 -> F32 is exact: the F32 bits are the BF16 bits followed by 16 zero bits.
+void WidenBf16(const uint8_t* src, uint8_t* dst, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    uint16_t h = 0;
+    std::memcpy(&h, src + 2 * i, 2);
+    const uint32_t f = static_cast<uint32_t>(h) << 16;
+    std::memcpy(dst + 4 * i, &f, 4);
+  }
+}
+
+void RunRows(const ResolvedCall& c) {
+  const RowShape& s = c.shape;
+  const auto* src = static_cast<const uint8_t*>(c.src);
+  auto* dst = static_cast<uint8_t*>(c.dst);
+  const bool bias = c.op == Op::kFc1Bias || c.op == Op::kFc2Bias;
+  const bool scales = c.op == Op::kFc1Scales || c.op == Op::kFc2Scales;
+  const int64_t out_elems = int64_t{s.out_rows} * s.out_cols;
+  for (int64_t e = 0; e < s.experts; ++e) {
+    const Matrix m = ExpertRows(src, s, e, bias ? 2 : 1);
+    if (bias) {
+      WidenBf16(m.bytes.data(), dst + e * out_elems * 4, out_elems);
+    } else if (scales) {
+      Swizzle(m, dst + e * out_elems);
+    } else {
+      std::memcpy(dst + e * out_elems, m.bytes.data(), m.bytes.size());
+    }
+  }
+}
+
+// One FP4 (E2M1) element times an E8M0 scale, as BF16 bits. Computed in double
+// (exact: at most 2 significant bits), then narrowed: values over the F32/BF16
+// range become infinity, a NaN scale (0xFF) makes the element NaN (0x7FC0).
+uint16_t DequantOne(uint8_t nibble, uint8_t scale) {
+  static constexpr double kE2M1[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+  const uint16_t sign = (nibble & 8) != 0 ? 0x8000 : 0;
+  if (scale == 0xFF) return 0x7FC0;
+  const double v = std::ldexp(kE2M1[nibble & 7], int{scale} - 127);
+  if (v > std::numeric_limits<float>::max()) return sign | 0x7F80;
+  const float f = static_cast<float>(v);
+  uint32_t bits = 0;
+  std::memcpy(&bits, &f, 4);
+  return static_cast<uint16_t>(sign | ((bits >> 16) & 0x7FFF));
+}
+
+// Byte b of a row's group g holds elements 32g + 2b (low nibble) and 32g + 2b + 1
+// (high nibble); the group's scale is scales[g]. Rows are contiguous, so the
+// global byte index p covers elements 2p, 2p+1 with scale p / 16.
+void Dequant(const ResolvedCall& c) {
+  const auto* blocks = static_cast<const uint8_t*>(c.src);
+  const auto* scales = static_cast<const uint8_t*>(c.scales);
+  auto* dst = static_cast<uint8_t*>(c.dst);
+  const int64_t pairs = c.n * c.cols / 2;
+  for (int64_t p = 0; p < pairs; ++p) {
+    const uint16_t v[2] = {DequantOne(blocks[p] & 15, scales[p / 16]), DequantOne(blocks[p] >> 4, scales[p / 16])};
+    std::memcpy(dst + 4 * p, v, 4);
+  }
+}
+
+}  // namespace
+
+void RunResolvedReference(const ResolvedCall& c) {
+  switch (c.op) {
+    case Op::kCopy:
+      if (c.n > 0) std::memcpy(c.dst, c.src, static_cast<size_t>(c.n));
+      return;
+    case Op::kCast:
+      WidenBf16(static_cast<const uint8_t*>(c.src), static_cast<uint8_t*>(c.dst), c.n);
+      return;
+    case Op::kDequant:
+      Dequant(c);
+      return;
+    default:
+      RunRows(c);
+      return;
+  }
+}
+
+Status RunReference(std::string_view name, const KernelArgs& args) {
+  Resolution r = Resolve(name, args);
+  if (!r.status.ok()) return r.status;
+  RunResolvedReference(*r.call);
+  return Status::Ok();
+}
+
+}  // namespace loadplan::kernels

@@ -1,0 +1,182 @@
+// The plan checker: every step present once and inside its window (sequential semantics),
+// and the wait edges an asynchronous backend follows (transitively) are sufficient.
+#include <algorithm>
+#include <map>
+
+#include "simulator/check/plan_check_internal.h"
+
+namespace loadplan::simulator::checkdetail {
+namespace {
+
+using verifier::BufferKind;
+
+bool Once(Ctx& c, const std::vector<uint32_t>& v, std::string_view what) {
+  if (v.size() == 1) return true;
+  c.Add(PlanViolationKind::kSteps, "{} appears {} times (expected once)", what, v.size());
+  return false;
+}
+
+void CheckSourceSteps(Ctx& c, const StepIndex& s, uint32_t i, uint32_t arena, uint32_t free) {
+  const PlannedBuffer& b = c.plan.buffers[i];
+  const size_t n = c.plan.calls.size();
+  const uint32_t f = s.fills[i][0], r = s.releases[i][0];
+  const bool fill_ok = f > arena && f < s.launches[b.first_reader][0] &&
+                       (b.window_begin == 0 || f > s.launches[std::min<size_t>(b.window_begin, n) - 1][0]);
+  const bool release_ok = r > s.launches[b.last_reader][0] && r < free &&
+                          (b.window_end >= n || r < s.launches[b.window_end][0]);
+  if (!fill_ok) c.Add(PlanViolationKind::kWindow, "source {}: fill (step {}) outside window [{}, {})", b.name, f, b.window_begin, b.window_end);
+  if (!release_ok) c.Add(PlanViolationKind::kWindow, "source {}: release (step {}) outside window [{}, {})", b.name, r, b.window_begin, b.window_end);
+}
+
+void CheckBufferSteps(Ctx& c, const StepIndex& s, uint32_t resident, uint32_t arena, uint32_t free) {
+  const LoadPlan& p = c.plan;
+  std::vector<std::optional<uint32_t>> first_read(p.buffers.size());
+  for (uint32_t t = 0; t < p.calls.size(); ++t) {
+    for (uint32_t r : p.calls[t].reads) first_read[r] = first_read[r].value_or(t);
+  }
+  for (uint32_t i = 0; i < p.buffers.size(); ++i) {
+    const PlannedBuffer& b = p.buffers[i];
+    const bool staged = b.residence == Residence::kStaged, weight = b.kind == BufferKind::kWeight;
+    if (!staged && !s.releases[i].empty()) c.Add(PlanViolationKind::kSteps, "{}: released but not staged", b.name);
+    if (!staged && !weight) {
+      if (!s.fills[i].empty()) c.Add(PlanViolationKind::kSteps, "{}: filled but not a weight or staged source", b.name);
+      continue;
+    }
+    if (!Once(c, s.fills[i], "fill of " + b.name)) continue;
+    for (uint32_t f : s.fills[i]) {
+      if (b.lane && p.steps[f].lane != b.lane) c.Add(PlanViolationKind::kSteps, "{}: filled on lane {}, planned on {}", b.name, p.steps[f].lane.value_or(0), *b.lane);
+    }
+    if (staged) {
+      if (Once(c, s.releases[i], "release of " + b.name)) CheckSourceSteps(c, s, i, arena, free);
+    } else if (s.fills[i][0] < resident || (first_read[i] && s.fills[i][0] > s.launches[*first_read[i]][0])) {
+      c.Add(PlanViolationKind::kSteps, "weight {}: fill (step {}) after its first reader or before the pool", b.name, s.fills[i][0]);
+    }
+  }
+}
+
+// Is `target` reachable from `from` through wait edges? Edges point backwards, so the
+// search never goes below `target`.
+class Reach {
+ public:
+  explicit Reach(const LoadPlan& plan) : plan_(plan), seen_(plan.steps.size(), 0) {}
+  bool operator()(uint32_t from, uint32_t target) {
+    const auto& direct = plan_.steps[from].waits;
+    if (std::find(direct.begin(), direct.end(), target) != direct.end()) return true;
+    ++epoch_;
+    std::vector<uint32_t> stack{from};
+    while (!stack.empty()) {
+      const uint32_t at = stack.back();
+      stack.pop_back();
+      for (uint32_t w : plan_.steps[at].waits) {
+        if (w == target) return true;
+        if (w > target && seen_[w] != epoch_) {
+          seen_[w] = epoch_;
+          stack.push_back(w);
+        }
+      }
+    }
+    return false;
+  }
+
+ private:
+  const LoadPlan& plan_;
+  std::vector<uint32_t> seen_;
+  uint32_t epoch_ = 0;
+};
+
+void CheckLaunchWaits(Ctx& c, const StepIndex& s, Reach& reach) {
+  const LoadPlan& p = c.plan;
+  std::vector<std::optional<uint32_t>> writer(p.buffers.size());
+  for (uint32_t t = 0; t < p.calls.size(); ++t) {
+    const uint32_t launch = s.launches[t][0];
+    for (uint32_t r : p.calls[t].reads) {
+      const PlannedBuffer& b = p.buffers[r];
+      std::optional<uint32_t> need;
+      if (b.residence == Residence::kStaged || b.kind == BufferKind::kWeight) need = s.fills[r][0];
+      else if (writer[r]) need = s.launches[*writer[r]][0];
+      if (need && !reach(launch, *need)) {
+        c.Add(PlanViolationKind::kLaunchWait, "launch of call {} (step {}) does not wait for step {} ({})", t, launch, *need, b.name);
+      }
+    }
+    for (uint32_t w : p.calls[t].writes) writer[w] = writer[w].value_or(t);
+  }
+}
+
+// Paints the arena in window order; each fill must reach the last reader of every latest
+// earlier occupant of its bytes (older occupants are reached through theirs, inductively).
+void CheckFillWaits(Ctx& c, const StepIndex& s, Reach& reach) {
+  const LoadPlan& p = c.plan;
+  std::vector<uint32_t> order(p.arrival);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return std::pair(p.buffers[a].window_begin, s.fills[a][0]) < std::pair(p.buffers[b].window_begin, s.fills[b][0]);
+  });
+  std::map<uint64_t, std::pair<uint64_t, uint32_t>> arena;  // start -> (end, occupant)
+  for (uint32_t i : order) {
+    const PlannedBuffer& b = p.buffers[i];
+    const uint64_t lo = b.offset, hi = AddSat(b.offset, b.bytes);
+    if (lo >= hi) continue;
+    auto it = arena.lower_bound(lo);
+    if (it != arena.begin() && std::prev(it)->second.first > lo) --it;
+    while (it != arena.end() && it->first < hi) {
+      const auto [start, seg] = *it;
+      const uint32_t need = s.launches[p.buffers[seg.second].last_reader][0];
+      if (!reach(s.fills[i][0], need)) {
+        c.Add(PlanViolationKind::kFillWait, "fill of {} (step {}) does not wait for the last reader of {} (step {})", b.name, s.fills[i][0], c.Name(seg.second), need);
+      }
+      it = arena.erase(it);
+      if (start < lo) arena.emplace(start, std::pair(lo, seg.second));
+      if (seg.first > hi) {
+        arena.emplace(hi, seg);
+        break;
+      }
+    }
+    arena.emplace(lo, std::pair(hi, i));
+  }
+}
+
+void CheckLaneAndReleaseWaits(Ctx& c, const StepIndex& s, Reach& reach) {
+  const LoadPlan& p = c.plan;
+  std::vector<std::optional<uint32_t>> lane_last(p.lanes);
+  for (uint32_t i = 0; i < p.steps.size(); ++i) {
+    const Step& st = p.steps[i];
+    if (st.kind != StepKind::kFill) continue;
+    auto& last = lane_last[*st.lane];
+    if (last && !reach(i, *last)) c.Add(PlanViolationKind::kFillWait, "fill step {} on lane {} does not wait for step {}, the lane's previous fill", i, *st.lane, *last);
+    last = i;
+  }
+  for (uint32_t i : p.arrival) {
+    const uint32_t need = s.launches[p.buffers[i].last_reader][0];
+    if (!reach(s.releases[i][0], need)) c.Add(PlanViolationKind::kReleaseWait, "release of {} does not wait for its last reader (step {})", c.Name(i), need);
+    if (!reach(s.free_arena[0], need)) c.Add(PlanViolationKind::kReleaseWait, "freeing the arena does not wait for the last reader of {} (step {})", c.Name(i), need);
+  }
+}
+
+}  // namespace
+
+void CheckSteps(Ctx& c, const StepIndex& s) {
+  bool ok = Once(c, s.alloc_resident, "AllocResident") & Once(c, s.alloc_arena, "AllocArena") &
+            Once(c, s.free_arena, "FreeArena");
+  for (uint32_t t = 0; t < s.launches.size(); ++t) {
+    ok &= Once(c, s.launches[t], "launch of call " + std::to_string(t));
+    if (ok && t > 0 && s.launches[t][0] < s.launches[t - 1][0]) {
+      c.Add(PlanViolationKind::kSteps, "call {} launches before call {}", t, t - 1);
+    }
+  }
+  if (!ok) return;
+  CheckBufferSteps(c, s, s.alloc_resident[0], s.alloc_arena[0], s.free_arena[0]);
+}
+
+void CheckWaits(Ctx& c, const StepIndex& s) {
+  for (const PlanViolation& v : c.out) {
+    if (v.kind == PlanViolationKind::kSteps || v.kind == PlanViolationKind::kOverlap ||
+        v.kind == PlanViolationKind::kBuffers) {
+      return;  // the edges are judged against a complete, non-overlapping step list
+    }
+  }
+  Reach reach(c.plan);
+  CheckLaunchWaits(c, s, reach);
+  CheckFillWaits(c, s, reach);
+  CheckLaneAndReleaseWaits(c, s, reach);
+}
+
+}  // namespace loadplan::simulator::checkdetail

@@ -1,0 +1,83 @@
+// Place(): dispatches to the policies; the exact policy minimises the height by capacity probes.
+#include <algorithm>
+#include <limits>
+
+#include "simulator/placement.h"
+#include "simulator/placement_internal.h"
+
+namespace loadplan::simulator {
+namespace {
+
+using placement_internal::AlignmentOf;
+using placement_internal::Occupies;
+using placement_internal::SearchStatus;
+
+// The search recurses once per placed buffer; beyond this it is never run (stack depth).
+constexpr size_t kExactHardLimit = 20000;
+
+size_t OccupyingCount(const PlacementProblem& problem) {
+  return static_cast<size_t>(std::count_if(problem.buffers.begin(), problem.buffers.end(),
+                                           [](const PlacementBuffer& b) { return Occupies(b); }));
+}
+
+}  // namespace
+
+ExactResult ExactPlace(const PlacementProblem& problem, const Placement& incumbent,
+                       const PlacementOptions& options) {
+  const uint64_t align = AlignmentOf(problem);
+  ExactResult result{.placement = incumbent, .proven_optimal = false, .nodes = 0};
+  uint64_t lo = LowerBound(problem);  // every capacity below lo is infeasible
+  uint64_t hi = incumbent.height;     // hi is feasible
+  bool lo_proven = true;
+  uint64_t left = options.node_budget;
+  const double deadline =
+      options.time_budget_s ? placement_internal::SteadySeconds() + *options.time_budget_s : 0;
+  bool first = true;
+  while (lo < hi && left > 0) {
+    // Probe the lower bound first (often tight), then bisect in units of the alignment.
+    const uint64_t capacity = first ? lo : lo + (hi - lo) / align / 2 * align;
+    first = false;
+    const uint64_t budget = left > 1000 ? left / 2 : left;
+    const placement_internal::FeasibilityResult probe = placement_internal::SolveFeasibility(
+        problem, capacity, {.nodes = budget, .deadline_s = deadline});
+    left -= std::min(left, probe.nodes);
+    result.nodes += probe.nodes;
+    if (probe.status == SearchStatus::kFound) {
+      result.placement.offsets = probe.offsets;
+      result.placement.height = PlacementHeight(problem, probe.offsets);
+      hi = result.placement.height;
+    } else {
+      lo_proven = lo_proven && probe.status == SearchStatus::kInfeasible;
+      lo = capacity + align;
+    }
+    if (deadline > 0 && placement_internal::SteadySeconds() > deadline) break;
+  }
+  result.proven_optimal = hi <= LowerBound(problem) || (lo >= hi && lo_proven);
+  return result;
+}
+
+Placement Place(const PlacementProblem& problem, const PlacementOptions& options) {
+  if (ValidateProblem(problem)) {
+    return {.offsets = std::vector<uint64_t>(problem.buffers.size(), 0),
+            .height = std::numeric_limits<uint64_t>::max()};
+  }
+  switch (options.policy) {
+    case PlacementPolicy::kFirstFit:
+      return FirstFitPlace(problem);
+    case PlacementPolicy::kBestFit:
+      return BestFitPlace(problem);
+    case PlacementPolicy::kExact:
+    case PlacementPolicy::kBest: {
+      Placement heuristic = BestFitPlace(problem);
+      const size_t n = OccupyingCount(problem);
+      const size_t limit =
+          options.policy == PlacementPolicy::kExact ? kExactHardLimit
+                                                    : std::min(kExactHardLimit, options.exact_max_buffers);
+      if (n > limit || heuristic.height <= LowerBound(problem)) return heuristic;
+      return ExactPlace(problem, heuristic, options).placement;
+    }
+  }
+  return FirstFitPlace(problem);
+}
+
+}  // namespace loadplan::simulator

@@ -1,0 +1,102 @@
+// Staging placement engine: offsets for buffers with half-open lifetimes (dynamic storage allocation).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace loadplan::simulator {
+
+// One buffer to place. Its lifetime is half-open: live at times t with lower <= t < upper.
+// Two buffers conflict when a.lower < b.upper && b.lower < a.upper. A buffer with an empty
+// lifetime (lower >= upper) or size 0 occupies no memory: it gets offset 0 and never conflicts.
+struct PlacementBuffer {
+  std::string id;
+  int64_t lower = 0;
+  int64_t upper = 0;
+  uint64_t size = 0;
+  bool operator==(const PlacementBuffer&) const = default;
+};
+
+// Every offset is a multiple of `alignment` (0 is read as 1). Sizes are rounded up to it.
+struct PlacementProblem {
+  std::vector<PlacementBuffer> buffers;
+  uint64_t alignment = 1;
+  bool operator==(const PlacementProblem&) const = default;
+};
+
+// offsets[i] belongs to buffers[i]. height = max over occupying buffers of
+// offset + RoundUp(size, alignment) (so a multiple of the alignment), 0 when none occupies memory.
+struct Placement {
+  std::vector<uint64_t> offsets;
+  uint64_t height = 0;
+  bool operator==(const Placement&) const = default;
+};
+
+enum class PlacementPolicy {
+  kFirstFit,  // lowest free offset, buffers in arrival order (lower, then id): the seed's policy
+  kBestFit,   // several global orders x {lowest gap, smallest gap}; keeps the lowest height
+  kExact,     // branch and bound over canonical placements (MiniMalloc ideas), node budget,
+              // falls back to the best heuristic result when the budget runs out
+  kBest,      // heuristics, then the exact search when n <= exact_max_buffers: the default
+};
+
+std::string_view PlacementPolicyName(PlacementPolicy policy);  // "first-fit", "best-fit", ...
+std::optional<PlacementPolicy> ParsePlacementPolicy(std::string_view name);
+
+// Options of Place. With the defaults the result depends only on the input: the search stops
+// on node counts, never on the clock.
+struct PlacementOptions {
+  PlacementPolicy policy = PlacementPolicy::kBest;
+  // Total search nodes of the exact search over all its capacity probes (~0.1-0.5 us each).
+  uint64_t node_budget = 2'000'000;
+  // Optional wall-clock cap on the exact search; nullopt (default) keeps results deterministic.
+  std::optional<double> time_budget_s;
+  // kBest skips the exact search above this many buffers (kExact ignores the limit).
+  size_t exact_max_buffers = 4000;
+};
+
+// Places every buffer; deterministic for the same problem and options (without time_budget_s).
+Placement Place(const PlacementProblem& problem, const PlacementOptions& options = {});
+
+// max over time of the sum of live sizes, each rounded up to the alignment: no placement is lower.
+uint64_t LowerBound(const PlacementProblem& problem);
+
+// nullopt when Place can handle the problem: the sum of all rounded sizes fits in 63 bits.
+std::optional<std::string> ValidateProblem(const PlacementProblem& problem);
+
+// The individual algorithms (Place dispatches to these).
+Placement FirstFitPlace(const PlacementProblem& problem);
+Placement BestFitPlace(const PlacementProblem& problem);
+
+// Result of one exact minimisation: the placement and whether its height is proven optimal.
+struct ExactResult {
+  Placement placement;
+  bool proven_optimal = false;
+  uint64_t nodes = 0;
+};
+// Exact search below the height of `incumbent` (a valid placement of `problem`).
+ExactResult ExactPlace(const PlacementProblem& problem, const Placement& incumbent,
+                       const PlacementOptions& options);
+
+// Height of the given offsets under the rule of Placement::height.
+uint64_t PlacementHeight(const PlacementProblem& problem, const std::vector<uint64_t>& offsets);
+
+// ---- CSV (MiniMalloc's format): header with id,lower,upper,size (any order, extra columns
+// ignored), one buffer a line, lifetimes half-open. Output adds an offset column.
+struct CsvError {
+  int line = 0;  // 1-based line number in the input
+  std::string message;
+  bool operator==(const CsvError&) const = default;
+};
+struct CsvReadResult {
+  std::optional<PlacementProblem> problem;  // set when errors is empty
+  std::vector<CsvError> errors;
+};
+CsvReadResult ReadPlacementCsv(std::string_view text);
+CsvReadResult ReadPlacementCsvFile(const std::string& path);
+std::string WritePlacementCsv(const PlacementProblem& problem, const Placement& placement);
+
+}  // namespace loadplan::simulator

@@ -1,0 +1,39 @@
+// Internal pieces of the planner shared by simulator/plan_*.cc (not a public interface).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "simulator/plan.h"
+#include "simulator/planner.h"
+#include "verifier/manifest.h"
+
+namespace loadplan::simulator::detail {
+
+// The clock: derive programs in dataflow order (set in `order`, the order
+// verifier::OrderDerivePrograms defines), their calls flattened, with read/write buffer indices.
+std::vector<PlannedCall> BuildCalls(const verifier::Manifest& m, std::vector<std::string>& order);
+
+// Every manifest buffer (name order) with residence and byte size; no offsets yet.
+std::vector<PlannedBuffer> BuildBuffers(const verifier::Manifest& m);
+
+// Sets first/last reader and window of each staged source (kSkipped when nothing reads it),
+// the arrival order and the lanes of sources and weights.
+void AssignWindowsAndLanes(LoadPlan& plan);
+
+// Offsets in the resident pool (name order) and the arena (Place), sizes, lower bound.
+void AssignOffsets(LoadPlan& plan, const PlanOptions& options);
+
+// The step list with its wait edges.
+std::vector<Step> BuildSteps(const LoadPlan& plan);
+
+// When a weight read by derive calls is filled: max(0, first reader - prefetch); nullopt
+// for weights no derive call reads (filled after the arena is freed).
+std::vector<std::optional<uint32_t>> WeightFillTimes(const LoadPlan& plan);
+
+inline uint64_t AddSat(uint64_t a, uint64_t b) {
+  uint64_t r = 0;
+  return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+}  // namespace loadplan::simulator::detail

@@ -1,0 +1,88 @@
+// Tests of polynomial normalisation (Simplify) and interval bounds.
+#include <limits>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "tests/verifier/expr_generators.h"
+#include "verifier/expr.h"
+
+namespace loadplan::verifier {
+namespace {
+
+using testing::GenExpr;
+using testing::GenSmallBox;
+using testing::PickPoint;
+
+Expr P(std::string_view text) {
+  ExprParseResult r = ParseExpr(text);
+  EXPECT_TRUE(r.expr.has_value()) << text << ": " << r.error;
+  return r.expr.value_or(Expr{});
+}
+
+std::string S(std::string_view text) { return ToString(Simplify(P(text))); }
+
+TEST(ExprSimplify, CancelsAndExpands) {
+  EXPECT_EQ(Simplify(P("a*b - b*a")), Expr::Const(0));
+  EXPECT_EQ(S("(x + 1) * (x + 1)"), "x * x + 2 * x + 1");
+  EXPECT_EQ(S("x + x - 2 * x + 7 / 2"), "3");
+  EXPECT_EQ(S("(a - b) * (a + b)"), "a * a - b * b");
+  EXPECT_EQ(S("-(x * y) + 3"), "-x * y + 3");
+  EXPECT_EQ(S("x / 2 + (x + 0) / 2"), "2 * (x / 2)");
+  EXPECT_EQ(S("min(x + 1 - 1, x) * 2"), "2 * x");
+  EXPECT_EQ(S("ceil_div(2 * x - x, 1) + x % 1"), "x");
+  EXPECT_EQ(S("1 - y - x"), "-x - y + 1");
+}
+
+TEST(ExprSimplify, IsDeterministicAcrossOperandOrder) {
+  EXPECT_EQ(Simplify(P("b * a + c % 4 * a")), Simplify(P("a * (c % 4) + a * b")));
+  EXPECT_EQ(Simplify(P("max(b * a, 2) + 1")), Simplify(P("1 + max(a * b, 2)")));
+}
+
+TEST(ExprSimplify, KeepsErrorsOfAtomsAndGivesUpOnOverflow) {
+  Expr div0 = Simplify(P("x / 0 + 1"));
+  EXPECT_FALSE(Evaluate(div0, {{"x", 3}}).value);
+  Expr big = P("x * 9223372036854775807 + x * 9223372036854775807");
+  EXPECT_EQ(Simplify(big), big);
+}
+
+RC_GTEST_PROP(ExprSimplify, PreservesValuesAndIsIdempotent, ()) {
+  Expr e = *GenExpr(4, true);
+  Box box = *GenSmallBox();
+  Assignment at = PickPoint(box);
+  Expr s = Simplify(e);
+  RC_ASSERT(Simplify(s) == s);
+  EvalResult original = Evaluate(e, at), simplified = Evaluate(s, at);
+  if (original.value && simplified.value) RC_ASSERT(*original.value == *simplified.value);
+}
+
+TEST(ExprBounds, Enclosures) {
+  Box box{{"x", {0, 10}}};
+  EXPECT_EQ(IntervalBounds(P("x * (10 - x)"), box), (Range{0, 100}));
+  EXPECT_EQ(IntervalBounds(P("x % 7"), box), (Range{0, 6}));
+  EXPECT_EQ(IntervalBounds(P("x % 16"), box), (Range{0, 10}));
+  EXPECT_EQ(IntervalBounds(P("100 / x"), box), (Range{10, 100}));  // x = 0 cannot evaluate
+  EXPECT_EQ(IntervalBounds(P("ceil_div(x, 4)"), box), (Range{0, 3}));
+  EXPECT_EQ(IntervalBounds(P("min(x, 4) - max(x, 4)"), box), (Range{-10, 0}));
+  EXPECT_EQ(IntervalBounds(P("7"), {}), (Range{7, 7}));
+  EXPECT_FALSE(IntervalBounds(P("x / 0"), box));
+  EXPECT_FALSE(IntervalBounds(P("y"), box));
+  Box wide{{"a", {0, int64_t{1} << 40}}, {"b", {0, int64_t{1} << 40}}};
+  EXPECT_FALSE(IntervalBounds(P("a * b"), wide));
+  EXPECT_EQ(IntervalBounds(P("a * 1024"), wide), (Range{0, int64_t{1} << 50}));
+}
+
+RC_GTEST_PROP(ExprBounds, ContainEveryValue, ()) {
+  Expr e = *GenExpr(4, true);
+  Box box = *GenSmallBox();
+  std::optional<Range> b = IntervalBounds(e, box);
+  if (!b) return;
+  for (const Assignment& at : testing::AllPoints(box)) {
+    EvalResult r = Evaluate(e, at);
+    if (r.value) RC_ASSERT(b->min <= *r.value && *r.value <= b->max);
+  }
+}
+
+}  // namespace
+}  // namespace loadplan::verifier

@@ -1,0 +1,118 @@
+// Canonical writer: parse -> write -> parse is the identity, write -> parse ->
+// write is byte-identical, and the golden tests/data/canonical/tiny.json is a fixed point.
+#include "verifier/writer.h"
+
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "verifier/parse.h"
+
+namespace loadplan::verifier {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << path;
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::string Describe(const ParseOutput& out) {
+  std::string s;
+  for (const Diagnostic& d : out.diags) s += d.code + " " + d.pointer + ": " + d.message + "\n";
+  return s;
+}
+
+// Hand-written manifests in non-canonical form: shuffled keys, defaults spelt out,
+// strings for constant dims, unusual names.
+const std::vector<std::string> kManifests = {
+    R"json({"name": "minimal", "schema": 1})json",
+    R"json({"schema": 1, "name": "defaults", "load": {"lanes": 1, "prefetch": 0},
+        "programs": {"p": {"derive": false, "once": false, "graph": false, "calls": [
+          {"kernel": "k", "args": {}, "grid": [" 4 "]}]}}})json",
+    R"json({"programs": {"serve": {"batch": "b", "once": true, "graph": true, "calls": [
+          {"collective": "broadcast", "buffer": "x/y~z"},
+          {"kernel": "gemm", "block": [256, 1], "grid": ["ceil_div(b, 128)", "max(b, 2) - 1", 1],
+           "args": {"m": "b*4096", "a": "x/y~z", "n": -7, "k": "b"}}]}},
+        "kernels": {"gemm": {"params": {"n": "scalar", "m": "scalar", "k": "scalar",
+                                        "a": {"extent": "m*k", "dtype": "F8_E4M3", "access": "readwrite"},
+                                        "b": {"access": "read", "dtype": "F4"}}}},
+        "buffers": {"x/y~z": {"shape": ["b", "min(b, 8)", 4096], "dtype": "F8_E4M3", "kind": "peer"},
+                    "w": {"tensor": "m.w\t\u0001", "kind": "weight", "lane": 3, "dtype": "U8", "shape": [],
+                          "encoding": "e8m0", "export": true}},
+        "vars": {"b": {"max": 1024, "min": 0}},
+        "load": {"prefetch": 2},
+        "name": "unicode \u00e9\u4e2d \"quoted\" \\", "schema": 1})json",
+};
+
+TEST(Writer, ParseWriteParseIsTheIdentity) {
+  for (const std::string& text : kManifests) {
+    ParseOutput first = ParseManifest(text);
+    ASSERT_TRUE(first.manifest) << text;
+    ASSERT_TRUE(first.diags.empty()) << Describe(first);
+    std::string written = WriteManifest(*first.manifest);
+    ParseOutput second = ParseManifest(written);
+    ASSERT_TRUE(second.manifest) << written;
+    EXPECT_TRUE(second.diags.empty()) << Describe(second) << written;
+    EXPECT_EQ(*second.manifest, *first.manifest) << written;
+    EXPECT_EQ(WriteManifest(*second.manifest), written);
+  }
+}
+
+TEST(Writer, OmitsDefaultsAndKeepsShortArraysOnOneLine) {
+  std::string out = WriteManifest(*ParseManifest(kManifests[1]).manifest);
+  EXPECT_EQ(out,
+            "{\n"
+            "  \"name\": \"defaults\",\n"
+            "  \"programs\": {\n"
+            "    \"p\": {\n"
+            "      \"calls\": [\n"
+            "        {\"grid\": [4], \"kernel\": \"k\"}\n"
+            "      ]\n"
+            "    }\n"
+            "  },\n"
+            "  \"schema\": 1\n"
+            "}\n");
+  EXPECT_EQ(WriteManifest(*ParseManifest(kManifests[0]).manifest), "{\"name\": \"minimal\", \"schema\": 1}\n");
+}
+
+TEST(Writer, GoldenTinyIsAFixedPoint) {
+  const std::string golden = ReadFile(std::string(LOADPLAN_SOURCE_DIR) + "/tests/data/canonical/tiny.json");
+  ParseOutput out = ParseManifest(golden);
+  ASSERT_TRUE(out.manifest);
+  EXPECT_TRUE(out.diags.empty()) << Describe(out);
+  EXPECT_EQ(WriteManifest(*out.manifest), golden);
+}
+
+TEST(Writer, BuilderModelsWithoutPointersWriteTheSame) {
+  // A model built in code (no pointers, unsorted) writes like its parsed twin.
+  Manifest m;
+  m.name = "built";
+  m.vars.push_back(Variable{.name = "z", .min = 1, .max = 2});
+  m.vars.push_back(Variable{.name = "a", .min = 0, .max = 5});
+  std::string written = WriteManifest(m);
+  ParseOutput back = ParseManifest(written);
+  ASSERT_TRUE(back.manifest);
+  AssignPointers(m);
+  EXPECT_EQ(*back.manifest, m);
+}
+
+TEST(Writer, DocsExampleIsCanonical) {
+  // docs/manifest.md is normative: its full example must parse cleanly and be in canonical form.
+  const std::string doc = ReadFile(std::string(LOADPLAN_SOURCE_DIR) + "/docs/manifest.md");
+  const size_t begin = doc.find("```json\n");
+  ASSERT_NE(begin, std::string::npos);
+  const size_t end = doc.find("```\n", begin + 8);
+  ASSERT_NE(end, std::string::npos);
+  const std::string example = doc.substr(begin + 8, end - begin - 8);
+  ParseOutput out = ParseManifest(example);
+  ASSERT_TRUE(out.manifest);
+  EXPECT_TRUE(out.diags.empty()) << Describe(out);
+  EXPECT_EQ(WriteManifest(*out.manifest), example);
+}
+
+}  // namespace
+}  // namespace loadplan::verifier

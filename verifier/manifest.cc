@@ -1,0 +1,122 @@
+// Manifest model helpers: enum names, lookups, sizes as expressions, pointer assignment.
+#include "verifier/manifest.h"
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+#include "verifier/diag.h"
+
+namespace loadplan::verifier {
+namespace {
+
+constexpr std::array<std::string_view, 8> kKindNames = {"weight", "source", "carry", "state",
+                                                        "scratch", "input", "output", "peer"};
+constexpr std::array<std::string_view, 4> kAccessNames = {"read", "write", "readwrite", "scalar"};
+
+template <typename T>
+const T* FindByName(const std::vector<T>& v, std::string_view n) {
+  auto it = std::lower_bound(v.begin(), v.end(), n,
+                             [](const T& x, std::string_view key) { return std::string_view(x.name) < key; });
+  return it != v.end() && it->name == n ? &*it : nullptr;
+}
+
+template <typename T>
+void SortByName(std::vector<T>& v) {
+  std::stable_sort(v.begin(), v.end(), [](const T& a, const T& b) { return a.name < b.name; });
+}
+
+// a*b folded to a constant when both are constants and the product fits in int64.
+Expr Times(Expr a, Expr b) {
+  int64_t p = 0;
+  if (a.IsConst() && b.IsConst() && !__builtin_mul_overflow(a.value, b.value, &p)) return Expr::Const(p);
+  if (a.IsConst() && a.value == 1) return b;
+  if (b.IsConst() && b.value == 1) return a;
+  return Expr::Binary(ExprOp::kMul, std::move(a), std::move(b));
+}
+
+}  // namespace
+
+std::optional<BufferKind> ParseBufferKind(std::string_view s) {
+  for (size_t i = 0; i < kKindNames.size(); ++i) {
+    if (kKindNames[i] == s) return static_cast<BufferKind>(i);
+  }
+  return std::nullopt;
+}
+
+std::string_view BufferKindName(BufferKind k) {
+  size_t i = static_cast<size_t>(k);
+  return i < kKindNames.size() ? kKindNames[i] : std::string_view("?");
+}
+
+std::optional<Access> ParseAccess(std::string_view s) {
+  for (size_t i = 0; i < kAccessNames.size(); ++i) {
+    if (kAccessNames[i] == s) return static_cast<Access>(i);
+  }
+  return std::nullopt;
+}
+
+std::string_view AccessName(Access a) {
+  size_t i = static_cast<size_t>(a);
+  return i < kAccessNames.size() ? kAccessNames[i] : std::string_view("?");
+}
+
+const Variable* Manifest::FindVar(std::string_view n) const { return FindByName(vars, n); }
+const Buffer* Manifest::FindBuffer(std::string_view n) const { return FindByName(buffers, n); }
+const Kernel* Manifest::FindKernel(std::string_view n) const { return FindByName(kernels, n); }
+const Program* Manifest::FindProgram(std::string_view n) const { return FindByName(programs, n); }
+
+Box Manifest::VarBox() const {
+  Box box;
+  for (const Variable& v : vars) box[v.name] = Range{v.min, v.max};
+  return box;
+}
+
+const Param* FindParam(const Kernel& k, std::string_view n) { return FindByName(k.params, n); }
+
+const Arg* FindArg(const Call& c, std::string_view param) {
+  auto it = std::lower_bound(c.args.begin(), c.args.end(), param,
+                             [](const Arg& a, std::string_view key) { return std::string_view(a.param) < key; });
+  return it != c.args.end() && it->param == param ? &*it : nullptr;
+}
+
+Expr ElementCount(const Buffer& b) {
+  Expr count = Expr::Const(1);
+  for (const Expr& dim : b.shape) count = Times(std::move(count), dim);
+  return count;
+}
+
+Expr ByteSize(const Buffer& b) {
+  Expr elements = ElementCount(b);
+  uint32_t bits = DtypeBits(b.dtype);
+  if (bits % 8 == 0) return Times(std::move(elements), Expr::Const(bits / 8));
+  Expr total_bits = Times(std::move(elements), Expr::Const(bits));
+  if (total_bits.IsConst() && total_bits.value >= 0) return Expr::Const(total_bits.value / 8 + (total_bits.value % 8 != 0));
+  return Expr::Binary(ExprOp::kCeilDiv, std::move(total_bits), Expr::Const(8));
+}
+
+void AssignPointers(Manifest& m) {
+  SortByName(m.vars);
+  SortByName(m.buffers);
+  SortByName(m.kernels);
+  SortByName(m.programs);
+  for (Variable& v : m.vars) v.ptr = ChildPointer("/vars", v.name);
+  m.load.ptr = (m.load.lanes == 1 && m.load.prefetch == 0) ? "" : "/load";
+  for (Buffer& b : m.buffers) b.ptr = ChildPointer("/buffers", b.name);
+  for (Kernel& k : m.kernels) {
+    k.ptr = ChildPointer("/kernels", k.name);
+    SortByName(k.params);
+    for (Param& p : k.params) p.ptr = ChildPointer(ChildPointer(k.ptr, "params"), p.name);
+  }
+  for (Program& p : m.programs) {
+    p.ptr = ChildPointer("/programs", p.name);
+    for (size_t i = 0; i < p.calls.size(); ++i) {
+      Call& c = p.calls[i];
+      c.ptr = ChildPointer(ChildPointer(p.ptr, "calls"), i);
+      std::stable_sort(c.args.begin(), c.args.end(), [](const Arg& a, const Arg& b) { return a.param < b.param; });
+      for (Arg& a : c.args) a.ptr = ChildPointer(ChildPointer(c.ptr, "args"), a.param);
+    }
+  }
+}
+
+}  // namespace loadplan::verifier

@@ -1,0 +1,240 @@
+// Strict JSON reading: nlohmann's SAX parser driving our own tree builder, so
+// duplicate keys and nesting depth are seen (the DOM would drop them silently).
+#include "verifier/parse_json.h"
+
+#include <exception>
+#include <limits>
+#include <string>
+#include <unordered_set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "verifier/codes.h"
+
+namespace loadplan::verifier::json {
+namespace {
+
+// One open container: the node being built, its pointer, and the key state.
+struct Frame {
+  Node node;
+  std::string ptr;
+  std::string key;  // objects: the key whose value comes next
+  bool drop_next = false;  // the next value belongs to a duplicate key
+  std::unordered_set<std::string> keys;
+};
+
+class TreeBuilder {
+ public:
+  using NJ = nlohmann::json;
+  TreeBuilder(std::string_view text, const ParseLimits& limits) : text_(text), limits_(limits) {}
+
+  bool null() { return Add(Node{}); }
+  bool boolean(bool v) {
+    Node n = Make(Kind::kBool);
+    n.boolean = v;
+    return Add(std::move(n));
+  }
+  bool number_integer(NJ::number_integer_t v) { return AddInt(v); }
+  bool number_unsigned(NJ::number_unsigned_t v) {
+    if (v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return AddInt(static_cast<int64_t>(v));
+    return AddText(Kind::kNumber, std::to_string(v));
+  }
+  bool number_float(NJ::number_float_t, const std::string& s) { return AddText(Kind::kNumber, s); }
+  bool string(std::string& v) { return AddText(Kind::kString, std::move(v)); }
+  bool binary(NJ::binary_t&) { return Add(Node{}); }  // never produced by the JSON reader
+  bool start_object(size_t) { return Open(Kind::kObject); }
+  bool start_array(size_t) { return Open(Kind::kArray); }
+  bool end_object() { return Close(); }
+  bool end_array() { return Close(); }
+  bool key(std::string& k);
+  bool parse_error(size_t position, const std::string& token, const nlohmann::detail::exception& ex);
+
+  bool over_depth() const { return over_depth_; }
+  bool failed() const { return failed_; }
+  std::optional<Node> TakeRoot() { return std::move(root_); }
+  DiagSink& diags() { return sink_; }
+
+ private:
+  std::string NextPointer() const;
+  bool Open(Kind kind);
+  bool Close();
+  bool Add(Node n);
+  static Node Make(Kind k) {
+    Node n;
+    n.kind = k;
+    return n;
+  }
+  bool AddInt(int64_t v) {
+    Node n = Make(Kind::kInt);
+    n.integer = v;
+    return Add(std::move(n));
+  }
+  bool AddText(Kind k, std::string text) {
+    Node n = Make(k);
+    n.text = std::move(text);
+    return Add(std::move(n));
+  }
+
+  std::string_view text_;
+  const ParseLimits& limits_;
+  DiagSink sink_;  // S4 while reading, or the one J1
+  std::vector<Frame> stack_;
+  std::optional<Node> root_;
+  bool over_depth_ = false;
+  bool failed_ = false;
+};
+
+std::string TreeBuilder::NextPointer() const {
+  if (stack_.empty()) return "";
+  const Frame& top = stack_.back();
+  if (top.node.kind == Kind::kArray) return ChildPointer(top.ptr, top.node.items.size());
+  return ChildPointer(top.ptr, top.key);
+}
+
+bool TreeBuilder::key(std::string& k) {
+  Frame& top = stack_.back();
+  top.key = std::move(k);
+  top.drop_next = !top.keys.insert(top.key).second;
+  if (top.drop_next) {
+    sink_.Error(std::string(codes::kDuplicateKey), ChildPointer(top.ptr, top.key),
+                fmt::format("duplicate key \"{}\"; JSON readers disagree on which one wins", top.key),
+                "keep only one of them (the first is used here)");
+  }
+  return true;
+}
+
+bool TreeBuilder::Open(Kind kind) {
+  if (stack_.size() >= static_cast<size_t>(std::max(limits_.max_depth, 0))) {
+    over_depth_ = true;
+    return false;
+  }
+  std::string ptr = NextPointer();
+  stack_.emplace_back();
+  stack_.back().node.kind = kind;
+  stack_.back().ptr = std::move(ptr);
+  return true;
+}
+
+bool TreeBuilder::Close() {
+  Node done = std::move(stack_.back().node);
+  stack_.pop_back();
+  return Add(std::move(done));
+}
+
+bool TreeBuilder::Add(Node n) {
+  if (stack_.empty()) {
+    root_ = std::move(n);
+    return true;
+  }
+  Frame& top = stack_.back();
+  if (top.node.kind == Kind::kArray) {
+    top.node.items.push_back(std::move(n));
+  } else if (!top.drop_next) {
+    top.node.members.emplace_back(top.key, std::move(n));
+  }
+  return true;
+}
+
+// Line and column (1-based, columns in bytes) of a byte offset.
+std::pair<size_t, size_t> LineColumn(std::string_view text, size_t offset) {
+  size_t line = 1, col = 1;
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return {line, col};
+}
+
+// "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ..." -> "syntax error ...".
+std::string StripNlohmannPrefix(std::string what) {
+  if (!what.empty() && what.front() == '[') {
+    if (size_t close = what.find("] "); close != std::string::npos) what = what.substr(close + 2);
+  }
+  if (what.rfind("parse error", 0) == 0) {
+    if (size_t colon = what.find(": "); colon != std::string::npos) what = what.substr(colon + 2);
+  }
+  // "last read: '...'" quotes raw input bytes: keep the message printable UTF-8.
+  std::string clean;
+  for (char c : what) {
+    auto u = static_cast<unsigned char>(c);
+    clean += (u < 0x20 || u >= 0x7f) ? fmt::format("\\x{:02x}", u) : std::string(1, c);
+  }
+  return clean;
+}
+
+bool TreeBuilder::parse_error(size_t position, const std::string&, const nlohmann::detail::exception& ex) {
+  failed_ = true;
+  size_t offset = position > 0 ? position - 1 : 0;
+  auto [line, col] = LineColumn(text_, offset);
+  sink_ = DiagSink();  // a duplicate key before the syntax error is noise
+  sink_.Error(std::string(codes::kJsonSyntax), "",
+              fmt::format("not JSON: line {}, column {}: {}", line, col, StripNlohmannPrefix(ex.what())));
+  return false;
+}
+
+}  // namespace
+
+const Node* Node::Find(std::string_view key) const {
+  for (const auto& [k, v] : members) {
+    if (k == key) return &v;
+  }
+  return nullptr;
+}
+
+std::string_view KindName(Kind k) {
+  switch (k) {
+    case Kind::kNull: return "null";
+    case Kind::kBool: return "boolean";
+    case Kind::kInt: return "integer";
+    case Kind::kNumber: return "number";
+    case Kind::kString: return "string";
+    case Kind::kArray: return "array";
+    case Kind::kObject: return "object";
+  }
+  return "?";
+}
+
+std::optional<Node> ReadJson(std::string_view text, const ParseLimits& limits, DiagSink& sink) {
+  const std::string code_syntax(codes::kJsonSyntax), code_limits(codes::kJsonLimits);
+  if (text.size() > limits.max_bytes) {
+    sink.Error(code_limits, "", fmt::format("document is {} bytes, over the limit of {}", text.size(), limits.max_bytes));
+    return std::nullopt;
+  }
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    sink.Error(code_syntax, "", "not JSON: the document is empty", "a manifest is a JSON object: {\"schema\": 1, ...}");
+    return std::nullopt;
+  }
+  // nlohmann's lexer takes a NUL byte for the end of input ("1\0x" would pass);
+  // a raw NUL is never valid JSON (inside a string it must be escaped).
+  if (size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    auto [line, col] = LineColumn(text, nul);
+    sink.Error(code_syntax, "", fmt::format("not JSON: line {}, column {}: NUL byte (binary data?)", line, col));
+    return std::nullopt;
+  }
+  TreeBuilder builder(text, limits);
+  bool ok = false;
+  try {
+    ok = nlohmann::json::sax_parse(text.begin(), text.end(), &builder);
+  } catch (const std::exception& e) {
+    sink.Error(code_syntax, "", fmt::format("not JSON: {}", StripNlohmannPrefix(e.what())));
+    return std::nullopt;
+  }
+  if (builder.over_depth()) {
+    sink.Error(code_limits, "", fmt::format("nesting is deeper than the limit of {}", limits.max_depth),
+               "manifests nest a handful of levels; this is not one");
+    return std::nullopt;
+  }
+  for (const Diagnostic& d : builder.diags().All()) sink.Report(d);
+  if (!ok || builder.failed()) {
+    if (!builder.failed()) sink.Error(code_syntax, "", "not JSON");
+    return std::nullopt;
+  }
+  return builder.TakeRoot();
+}
+
+}  // namespace loadplan::verifier::json

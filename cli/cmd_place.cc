@@ -55,6 +55,7 @@ int RunPlace(const PlaceOptions& options) {
   sim::PlacementOptions place_options;
   place_options.policy = *policy;
   if (options.node_budget) place_options.node_budget = *options.node_budget;
+  if (options.work_budget) place_options.work_budget = *options.work_budget;
   place_options.time_budget_s = options.time_budget_s;
   const sim::Placement placement = sim::Place(*read.problem, place_options);
   if (!WriteOutput(options.output, sim::WritePlacementCsv(*read.problem, placement))) {

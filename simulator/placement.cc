@@ -25,23 +25,28 @@ size_t OccupyingCount(const PlacementProblem& problem) {
 ExactResult ExactPlace(const PlacementProblem& problem, const Placement& incumbent,
                        const PlacementOptions& options) {
   const uint64_t align = AlignmentOf(problem);
-  ExactResult result{.placement = incumbent, .proven_optimal = false, .nodes = 0};
-  uint64_t lo = LowerBound(problem);  // every capacity below lo is infeasible
-  uint64_t hi = incumbent.height;     // hi is feasible
+  const uint64_t lower_bound = LowerBound(problem);
+  ExactResult result{.placement = incumbent, .proven_optimal = false, .nodes = 0, .work = 0};
+  uint64_t lo = lower_bound;       // every capacity below lo is infeasible
+  uint64_t hi = incumbent.height;  // hi is feasible
   bool lo_proven = true;
-  uint64_t left = options.node_budget;
+  uint64_t nodes_left = options.node_budget;
+  uint64_t work_left = options.work_budget;
   const double deadline =
       options.time_budget_s ? placement_internal::SteadySeconds() + *options.time_budget_s : 0;
-  bool first = true;
-  while (lo < hi && left > 0) {
-    // Probe the lower bound first (often tight), then bisect in units of the alignment.
-    const uint64_t capacity = first ? lo : lo + (hi - lo) / align / 2 * align;
-    first = false;
-    const uint64_t budget = left > 1000 ? left / 2 : left;
+  while (lo < hi && nodes_left > 0 && work_left > 0) {
+    // Probe the lower bound first (tight on most inputs; it may use 3/4 of the budget), then
+    // bisect in units of the alignment (each probe may use half of what is left).
+    const bool at_bound = lo == lower_bound;
+    const uint64_t capacity = at_bound ? lo : lo + (hi - lo) / align / 2 * align;
+    auto share = [&](uint64_t v) { return v <= 1000 ? v : (at_bound ? v - v / 4 : v / 2); };
     const placement_internal::FeasibilityResult probe = placement_internal::SolveFeasibility(
-        problem, capacity, {.nodes = budget, .deadline_s = deadline});
-    left -= std::min(left, probe.nodes);
+        problem, capacity,
+        {.nodes = share(nodes_left), .work = share(work_left), .deadline_s = deadline});
+    nodes_left -= std::min(nodes_left, probe.nodes);
+    work_left -= std::min(work_left, probe.work);
     result.nodes += probe.nodes;
+    result.work += probe.work;
     if (probe.status == SearchStatus::kFound) {
       result.placement.offsets = probe.offsets;
       result.placement.height = PlacementHeight(problem, probe.offsets);
@@ -52,7 +57,7 @@ ExactResult ExactPlace(const PlacementProblem& problem, const Placement& incumbe
     }
     if (deadline > 0 && placement_internal::SteadySeconds() > deadline) break;
   }
-  result.proven_optimal = hi <= LowerBound(problem) || (lo >= hi && lo_proven);
+  result.proven_optimal = hi <= lower_bound || (lo >= hi && lo_proven);
   return result;
 }
 

@@ -38,27 +38,32 @@ struct Placement {
 enum class PlacementPolicy {
   kFirstFit,  // lowest free offset, buffers in arrival order (lower, then id): the seed's policy
   kBestFit,   // several global orders x {lowest gap, smallest gap}; keeps the lowest height
-  kExact,     // branch and bound over canonical placements (MiniMalloc ideas), node budget,
-              // falls back to the best heuristic result when the budget runs out
-  kBest,      // heuristics, then the exact search when n <= exact_max_buffers: the default
+  kExact,     // best fit, then branch and bound over canonical placements (MiniMalloc ideas)
+              // within the budgets, keeping the best fit result when nothing better is found
+  kBest,      // as kExact, but the search only runs when n <= exact_max_buffers: the default
 };
 
 std::string_view PlacementPolicyName(PlacementPolicy policy);  // "first-fit", "best-fit", ...
 std::optional<PlacementPolicy> ParsePlacementPolicy(std::string_view name);
 
 // Options of Place. With the defaults the result depends only on the input: the search stops
-// on node counts, never on the clock.
+// on counted work, never on the clock. The default work budget is about 0.3-0.9 s on MiniMalloc's
+// challenging files (see docs/placement.md).
 struct PlacementOptions {
   PlacementPolicy policy = PlacementPolicy::kBest;
-  // Total search nodes of the exact search over all its capacity probes (~0.1-0.5 us each).
-  uint64_t node_budget = 2'000'000;
+  // Limits of the exact search, over all its capacity probes; it stops at whichever comes first.
+  // Work counts inner-loop steps (about 2e8 a second on one core); nodes count search nodes.
+  uint64_t work_budget = 200'000'000;
+  uint64_t node_budget = 10'000'000;
   // Optional wall-clock cap on the exact search; nullopt (default) keeps results deterministic.
   std::optional<double> time_budget_s;
-  // kBest skips the exact search above this many buffers (kExact ignores the limit).
+  // kBest skips the exact search above this many buffers; kExact runs it up to 20000 (the
+  // search recurses once per placed buffer).
   size_t exact_max_buffers = 4000;
 };
 
 // Places every buffer; deterministic for the same problem and options (without time_budget_s).
+// A problem that fails ValidateProblem gets offsets 0 and height UINT64_MAX.
 Placement Place(const PlacementProblem& problem, const PlacementOptions& options = {});
 
 // max over time of the sum of live sizes, each rounded up to the alignment: no placement is lower.
@@ -75,7 +80,8 @@ Placement BestFitPlace(const PlacementProblem& problem);
 struct ExactResult {
   Placement placement;
   bool proven_optimal = false;
-  uint64_t nodes = 0;
+  uint64_t nodes = 0;  // search nodes used
+  uint64_t work = 0;   // inner-loop steps used
 };
 // Exact search below the height of `incumbent` (a valid placement of `problem`).
 ExactResult ExactPlace(const PlacementProblem& problem, const Placement& incumbent,

@@ -121,10 +121,12 @@ Placement BestFitPlace(const PlacementProblem& problem) {
   const bool large = occupying.size() > kLargeProblem;
   if (large) orders.resize(1);  // size order only: each greedy run costs O(sum of overlaps)
   Placement best = FirstFitPlace(problem);
-  for (const KeyLess& greater : orders) {
-    const std::vector<uint32_t> order = SortedBy(problem, occupying, keys, greater);
+  std::vector<std::vector<uint32_t>> sorted;
+  for (const KeyLess& greater : orders) sorted.push_back(SortedBy(problem, occupying, keys, greater));
+  if (!large) sorted.push_back(ArrivalOrder(problem));  // with the smallest gap
+  for (const std::vector<uint32_t>& order : sorted) {
     for (const GapRule rule : {GapRule::kSmallest, GapRule::kLowest}) {
-      if (large && rule == GapRule::kLowest) continue;
+      if ((large || &order == &sorted.back()) && rule == GapRule::kLowest) continue;
       Placement p = GreedyPlace(problem, order, rule);
       if (p.height < best.height) best = std::move(p);
     }

@@ -9,8 +9,8 @@
 // offset, and the lowest offset any unplaced buffer of the section can take; (4) splitting:
 // once no unplaced buffer crosses a section boundary the two sides are solved independently.
 #include <algorithm>
-#include <chrono>
 #include <limits>
+#include <string_view>
 
 #include "simulator/placement.h"
 #include "simulator/placement_internal.h"
@@ -18,102 +18,11 @@
 namespace loadplan::simulator::placement_internal {
 namespace {
 
-using Idx = uint32_t;
 constexpr uint64_t kInf = std::numeric_limits<uint64_t>::max();
 
-// Static data of one problem: occupying buffers only, times compressed into sections.
-struct Instance {
-  std::vector<Idx> global;  // local index -> problem index
-  std::vector<uint64_t> size;
-  std::vector<uint32_t> sec_lo, sec_hi;  // buffer spans sections [sec_lo, sec_hi)
-  std::vector<std::vector<Idx>> overlaps;
-  std::vector<std::vector<Idx>> members;  // buffers live in each section
-  std::vector<int64_t> length;
-};
-
-void BuildOverlaps(Instance& inst) {
-  const size_t n = inst.global.size();
-  std::vector<Idx> order(n);
-  for (Idx i = 0; i < n; ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](Idx a, Idx b) { return inst.sec_lo[a] < inst.sec_lo[b]; });
-  inst.overlaps.assign(n, {});
-  std::vector<Idx> active;
-  for (const Idx b : order) {
-    std::erase_if(active, [&](Idx a) { return inst.sec_hi[a] <= inst.sec_lo[b]; });
-    for (const Idx a : active) {
-      inst.overlaps[a].push_back(b);
-      inst.overlaps[b].push_back(a);
-    }
-    active.push_back(b);
-  }
-}
-
-Instance BuildInstance(const PlacementProblem& problem) {
-  Instance inst;
-  const uint64_t align = AlignmentOf(problem);
-  std::vector<int64_t> times;
-  for (Idx i = 0; i < problem.buffers.size(); ++i) {
-    const PlacementBuffer& b = problem.buffers[i];
-    if (!Occupies(b)) continue;
-    inst.global.push_back(i);
-    inst.size.push_back(RoundUp(b.size, align));
-    inst.length.push_back(b.upper - b.lower);
-    times.push_back(b.lower);
-    times.push_back(b.upper);
-  }
-  std::sort(times.begin(), times.end());
-  times.erase(std::unique(times.begin(), times.end()), times.end());
-  auto index = [&](int64_t t) {
-    return static_cast<uint32_t>(std::lower_bound(times.begin(), times.end(), t) - times.begin());
-  };
-  inst.members.assign(times.empty() ? 0 : times.size() - 1, {});
-  for (Idx l = 0; l < inst.global.size(); ++l) {
-    const PlacementBuffer& b = problem.buffers[inst.global[l]];
-    inst.sec_lo.push_back(index(b.lower));
-    inst.sec_hi.push_back(index(b.upper));
-    for (uint32_t s = inst.sec_lo[l]; s < inst.sec_hi[l]; ++s) inst.members[s].push_back(l);
-  }
-  BuildOverlaps(inst);
-  return inst;
-}
-
-// Static preorders (ranks): MiniMalloc's WAT, TAW and TWA (W: lifetime length, A: area,
-// T: largest section total over the lifetime), all descending, ties by index.
-std::vector<std::vector<uint32_t>> Preorders(const Instance& inst) {
-  const size_t n = inst.global.size();
-  std::vector<uint64_t> section_total(inst.members.size(), 0), total(n, 0);
-  for (size_t s = 0; s < inst.members.size(); ++s) {
-    for (const Idx b : inst.members[s]) section_total[s] += inst.size[b];
-  }
-  std::vector<long double> area(n);
-  for (Idx b = 0; b < n; ++b) {
-    for (uint32_t s = inst.sec_lo[b]; s < inst.sec_hi[b]; ++s) {
-      total[b] = std::max(total[b], section_total[s]);
-    }
-    area[b] = static_cast<long double>(inst.size[b]) * static_cast<long double>(inst.length[b]);
-  }
-  auto key = [&](char c, Idx b) -> long double {
-    if (c == 'W') return static_cast<long double>(inst.length[b]);
-    if (c == 'A') return area[b];
-    return static_cast<long double>(total[b]);
-  };
-  std::vector<std::vector<uint32_t>> ranks;
-  for (const std::string_view keys : {"WAT", "TAW", "TWA"}) {
-    std::vector<Idx> order(n);
-    for (Idx i = 0; i < n; ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](Idx a, Idx b) {
-      for (const char c : keys) {
-        if (key(c, a) != key(c, b)) return key(c, a) > key(c, b);
-      }
-      return a < b;
-    });
-    std::vector<uint32_t> rank(n);
-    for (uint32_t r = 0; r < n; ++r) rank[order[r]] = r;
-    ranks.push_back(std::move(rank));
-  }
-  return ranks;
-}
+// MiniMalloc's static preorders, keys descending (W: lifetime length, A: area, T: largest total
+// of unplaced sizes over the buffer's sections when its partition is formed), ties by index.
+constexpr std::string_view kPreorders[] = {"WAT", "TAW", "TWA"};
 
 // An undo log: values to restore, newest last (a plain array: pushes are the hot path).
 template <typename T>
@@ -135,7 +44,7 @@ class UndoLog {
 // Depth-first search state at one capacity; every change is undone on the way back up.
 class Searcher {
  public:
-  Searcher(const Instance& inst, uint64_t capacity)
+  Searcher(const ExactInstance& inst, uint64_t capacity)
       : inst_(inst), capacity_(capacity), n_(inst.global.size()), min_off_(n_, 0),
         placed_(n_, 0), floor_(inst.members.size(), 0),
         total_(inst.members.size(), 0), cuts_(inst.members.size(), 0),
@@ -151,9 +60,10 @@ class Searcher {
   }
 
   // One complete attempt with the given preorder and node limit.
-  SearchStatus Run(const std::vector<uint32_t>& rank, uint64_t nodes, double deadline_s) {
-    rank_ = &rank;
+  SearchStatus Run(std::string_view keys, uint64_t nodes, uint64_t work, double deadline_s) {
+    keys_ = keys;
     nodes_left_ = nodes;
+    work_left_ = work;
     deadline_s_ = deadline_s;
     Partition all{.bufs = {}, .s_lo = 0, .s_hi = static_cast<uint32_t>(inst_.members.size())};
     for (Idx b = 0; b < n_; ++b) all.bufs.push_back(b);
@@ -161,6 +71,7 @@ class Searcher {
   }
 
   uint64_t NodesLeft() const { return nodes_left_; }
+  uint64_t WorkLeft() const { return work_left_; }
   uint64_t OffsetOf(Idx b) const { return solution_[b]; }
 
  private:
@@ -189,22 +100,51 @@ class Searcher {
     for (size_t k = 0; k <= points.size(); ++k) {
       const uint32_t hi = k < points.size() ? points[k] : part.s_hi;
       Partition sub{.bufs = {}, .s_lo = lo, .s_hi = hi};
+      Spend(part.bufs.size());
       for (const Idx b : part.bufs) {
         if (!placed_[b] && inst_.sec_lo[b] < hi && inst_.sec_hi[b] > lo) sub.bufs.push_back(b);
       }
       lo = hi;
       if (sub.bufs.empty()) continue;
+      std::vector<uint32_t> saved;
+      for (const Idx b : sub.bufs) saved.push_back(rank_[b]);
+      AssignRanks(sub.bufs);
       const SearchStatus status = Search(sub, 0, -1);
+      for (size_t i = 0; i < saved.size(); ++i) rank_[sub.bufs[i]] = saved[i];
       if (status != SearchStatus::kFound) return status;
     }
     return SearchStatus::kFound;
   }
 
+  // Ranks the buffers of a new partition by the preorder keys_ (see kPreorders).
+  void AssignRanks(std::vector<Idx> bufs) {
+    auto key = [&](char c, Idx b) -> long double {
+      if (c == 'W') return static_cast<long double>(inst_.length[b]);
+      if (c == 'A') return static_cast<long double>(inst_.size[b]) * inst_.length[b];
+      return static_cast<long double>(total_max_[b]);
+    };
+    Spend(bufs.size() * 8);  // the sort
+    for (const Idx b : bufs) {
+      Spend(inst_.sec_hi[b] - inst_.sec_lo[b]);
+      total_max_[b] = 0;
+      for (uint32_t s = inst_.sec_lo[b]; s < inst_.sec_hi[b]; ++s) {
+        total_max_[b] = std::max(total_max_[b], total_[s]);
+      }
+    }
+    std::sort(bufs.begin(), bufs.end(), [&](Idx a, Idx b) {
+      for (const char c : keys_) {
+        if (key(c, a) != key(c, b)) return key(c, a) > key(c, b);
+      }
+      return a < b;
+    });
+    for (uint32_t r = 0; r < bufs.size(); ++r) rank_[bufs[r]] = r;
+  }
+
   bool OutOfNodes() {
-    if (nodes_left_ == 0) return true;
+    if (nodes_left_ == 0 || work_left_ == 0) return true;
     --nodes_left_;
     if (deadline_s_ > 0 && (nodes_left_ & 1023) == 0 && SteadySeconds() > deadline_s_) {
-      nodes_left_ = 0;
+      nodes_left_ = work_left_ = 0;
       return true;
     }
     return false;
@@ -212,7 +152,8 @@ class Searcher {
 
   SearchStatus Search(const Partition& part, uint64_t cur, int64_t cur_rank) {
     if (OutOfNodes()) return SearchStatus::kAborted;
-    const std::vector<uint32_t>& rank = *rank_;
+    Spend(part.bufs.size() + (part.s_hi - part.s_lo));
+    const std::vector<uint32_t>& rank = rank_;
     std::vector<Idx> cands;
     uint64_t min_height = kInf;
     bool any = false;
@@ -235,10 +176,15 @@ class Searcher {
       const uint64_t o = min_off_[b];
       if (o + max_total > capacity_) break;  // candidates are sorted by offset
       const size_t mark = trail_.size();
+      hatless_ = true;
       const SearchStatus status =
           PlaceAt(b, o) ? Descend(part, b, o) : SearchStatus::kInfeasible;
+      const bool hatless = hatless_;
       Unplace(b, mark);
       if (status != SearchStatus::kInfeasible) return status;
+      // Nothing unplaced overlaps b: it sits at o whatever comes first, so every later
+      // candidate (at offset >= o) leads to the same failure.
+      if (hatless) break;
     }
     return SearchStatus::kInfeasible;
   }
@@ -250,7 +196,7 @@ class Searcher {
       if (--cuts_[s] == 0) points.push_back(s + 1);
     }
     const SearchStatus status = points.empty()
-                                    ? Search(part, o, static_cast<int64_t>((*rank_)[b]))
+                                    ? Search(part, o, static_cast<int64_t>(rank_[b]))
                                     : SolveSplit(part, points);
     for (uint32_t s = inst_.sec_lo[b]; s + 1 < inst_.sec_hi[b]; ++s) ++cuts_[s];
     return status;
@@ -279,8 +225,11 @@ class Searcher {
     ++epoch_;
     affected_.clear();
     cover_.assign(hi - lo + 1, 0);
+    Spend(inst_.overlaps[b].size() + 2 * (hi - lo));
     for (const Idx other : inst_.overlaps[b]) {
-      if (placed_[other] || min_off_[other] >= top) continue;
+      if (placed_[other]) continue;
+      hatless_ = false;
+      if (min_off_[other] >= top) continue;
       const uint64_t old = min_off_[other];
       trail_.Push({Field::kMinOffset, other, old});
       min_off_[other] = top;
@@ -289,6 +238,7 @@ class Searcher {
       --cover_[std::min(z, hi) - lo];
       for (uint32_t s = a; s < lo; ++s) MarkIfAtFloor(s, old);
       for (uint32_t s = hi; s < z; ++s) MarkIfAtFloor(s, old);
+      Spend(z - a);
     }
     int32_t covered = 0;
     for (uint32_t s = lo; s < hi; ++s) {
@@ -301,6 +251,9 @@ class Searcher {
 
   // at_floor_[s] never exceeds the number of unplaced buffers of s whose min offset equals the
   // floor; when it drops to 0 the section is rescanned, which sets it exactly.
+  // Work is counted in inner-loop steps so that budgets track time across problem shapes.
+  void Spend(uint64_t steps) { work_left_ -= std::min(work_left_, steps); }
+
   void MarkIfAtFloor(uint32_t s, uint64_t old) {
     if (floor_[s] != old || stamp_[s] == epoch_) return;
     if (at_floor_[s] > 1) {
@@ -315,6 +268,7 @@ class Searcher {
   // Lifts each affected section's floor to the lowest min offset of its unplaced buffers.
   bool RaiseFloors() {
     for (const uint32_t s : affected_) {
+      Spend(inst_.members[s].size());
       uint64_t lowest = kInf;
       uint32_t count = 0;
       for (const Idx m : inst_.members[s]) {
@@ -348,10 +302,11 @@ class Searcher {
     placed_[b] = 0;
   }
 
-  const Instance& inst_;
+  const ExactInstance& inst_;
   const uint64_t capacity_;
   const size_t n_;
   std::vector<uint64_t> min_off_;
+  std::vector<uint64_t> total_max_ = std::vector<uint64_t>(n_, 0);
   std::vector<char> placed_;
   std::vector<uint64_t> floor_, total_;
   std::vector<uint32_t> cuts_;
@@ -361,35 +316,36 @@ class Searcher {
   std::vector<int32_t> cover_;
   UndoLog<Change> trail_;
   std::vector<uint64_t> solution_ = std::vector<uint64_t>(n_, 0);
-  const std::vector<uint32_t>* rank_ = nullptr;
+  std::vector<uint32_t> rank_ = std::vector<uint32_t>(n_, 0);
+  std::string_view keys_;
   uint64_t nodes_left_ = 0;
+  uint64_t work_left_ = 0;  // inner-loop steps (see Spend)
   uint64_t epoch_ = 0;
+  bool hatless_ = false;  // set by PlaceAt: no unplaced buffer overlaps the placed one
   double deadline_s_ = 0;
 };
 
 }  // namespace
 
-double SteadySeconds() {
-  using namespace std::chrono;
-  return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
 
 FeasibilityResult SolveFeasibility(const PlacementProblem& problem, uint64_t capacity,
                                    const SearchLimits& limits) {
-  const Instance inst = BuildInstance(problem);
-  const std::vector<std::vector<uint32_t>> ranks = Preorders(inst);
+  const ExactInstance inst = BuildExactInstance(problem);
   Searcher searcher(inst, capacity);
   FeasibilityResult result;
   // Round robin over the preorders with a node limit that doubles each round.
   uint64_t limit = std::max<uint64_t>(1000, 2 * inst.global.size());
   uint64_t left = limits.nodes;
-  while (left > 0) {
-    for (const std::vector<uint32_t>& rank : ranks) {
+  uint64_t work_left = limits.work;
+  while (left > 0 && work_left > 0) {
+    for (const std::string_view keys : kPreorders) {
       const uint64_t run = std::min(limit, left);
-      const SearchStatus status = searcher.Run(rank, run, limits.deadline_s);
+      const SearchStatus status = searcher.Run(keys, run, work_left, limits.deadline_s);
       const uint64_t used = run - searcher.NodesLeft();
       left -= used;
       result.nodes += used;
+      result.work += work_left - searcher.WorkLeft();
+      work_left = searcher.WorkLeft();
       if (status == SearchStatus::kFound) {
         result.status = status;
         result.offsets.assign(problem.buffers.size(), 0);
@@ -403,7 +359,7 @@ FeasibilityResult SolveFeasibility(const PlacementProblem& problem, uint64_t cap
         return result;
       }
       const bool timed_out = limits.deadline_s > 0 && SteadySeconds() > limits.deadline_s;
-      if (left == 0 || timed_out) return result;
+      if (left == 0 || work_left == 0 || timed_out) return result;
     }
     limit = limit > kInf / 2 ? kInf : limit * 2;
   }

@@ -44,11 +44,13 @@ struct FeasibilityResult {
   SearchStatus status = SearchStatus::kAborted;
   std::vector<uint64_t> offsets;  // for every problem buffer, when status == kFound
   uint64_t nodes = 0;
+  uint64_t work = 0;
 };
 
 // Limits of one feasibility search.
 struct SearchLimits {
   uint64_t nodes = 0;            // stop after this many nodes (across preorder restarts)
+  uint64_t work = 0;             // ... or this many inner-loop steps
   double deadline_s = 0;         // absolute steady-clock seconds; 0: none
 };
 
@@ -58,5 +60,20 @@ FeasibilityResult SolveFeasibility(const PlacementProblem& problem, uint64_t cap
                                    const SearchLimits& limits);
 
 double SteadySeconds();
+
+// Static data of one problem for the exact search: occupying buffers only, times compressed
+// into sections (the intervals between consecutive distinct endpoints).
+using Idx = uint32_t;
+
+struct ExactInstance {
+  std::vector<Idx> global;  // local index -> problem index
+  std::vector<uint64_t> size;
+  std::vector<uint32_t> sec_lo, sec_hi;  // buffer spans sections [sec_lo, sec_hi)
+  std::vector<std::vector<Idx>> overlaps;
+  std::vector<std::vector<Idx>> members;  // buffers live in each section
+  std::vector<int64_t> length;
+};
+
+ExactInstance BuildExactInstance(const PlacementProblem& problem);
 
 }  // namespace loadplan::simulator::placement_internal

@@ -124,6 +124,10 @@ Extrema FindExtrema(const Expr& e, const Box& box, const ProofBudget& budget = {
 // Does lhs <= rhs hold for every point of the box? Both sides are first
 // simplified and cancelled as polynomials (so a*b <= a*b proves without search),
 // then corner evaluation where monotone, then interval splitting.
+// Sufficient side conditions are tried first, each within min(budget, 64) boxes: the
+// difference's common monomial factor (when its sign is known) and the division
+// relaxation c * floor(a / c) = a - r, r in [0, c - 1], so alignment such as
+// `(n + 7) / 8 * 8 <= n + 7` proves over n in [0, 2^40].
 // kTrue means: both sides evaluate without error at every point AND lhs <= rhs there.
 // kFalse: a verified witness where lhs > rhs, or where a side fails to evaluate.
 // A variable of lhs/rhs missing from the box fails everywhere (kFalse).

@@ -99,6 +99,19 @@ RC_GTEST_PROP(ExprPrint, RoundTripsThroughTheParser, ()) {
   RC_ASSERT(*r.expr == e);
 }
 
+// Text over the grammar's alphabet: never a crash; whatever parses prints and re-parses.
+RC_GTEST_PROP(ExprParse, ArbitraryTextIsSafe, ()) {
+  const std::string alphabet = "ab1 0+-*/%(),minaxceil_d.9";
+  std::string text = *rc::gen::container<std::string>(rc::gen::elementOf(alphabet));
+  ExprParseResult r = ParseExpr(text);
+  RC_ASSERT(r.expr.has_value() == r.error.empty());
+  if (!r.expr) {
+    RC_ASSERT(r.column <= text.size());
+    return;
+  }
+  RC_ASSERT(ParseExpr(ToString(*r.expr)).expr == r.expr);
+}
+
 EvalResult Eval(std::string_view text, const Assignment& at = {}) { return Evaluate(P(text), at); }
 
 TEST(ExprEval, ExactValues) {

@@ -68,6 +68,19 @@ TEST(ExprExtrema, NonMonotone) {
   EXPECT_EQ(w.max->at.at("x"), int64_t{1} << 29);
 }
 
+TEST(ExprExtrema, AtomsTheBoxDecides) {
+  Box b{{"batch", {1, 256}}, {"ctx", {1, 131072}}, {"n", {0, k40}}};
+  Extrema x = FindExtrema(P("batch * (ctx - min(ctx, 4096))"), b);
+  ASSERT_TRUE(x.min && x.max);
+  EXPECT_TRUE(x.min->exact);
+  EXPECT_EQ(x.min->value, 0);
+  EXPECT_EQ(x.max->value, 256 * (131072 - 4096));
+  Extrema m = FindExtrema(P("n % 4096 + batch"), b);
+  ASSERT_TRUE(m.max);
+  EXPECT_TRUE(m.max->exact);
+  EXPECT_EQ(m.max->value, 4095 + 256);
+}
+
 TEST(ExprExtrema, ReportsEvaluationErrorsWithAWitness) {
   Extrema x = FindExtrema(P("a * b"), Box{{"a", {0, k40}}, {"b", {0, k40}}});
   EXPECT_FALSE(x.min || x.max);
@@ -138,6 +151,22 @@ TEST(ExprProve, NonMonotoneAndBudget) {
   Proof w = ProveLessEq(P("x * (1073741824 - x)"), P("288230376151711743"), x30);
   ASSERT_EQ(w.truth, Truth::kFalse);
   EXPECT_EQ(w.witness, (Assignment{{"x", int64_t{1} << 29}}));
+}
+
+TEST(ExprProve, AlignmentOverWideRanges) {
+  Box n40{{"n", {0, k40}}};
+  EXPECT_EQ(ProveLessEq(P("(n + 7) / 8 * 8"), P("n + 7"), n40).truth, Truth::kTrue);
+  EXPECT_EQ(ProveLessEq(P("n"), P("ceil_div(n, 256) * 256"), n40).truth, Truth::kTrue);
+  EXPECT_EQ(ProveLessEq(P("ceil_div(n, 256) * 256"), P("n + 255"), n40).truth, Truth::kTrue);
+  EXPECT_EQ(ProveLessEq(P("n"), P("n / 3 * 3 + n % 3"), n40).truth, Truth::kTrue);
+  EXPECT_EQ(ProveLessEq(P("n / 3 + n / 3 + n / 3"), P("n"), n40).truth, Truth::kTrue);
+  Proof p = ProveLessEq(P("n"), P("n / 3 * 3 + 1"), n40);
+  ASSERT_EQ(p.truth, Truth::kFalse);
+  EXPECT_EQ(p.witness.at("n") % 3, 2);
+  Box serving{{"batch", {1, 256}}, {"heads", {1, 128}}, {"ctx", {1, 131072}}};
+  EXPECT_EQ(ProveLessEq(P("ceil_div(ctx, 256) * 256 * batch * heads"), P("(ctx + 255) * batch * heads"), serving).truth,
+            Truth::kTrue);
+  EXPECT_EQ(ProveLessEq(P("batch * (ctx - min(ctx, 4096))"), P("batch * ctx"), serving).truth, Truth::kTrue);
 }
 
 TEST(ExprProve, EvaluationFailuresAreFalse) {

@@ -130,12 +130,17 @@ void SyntheticBytes(uint64_t seed, std::string_view tensor, Dtype dtype, const s
                     uint64_t offset, std::span<uint8_t> out) {
   const uint64_t key = SplitMix(seed ^ HashName(tensor));
   const bool e8m0 = encoding && *encoding == "e8m0";
-  uint64_t word = 0;
-  for (size_t i = 0; i < out.size(); ++i) {
-    const uint64_t p = offset + i;
-    if (i == 0 || p % 8 == 0) word = MakeValid(SplitMix(key + p / 8), dtype, e8m0);
-    out[i] = static_cast<uint8_t>(word >> (8 * (p % 8)));
+  size_t i = 0;
+  // Head and tail bytes one at a time; whole aligned words in the middle (little-endian).
+  const auto byte_at = [&](uint64_t p) {
+    return static_cast<uint8_t>(MakeValid(SplitMix(key + p / 8), dtype, e8m0) >> (8 * (p % 8)));
+  };
+  for (; i < out.size() && (offset + i) % 8 != 0; ++i) out[i] = byte_at(offset + i);
+  for (; i + 8 <= out.size(); i += 8) {
+    const uint64_t w = MakeValid(SplitMix(key + (offset + i) / 8), dtype, e8m0);
+    std::memcpy(out.data() + i, &w, 8);
   }
+  for (; i < out.size(); ++i) out[i] = byte_at(offset + i);
 }
 
 GenResult GenerateCheckpoint(const verifier::Manifest& m, const GenOptions& o) {

@@ -10,6 +10,7 @@
 #include "cli/cmd_graph.h"
 #include "cli/cmd_place.h"
 #include "cli/cmd_plan.h"
+#include "cli/cmd_run.h"
 #include "cli/cmd_timeline.h"
 #include "simulator/placement.h"
 
@@ -40,9 +41,10 @@ struct Commands {
   cli::ExampleCliOptions example;
   cli::PlaceOptions place;
   cli::PlanCliOptions plan;
+  cli::RunCliOptions run;
   cli::GraphOptions graph;
   cli::TimelineOptions timeline;
-  std::string graph_placement, timeline_placement, plan_placement;
+  std::string graph_placement, timeline_placement, plan_placement, run_placement;
   int code = 0;
 };
 
@@ -86,12 +88,37 @@ void AddPlan(CLI::App& app, Commands& c) {
   });
 }
 
+void AddRun(CLI::App& app, Commands& c) {
+  auto* cmd = app.add_subcommand("run", "Load a checkpoint on the GPU: staged sources, derive kernels, measured peak");
+  auto& o = c.run;
+  cmd->add_option("manifest", o.manifest, "Manifest (none: the embedded gpt-oss-120b example)");
+  cmd->add_option("--checkpoint", o.checkpoint, "Checkpoint: a directory, index JSON or .safetensors file")->required();
+  cmd->add_flag("--check", o.check, "Also run the host backend and compare every derived carry byte for byte");
+  cmd->add_option("--memory-limit", o.memory_limit, "Cap on device bytes (e.g. 12GiB): allocations past it fail");
+  cmd->add_flag("--naive", o.naive, "Load every source as a resident weight, derive after (the naive way)");
+  cmd->add_flag("--no-derive", o.no_derive, "Load only; run no derive kernel");
+  cmd->add_option("--save-derived", o.save_derived, "Write every derived carry as safetensors into DIR");
+  cmd->add_option("--io-threads", o.io_threads, "I/O threads (each with pinned double buffers and a stream)")->check(CLI::Range(1, 256));
+  cmd->add_option("--chunk-mib", o.chunk_mib, "Copy chunk size in MiB")->check(CLI::PositiveNumber);
+  cmd->add_option("--repeat", o.repeat, "Loads in a row; the median is reported")->check(CLI::Range(1, 100));
+  cmd->add_flag("--ceilings", o.ceilings, "Measure pinned H2D and host-read ceilings first, in the same run");
+  cmd->add_option("--device", o.device, "CUDA device index");
+  cmd->add_option("--format", o.format, "Output format: text or json")
+      ->transform(CLI::CheckedTransformer(kFormats, CLI::ignore_case));
+  AddPlanOptions(cmd, o.plan, c.run_placement);
+  cmd->callback([&c] {
+    ApplyPlacement(c.run_placement, c.run.plan);
+    c.code = cli::RunRun(c.run);
+  });
+}
+
 void AddPlace(CLI::App& app, Commands& c) {
   auto* cmd = app.add_subcommand("place", "Place buffers of a MiniMalloc CSV (id,lower,upper,size) and add an offset column");
   cmd->add_option("file", c.place.input, "CSV file ('-': stdin)")->required();
   cmd->add_option("--policy", c.place.policy, "first-fit, best-fit, exact, best");
   cmd->add_option("--alignment", c.place.alignment, "Offsets are multiples of this")->check(CLI::PositiveNumber);
   cmd->add_option("-o,--output", c.place.output, "Output CSV (default: stdout)");
+  cmd->add_option("--work-budget", c.place.work_budget, "Counted inner-loop steps of the exact search");
   cmd->add_option("--node-budget", c.place.node_budget, "Nodes of the exact search");
   cmd->add_option("--time-budget", c.place.time_budget_s, "Wall-clock cap on the exact search, seconds (non-deterministic)");
   cmd->callback([&c] { c.code = cli::RunPlace(c.place); });
@@ -132,6 +159,7 @@ int main(int argc, char** argv) {
   AddGen(app, c);
   AddExample(app, c);
   AddPlan(app, c);
+  AddRun(app, c);
   AddPlace(app, c);
   AddGraph(app, c);
   AddTimeline(app, c);

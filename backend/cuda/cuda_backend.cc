@@ -1,0 +1,171 @@
+// The CUDA backend: creation, device memory (allocation, OOM, fault injection), measurements.
+#include "backend/cuda/cuda_backend.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "backend/call_args.h"
+#include "backend/cuda/cuda_backend_impl.h"
+
+namespace loadplan::backend {
+namespace {
+
+std::string Size(uint64_t bytes) { return fmt::format("{:.2f} GiB ({} bytes)", bytes / double(1ull << 30), bytes); }
+
+}  // namespace
+
+FileDescriptor& FileDescriptor::operator=(FileDescriptor&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(o.fd_, -1);
+  }
+  return *this;
+}
+
+FileDescriptor::~FileDescriptor() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+CudaBackend::Impl::~Impl() {
+  io.reset();  // joins the I/O threads before anything they use goes away
+  if (compute) LOADPLAN_CUDA_WARN(cudaStreamSynchronize(compute.get()));
+}
+
+Status CudaBackend::Impl::Init() {
+  if (options.io_threads == 0 || options.chunk_bytes == 0) {
+    return Status::Error("io_threads and chunk_bytes must be positive");
+  }
+  LOADPLAN_CUDA_TRY(cudaSetDevice(options.device));
+  LOADPLAN_CUDA_TRY(cudaFree(nullptr));  // creates the context (and loads modules when EAGER)
+  for (const SafetensorsFile& f : checkpoint.files()) {
+    FileDescriptor fd(::open(f.path().c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd.get() < 0) return Status::Error(fmt::format("cannot open {}: {}", f.path(), std::strerror(errno)));
+    files.emplace_back(&f, std::move(fd));
+  }
+  if (Status st = cuda::CreateStream(compute); !st.ok()) return st;
+  if (Status st = cuda::IoPool::Create(options.io_threads, options.chunk_bytes, options.device, steps, io); !st.ok()) {
+    return st;
+  }
+  for (const simulator::Step& s : plan.steps) {
+    if (s.kind == simulator::StepKind::kFill && s.buffer && *s.buffer < plan.buffers.size()) {
+      fill_total += plan.buffers[*s.buffer].bytes;
+    }
+  }
+  LOADPLAN_CUDA_TRY(cudaDeviceSynchronize());
+  return cuda::GetMemInfo(baseline);
+}
+
+Status CudaBackend::Impl::Fault(const StepContext& at) const {
+  if (options.fail_at_step && *options.fail_at_step == at.index) {
+    return Status::Error(fmt::format("injected fault at step {}", at.index));
+  }
+  return Status::Ok();
+}
+
+Status CudaBackend::Impl::OutOfMemory(const char* what, uint64_t bytes, const std::string& reason) const {
+  cuda::MemInfo now;
+  std::string free = "device free memory unknown";
+  if (cuda::GetMemInfo(now).ok()) {
+    free = fmt::format("{:.2f} GiB free of {:.2f} GiB", now.free / double(1ull << 30), now.total / double(1ull << 30));
+  }
+  return Status::Error(fmt::format("{} of {} failed: {}; {} live on this backend; {}", what, Size(bytes), reason,
+                                   Size(live), free));
+}
+
+Status CudaBackend::Impl::Allocate(const char* what, uint64_t bytes, cuda::DeviceMemory& out) {
+  const uint32_t k = allocations++;
+  if (out.held()) return Status::Error(fmt::format("{}: already allocated", what));
+  if (options.fail_at_allocation && *options.fail_at_allocation == k) {
+    return OutOfMemory(what, bytes, fmt::format("injected fault at allocation {}", k));
+  }
+  if (options.memory_limit && (bytes > *options.memory_limit || live > *options.memory_limit - bytes)) {
+    return OutOfMemory(what, bytes, fmt::format("over the memory limit of {}", Size(*options.memory_limit)));
+  }
+  if (Status st = cuda::AllocateDevice(bytes, out); !st.ok()) return OutOfMemory(what, bytes, st.message());
+  live += bytes;
+  peak = std::max(peak, live);
+  return SampleDelta();
+}
+
+Status CudaBackend::Impl::SampleDelta() {
+  cuda::MemInfo now;
+  if (Status st = cuda::GetMemInfo(now); !st.ok()) return st;
+  if (baseline.free > now.free) peak_delta = std::max(peak_delta, baseline.free - now.free);
+  return Status::Ok();
+}
+
+Status CudaBackend::Impl::Free(cuda::DeviceMemory& memory) {
+  if (!memory.held()) return Status::Ok();
+  const uint64_t bytes = memory.bytes();
+  Status st = memory.Free();
+  live -= std::min(live, bytes);
+  return st;
+}
+
+int CudaBackend::Impl::FdOf(const SafetensorsFile* file) const {
+  for (const auto& [f, fd] : files) {
+    if (f == file) return fd.get();
+  }
+  return -1;
+}
+
+void CudaBackend::Impl::Progress() const {
+  if (options.progress && io) options.progress(io->BytesEnqueued(), fill_total);
+}
+
+CudaBackend::CudaBackend(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CudaBackend::~CudaBackend() = default;
+
+CudaBackend::CreateResult CudaBackend::Create(const verifier::Manifest& manifest, const simulator::LoadPlan& plan,
+                                              const Checkpoint& checkpoint, CudaOptions options) {
+  const std::vector<std::string> problems = Preflight(manifest, plan, checkpoint);
+  if (!problems.empty()) return {nullptr, Status::Error(fmt::format("{}", fmt::join(problems, "\n")))};
+  auto impl = std::make_unique<Impl>(manifest, plan, checkpoint, std::move(options));
+  if (Status st = impl->Init(); !st.ok()) return {nullptr, st};
+  return {std::unique_ptr<CudaBackend>(new CudaBackend(std::move(impl))), Status::Ok()};
+}
+
+uint64_t CudaBackend::LiveBytes() const { return impl_->live; }
+uint64_t CudaBackend::PeakBytes() const { return impl_->peak; }
+
+CudaMemory CudaBackend::Memory() const {
+  return {.peak_allocated = impl_->peak, .peak_used_delta = impl_->peak_delta,
+          .baseline_free = impl_->baseline.free, .total = impl_->baseline.total};
+}
+
+CudaTimes CudaBackend::Times() const {
+  const cuda::IoStats io = impl_->io->Stats();
+  const double threads = impl_->options.io_threads;
+  return {.read_s = io.read_s / threads, .copy_s = io.copy_s / threads, .slot_wait_s = io.slot_wait_s / threads,
+          .derive_s = impl_->derive_s, .wall_s = impl_->wall_s, .bytes_filled = io.bytes, .chunks = io.chunks,
+          .launches = static_cast<uint32_t>(impl_->launch_events.size())};
+}
+
+std::vector<std::string> Preflight(const verifier::Manifest& m, const simulator::LoadPlan& plan,
+                                   const Checkpoint& checkpoint) {
+  std::vector<std::string> out = CheckBindings(m, checkpoint);
+  for (std::string& s : CheckContracts(m, plan)) out.push_back(std::move(s));
+  return out;
+}
+
+std::string NoDeviceReason(int device) {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    return fmt::format("no CUDA device ({})", cudaGetErrorName(e));
+  }
+  if (n == 0) return "no CUDA device";
+  if (device < 0 || device >= n) return fmt::format("no CUDA device {} ({} present)", device, n);
+  return "";
+}
+
+void PrepareCudaProcess() { ::setenv("CUDA_MODULE_LOADING", "EAGER", 0); }
+
+}  // namespace loadplan::backend

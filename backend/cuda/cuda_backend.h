@@ -1,0 +1,111 @@
+// The CUDA backend: one cudaMalloc for the resident pool and one for the staging arena,
+// fills read in chunks by a pool of I/O threads (pinned double buffers, one stream each),
+// derive kernels on a compute stream, every plan wait edge followed with CUDA events.
+// docs/runtime.md describes the design and what is measured. Plain C++ header (no CUDA types).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "backend/checkpoint.h"
+#include "simulator/plan.h"
+#include "verifier/manifest.h"
+
+namespace loadplan::backend {
+
+struct CudaOptions {
+  uint32_t io_threads = 12;  // measured best on the H200 (docs/performance.md)
+  uint64_t chunk_bytes = uint64_t{4} << 20;
+  std::optional<uint64_t> memory_limit;        // cap on the backend's device bytes (tests force OOM)
+  std::optional<uint32_t> fail_at_allocation;  // fault injection: 0 the resident pool, 1 the arena
+  std::optional<uint32_t> fail_at_step;        // fault injection: this plan step fails before it runs
+  int device = 0;
+  bool derive = true;  // false: launches only keep the order (loads without deriving)
+  // Bytes enqueued to the device so far and the plan's fill total; called on the caller's thread.
+  std::function<void(uint64_t, uint64_t)> progress;
+};
+
+// Device memory as measured. `allocated` counts the backend's own cudaMalloc bytes (the
+// pool and the arena, sizes as the plan rounded them); `used_delta` is cudaMemGetInfo's
+// drop in free bytes from the baseline taken after context creation, eager module loading,
+// stream creation and pinned-buffer allocation.
+struct CudaMemory {
+  uint64_t peak_allocated = 0;
+  uint64_t peak_used_delta = 0;
+  uint64_t baseline_free = 0;
+  uint64_t total = 0;
+};
+
+// Seconds. read_s: pread time per I/O thread (sum / threads); copy_s: device time of the
+// host-to-device copies per stream (sum / threads); derive_s: device time of the derive
+// kernels on the compute stream; wall_s: from the first fill to the last work done
+// (Synchronize), context creation and allocation excluded.
+struct CudaTimes {
+  double read_s = 0, copy_s = 0, slot_wait_s = 0, derive_s = 0, wall_s = 0;
+  uint64_t bytes_filled = 0;
+  uint64_t chunks = 0;
+  uint32_t launches = 0;
+};
+
+class CudaBackend final : public Backend {
+ public:
+  struct CreateResult;
+  // Binds to the device, creates the streams and the I/O pool, takes the memory baseline.
+  // Refuses (before any device allocation) a plan whose bindings or kernel contracts do not
+  // match (Preflight). `manifest`, `plan` and `checkpoint` must outlive the backend.
+  static CreateResult Create(const verifier::Manifest& manifest, const simulator::LoadPlan& plan,
+                             const Checkpoint& checkpoint, CudaOptions options = {});
+  ~CudaBackend() override;
+  CudaBackend(const CudaBackend&) = delete;
+  CudaBackend& operator=(const CudaBackend&) = delete;
+
+  Status AllocateResident(uint64_t bytes, const StepContext& at) override;
+  Status AllocateArena(uint64_t bytes, const StepContext& at) override;
+  Status Fill(const simulator::PlannedBuffer& buffer, uint32_t lane, const StepContext& at) override;
+  Status Launch(const simulator::PlannedCall& call, uint32_t index, const StepContext& at) override;
+  Status Release(const simulator::PlannedBuffer& buffer, const StepContext& at) override;
+  Status FreeArena(const StepContext& at) override;
+  Status FreeResident() override;
+  uint64_t LiveBytes() const override;
+  uint64_t PeakBytes() const override;
+
+  // Waits for every fill and launch; the first asynchronous error (a read, a copy, a kernel).
+  // Call after Execute succeeded; stops the wall clock.
+  Status Synchronize();
+  // Copies [offset, offset + out.size()) of resident buffer `buffer` (plan index) to the host.
+  Status CopyOut(uint32_t buffer, uint64_t offset, std::span<uint8_t> out) const;
+  Status CopyOut(uint32_t buffer, std::vector<uint8_t>& out) const;
+
+  [[nodiscard]] CudaMemory Memory() const;
+  [[nodiscard]] CudaTimes Times() const;  // complete after Synchronize
+
+ private:
+  struct Impl;
+  explicit CudaBackend(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+struct CudaBackend::CreateResult {
+  std::unique_ptr<CudaBackend> backend;
+  Status status;
+};
+
+// Before a byte moves: every binding against the checkpoint (CheckBindings) and every
+// kernel against the registry (CheckContracts), all mismatches at once.
+std::vector<std::string> Preflight(const verifier::Manifest& m, const simulator::LoadPlan& plan,
+                                   const Checkpoint& checkpoint);
+
+// "" when device `device` is usable; else why not ("no CUDA device (cudaErrorInsufficientDriver)").
+std::string NoDeviceReason(int device = 0);
+
+// Sets CUDA_MODULE_LOADING=EAGER (unless already set) so that every kernel module loads at
+// context creation, before the memory baseline. Call before the process's first CUDA call.
+void PrepareCudaProcess();
+
+}  // namespace loadplan::backend

@@ -1,0 +1,80 @@
+// The CUDA backend's state (private to backend/cuda): device memory, streams, the I/O pool,
+// per-step events and the measurements.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "backend/cuda/cuda_backend.h"
+#include "backend/cuda/cuda_check.h"
+#include "backend/cuda/io_pool.h"
+#include "backend/cuda/step_events.h"
+
+namespace loadplan::backend {
+
+// An open file descriptor, closed on destruction.
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd = -1) : fd_(fd) {}
+  FileDescriptor(FileDescriptor&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  FileDescriptor& operator=(FileDescriptor&& o) noexcept;
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  ~FileDescriptor();
+  [[nodiscard]] int get() const { return fd_; }
+
+ private:
+  int fd_ = -1;
+};
+
+struct CudaBackend::Impl {
+  using Clock = std::chrono::steady_clock;
+  // An I/O thread's error surfaces at the next step that looks; the cleanup after that
+  // failure must not report it a second time.
+  bool io_error_reported = false;
+  Status ReportIo(Status st) {
+    io_error_reported = true;
+    return st;
+  }
+
+  Impl(const verifier::Manifest& m, const simulator::LoadPlan& p, const Checkpoint& c, CudaOptions o)
+      : manifest(m), plan(p), checkpoint(c), options(std::move(o)), steps(p.steps.size()) {}
+  ~Impl();
+
+  Status Init();
+  Status Fault(const StepContext& at) const;
+  Status Allocate(const char* what, uint64_t bytes, cuda::DeviceMemory& out);
+  Status OutOfMemory(const char* what, uint64_t bytes, const std::string& reason) const;
+  Status Free(cuda::DeviceMemory& memory);
+  // Samples cudaMemGetInfo: the drop from the baseline, kept as a peak.
+  Status SampleDelta();
+  int FdOf(const SafetensorsFile* file) const;
+  cuda::DeviceMemory* RegionOf(const simulator::PlannedBuffer& b);
+  uint8_t* Address(uint32_t buffer);
+  Status CheckUses(const simulator::PlannedCall& call, const std::vector<uint32_t>& buffers);
+  void Progress() const;
+
+  const verifier::Manifest& manifest;
+  const simulator::LoadPlan& plan;
+  const Checkpoint& checkpoint;
+  CudaOptions options;
+  cuda::StepEvents steps;
+  std::vector<std::pair<const SafetensorsFile*, FileDescriptor>> files;
+  cuda::Stream compute;
+  cuda::DeviceMemory pool, arena;
+  std::vector<std::pair<cuda::Event, cuda::Event>> launch_events;  // timing: start, end
+  uint64_t live = 0, peak = 0;
+  uint32_t allocations = 0;
+  cuda::MemInfo baseline;
+  uint64_t peak_delta = 0;
+  uint64_t fill_total = 0;  // bytes of every fill step of the plan
+  std::optional<Clock::time_point> first_fill;
+  double wall_s = 0, derive_s = 0;
+  std::unique_ptr<cuda::IoPool> io;  // last: destroyed first (joins its threads)
+};
+
+}  // namespace loadplan::backend

@@ -1,0 +1,193 @@
+// The CUDA backend's plan steps: allocations, fills (handed to the I/O pool), launches on
+// the compute stream, releases, frees; wait edges followed with the steps' CUDA events.
+#include <fmt/format.h>
+
+#include "backend/call_args.h"
+#include "backend/cuda/cuda_backend_impl.h"
+#include "kernels/launch.h"
+
+namespace loadplan::backend {
+
+using simulator::PlannedBuffer;
+using simulator::Residence;
+
+cuda::DeviceMemory* CudaBackend::Impl::RegionOf(const PlannedBuffer& b) {
+  if (b.residence == Residence::kResident) return &pool;
+  if (b.residence == Residence::kStaged) return &arena;
+  return nullptr;
+}
+
+uint8_t* CudaBackend::Impl::Address(uint32_t buffer) {
+  if (buffer >= plan.buffers.size()) return nullptr;
+  const PlannedBuffer& b = plan.buffers[buffer];
+  cuda::DeviceMemory* region = RegionOf(b);
+  if (region == nullptr || !region->held() || b.offset > region->bytes()) return nullptr;
+  return region->get() + b.offset;
+}
+
+// Every buffer a call binds lies inside its held pool or arena.
+Status CudaBackend::Impl::CheckUses(const simulator::PlannedCall& call, const std::vector<uint32_t>& buffers) {
+  for (uint32_t i : buffers) {
+    const PlannedBuffer& b = plan.buffers[i];
+    cuda::DeviceMemory* region = RegionOf(b);
+    if (region == nullptr || !region->held()) {
+      return Status::Error(fmt::format("{}: buffer {} is in neither a held pool nor a held arena", call.ptr, b.name));
+    }
+    if (b.offset > region->bytes() || b.bytes > region->bytes() - b.offset) {
+      return Status::Error(fmt::format("{}: buffer {} [{}, +{}) is outside its allocation of {} bytes", call.ptr,
+                                       b.name, b.offset, b.bytes, region->bytes()));
+    }
+  }
+  return Status::Ok();
+}
+
+Status CudaBackend::AllocateResident(uint64_t bytes, const StepContext& at) {
+  if (Status f = impl_->Fault(at); !f.ok()) return f;
+  Status st = impl_->Allocate("AllocateResident", bytes, impl_->pool);
+  if (st.ok()) impl_->steps.Publish(at.index, {});
+  return st;
+}
+
+Status CudaBackend::AllocateArena(uint64_t bytes, const StepContext& at) {
+  if (Status f = impl_->Fault(at); !f.ok()) return f;
+  Status st = impl_->Allocate("AllocateArena", bytes, impl_->arena);
+  if (st.ok()) impl_->steps.Publish(at.index, {});
+  return st;
+}
+
+Status CudaBackend::Fill(const PlannedBuffer& buffer, uint32_t /*lane*/, const StepContext& at) {
+  Impl& d = *impl_;
+  if (Status f = d.Fault(at); !f.ok()) return f;
+  if (Status e = d.io->error(); !e.ok()) return d.ReportIo(std::move(e));
+  if (!buffer.tensor) return Status::Error(fmt::format("{} binds no checkpoint tensor", buffer.name));
+  const Checkpoint::Located loc = d.checkpoint.Find(*buffer.tensor);
+  if (loc.file == nullptr || loc.info == nullptr) {
+    return Status::Error(fmt::format("{}: tensor {} is not in the checkpoint", buffer.name, *buffer.tensor));
+  }
+  if (loc.info->bytes() != buffer.bytes) {
+    return Status::Error(fmt::format("{}: tensor {} holds {} bytes, the plan expects {}", buffer.name, *buffer.tensor,
+                                     loc.info->bytes(), buffer.bytes));
+  }
+  cuda::DeviceMemory* region = d.RegionOf(buffer);
+  if (region == nullptr || !region->held()) {
+    return Status::Error(fmt::format("{}: its pool or arena is not allocated", buffer.name));
+  }
+  if (buffer.offset > region->bytes() || buffer.bytes > region->bytes() - buffer.offset) {
+    return Status::Error(fmt::format("{}: [{}, +{}) is outside its allocation of {} bytes", buffer.name,
+                                     buffer.offset, buffer.bytes, region->bytes()));
+  }
+  if (!d.first_fill) d.first_fill = Impl::Clock::now();
+  Status st = d.io->Submit({.step = at.index, .waits = {at.waits.begin(), at.waits.end()}, .fd = d.FdOf(loc.file),
+                            .file_offset = loc.file->FileOffset(*loc.info), .dst = region->get() + buffer.offset,
+                            .bytes = buffer.bytes,
+                            .what = fmt::format("{} (tensor {} in {})", buffer.name, *buffer.tensor, loc.file->path())});
+  d.Progress();
+  return st;
+}
+
+Status CudaBackend::Launch(const simulator::PlannedCall& call, uint32_t /*index*/, const StepContext& at) {
+  Impl& d = *impl_;
+  if (Status f = d.Fault(at); !f.ok()) return f;
+  std::vector<cudaEvent_t> events;
+  d.steps.Collect(at.waits, events);  // blocks until the fills it reads are enqueued
+  if (Status e = d.io->error(); !e.ok()) return d.ReportIo(std::move(e));
+  cudaStream_t stream = d.compute.get();
+  for (cudaEvent_t e : events) LOADPLAN_CUDA_TRY(cudaStreamWaitEvent(stream, e, 0));
+  cuda::Event start, end;
+  if (Status st = cuda::CreateEvent(start, true); !st.ok()) return st;
+  if (Status st = cuda::CreateEvent(end, true); !st.ok()) return st;
+  LOADPLAN_CUDA_TRY(cudaEventRecord(start.get(), stream));
+  if (d.options.derive) {
+    const BoundCall bound = BindCall(d.manifest, d.plan, call, [&d](uint32_t i) { return d.Address(i); });
+    if (!bound.error.empty()) return Status::Error(bound.error);
+    std::vector<uint32_t> used;
+    for (const BoundCall::Use& u : bound.uses) used.push_back(u.buffer);
+    if (Status st = d.CheckUses(call, used); !st.ok()) return st;
+    const kernels::Status ks = kernels::LaunchDerive(bound.kernel, bound.args, stream);
+    if (!ks.ok()) return Status::Error(fmt::format("{}: {}", call.ptr, ks.message()));
+  }
+  LOADPLAN_CUDA_TRY(cudaEventRecord(end.get(), stream));
+  d.steps.Publish(at.index, {end.get()});
+  d.launch_events.emplace_back(std::move(start), std::move(end));
+  d.Progress();
+  return Status::Ok();
+}
+
+Status CudaBackend::Release(const PlannedBuffer& /*buffer*/, const StepContext& at) {
+  if (Status f = impl_->Fault(at); !f.ok()) return f;
+  // Nothing to free: later fills of these bytes wait for the last reader themselves.
+  std::vector<cudaEvent_t> events;
+  impl_->steps.Collect(at.waits, events);
+  impl_->steps.Publish(at.index, std::move(events));
+  return Status::Ok();
+}
+
+Status CudaBackend::FreeArena(const StepContext& at) {
+  Impl& d = *impl_;
+  if (Status f = d.Fault(at); !f.ok()) return f;
+  std::vector<cudaEvent_t> events;
+  d.steps.Collect(at.waits, events);
+  // No copy may still target the arena: drain the pool (what is queued is at most the
+  // weights of the last calls), then the compute stream.
+  Status st = d.io->Drain([&d] { d.Progress(); });
+  Status sync = LOADPLAN_CUDA_CHECK(cudaStreamSynchronize(d.compute.get()));
+  if (sync.ok()) sync = d.SampleDelta();  // the widest moment: pool, arena and whatever launches added
+  Status freed = d.Free(d.arena);
+  d.steps.Publish(at.index, {});
+  if (!freed.ok()) return freed;
+  // A fill error that a step already reported is not reported again by the cleanup.
+  if (!st.ok() && !d.io_error_reported) return d.ReportIo(std::move(st));
+  return sync;
+}
+
+Status CudaBackend::FreeResident() {
+  Impl& d = *impl_;
+  d.io->Cancel();
+  Status st = d.io->Drain();
+  Status sync = LOADPLAN_CUDA_CHECK(cudaStreamSynchronize(d.compute.get()));
+  Status freed = d.Free(d.pool);
+  if (!freed.ok()) return freed;
+  (void)st;  // the fills' own errors were reported by the step that failed
+  return sync;
+}
+
+Status CudaBackend::Synchronize() {
+  Impl& d = *impl_;
+  Status st = d.io->Drain([&d] { d.Progress(); });
+  Status sync = LOADPLAN_CUDA_CHECK(cudaStreamSynchronize(d.compute.get()));
+  if (sync.ok()) sync = d.SampleDelta();
+  if (d.first_fill) d.wall_s = std::chrono::duration<double>(Impl::Clock::now() - *d.first_fill).count();
+  d.Progress();
+  if (!st.ok()) return st;
+  if (!sync.ok()) return sync;
+  d.derive_s = 0;
+  for (const auto& [start, end] : d.launch_events) {
+    float ms = 0;
+    LOADPLAN_CUDA_TRY(cudaEventElapsedTime(&ms, start.get(), end.get()));
+    d.derive_s += ms / 1e3;
+  }
+  return Status::Ok();
+}
+
+Status CudaBackend::CopyOut(uint32_t buffer, uint64_t offset, std::span<uint8_t> out) const {
+  const Impl& d = *impl_;
+  if (buffer >= d.plan.buffers.size()) return Status::Error(fmt::format("no plan buffer {}", buffer));
+  const PlannedBuffer& b = d.plan.buffers[buffer];
+  if (b.residence != Residence::kResident || !d.pool.held()) {
+    return Status::Error(fmt::format("{} is not in a held resident pool", b.name));
+  }
+  if (offset > b.bytes || out.size() > b.bytes - offset || b.offset + b.bytes > d.pool.bytes()) {
+    return Status::Error(fmt::format("{}: [{}, +{}) is outside the buffer", b.name, offset, out.size()));
+  }
+  if (out.empty()) return Status::Ok();
+  LOADPLAN_CUDA_TRY(cudaMemcpy(out.data(), d.pool.get() + b.offset + offset, out.size(), cudaMemcpyDeviceToHost));
+  return Status::Ok();
+}
+
+Status CudaBackend::CopyOut(uint32_t buffer, std::vector<uint8_t>& out) const {
+  if (buffer >= impl_->plan.buffers.size()) return Status::Error(fmt::format("no plan buffer {}", buffer));
+  out.resize(impl_->plan.buffers[buffer].bytes);
+  return CopyOut(buffer, 0, out);
+}
+
+}  // namespace loadplan::backend

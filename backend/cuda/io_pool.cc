@@ -1,0 +1,247 @@
+// The I/O thread pool: chunked pread into pinned double buffers, cudaMemcpyAsync per thread.
+#include "backend/cuda/io_pool.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace loadplan::backend::cuda {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Reads exactly `bytes` at `offset` (retrying short reads and EINTR).
+Status ReadFully(int fd, uint64_t offset, uint8_t* out, uint64_t bytes) {
+  uint64_t done = 0;
+  while (done < bytes) {
+    const ssize_t n = ::pread(fd, out + done, bytes - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Status::Error(fmt::format("pread at {}: {}", offset + done, std::strerror(errno)));
+    if (n == 0) return Status::Error(fmt::format("pread at {}: unexpected end of file", offset + done));
+    done += static_cast<uint64_t>(n);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+struct IoPool::Worker {
+  Stream stream;
+  PinnedMemory slot[2];
+  Event start[2], end[2];  // timing events around the slot's last copy
+  bool busy[2] = {false, false};
+  int next = 0;
+  const Job* synced = nullptr;  // the job whose waits this stream already waits for
+  double read_s = 0, copy_s = 0, slot_wait_s = 0;
+  uint64_t bytes = 0, chunks = 0;
+  std::thread thread;
+};
+
+struct IoPool::Job {
+  FillRequest req;
+  uint64_t next = 0;  // offset of the next chunk to hand out
+  uint64_t chunks = 0, finished = 0;
+  std::vector<Event> per_worker;  // recorded after each chunk that worker copies
+  std::vector<uint8_t> used;
+};
+
+IoPool::IoPool(uint64_t chunk_bytes, int device, StepEvents& steps)
+    : chunk_bytes_(chunk_bytes), device_(device), steps_(steps) {}
+
+Status IoPool::Create(uint32_t threads, uint64_t chunk_bytes, int device, StepEvents& steps,
+                      std::unique_ptr<IoPool>& out) {
+  if (threads == 0 || chunk_bytes == 0) return Status::Error("I/O threads and chunk bytes must be positive");
+  std::unique_ptr<IoPool> pool(new IoPool(chunk_bytes, device, steps));
+  for (uint32_t i = 0; i < threads; ++i) {
+    auto k = std::make_unique<Worker>();
+    Status st = CreateStream(k->stream);
+    for (int s = 0; s < 2 && st.ok(); ++s) {
+      st = AllocatePinned(chunk_bytes, k->slot[s]);
+      if (st.ok()) st = CreateEvent(k->start[s], true);
+      if (st.ok()) st = CreateEvent(k->end[s], true);
+    }
+    if (!st.ok()) return st;
+    pool->workers_.push_back(std::move(k));
+  }
+  for (uint32_t i = 0; i < threads; ++i) {
+    pool->workers_[i]->thread = std::thread([p = pool.get(), i] { p->Run(i); });
+  }
+  out = std::move(pool);
+  return Status::Ok();
+}
+
+IoPool::~IoPool() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+    cancelled_ = true;
+  }
+  work_cv_.notify_all();
+  for (auto& k : workers_) {
+    if (k->thread.joinable()) k->thread.join();
+  }
+  for (auto& k : workers_) {
+    if (k->stream) LOADPLAN_CUDA_WARN(cudaStreamSynchronize(k->stream.get()));
+  }
+}
+
+Status IoPool::Submit(FillRequest request) {
+  auto job = std::make_unique<Job>();
+  job->req = std::move(request);
+  job->chunks = job->req.bytes / chunk_bytes_ + (job->req.bytes % chunk_bytes_ != 0 ? 1 : 0);
+  if (job->chunks == 0) {
+    steps_.Publish(job->req.step, {});
+    std::lock_guard lock(mu_);
+    jobs_.push_back(std::move(job));
+    return Status::Ok();
+  }
+  job->per_worker.resize(workers_.size());
+  job->used.assign(workers_.size(), 0);
+  for (Event& e : job->per_worker) {
+    if (Status st = CreateEvent(e, false); !st.ok()) return st;
+  }
+  {
+    std::lock_guard lock(mu_);
+    queue_.push_back(job.get());
+    jobs_.push_back(std::move(job));
+    ++unfinished_;
+  }
+  work_cv_.notify_all();
+  return Status::Ok();
+}
+
+void IoPool::Run(uint32_t w) {
+  const Status device = LOADPLAN_CUDA_CHECK(cudaSetDevice(device_));
+  Chunk c;
+  while (Next(c)) {
+    Status st = device;
+    if (st.ok() && !c.skip) st = Copy(w, c);
+    Finish(w, c, std::move(st));
+  }
+}
+
+bool IoPool::Next(Chunk& c) {
+  std::unique_lock lock(mu_);
+  work_cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+  if (queue_.empty()) return false;
+  Job* j = queue_.front();
+  c = Chunk{.job = j, .offset = j->next, .bytes = std::min(chunk_bytes_, j->req.bytes - j->next),
+            .skip = cancelled_ || !error_.ok()};
+  j->next += c.bytes;
+  if (j->next >= j->req.bytes) queue_.pop_front();
+  return true;
+}
+
+Status IoPool::FreeSlot(Worker& k, int s) {
+  if (!k.busy[s]) return Status::Ok();
+  const auto t0 = Clock::now();
+  LOADPLAN_CUDA_TRY(cudaEventSynchronize(k.end[s].get()));
+  k.slot_wait_s += Since(t0);
+  float ms = 0;
+  LOADPLAN_CUDA_TRY(cudaEventElapsedTime(&ms, k.start[s].get(), k.end[s].get()));
+  k.copy_s += ms / 1e3;
+  k.busy[s] = false;
+  return Status::Ok();
+}
+
+Status IoPool::Copy(uint32_t w, const Chunk& c) {
+  Worker& k = *workers_[w];
+  const int s = k.next;
+  k.next ^= 1;
+  if (Status st = FreeSlot(k, s); !st.ok()) return st;
+  const auto t0 = Clock::now();
+  const FillRequest& r = c.job->req;
+  if (Status st = ReadFully(r.fd, r.file_offset + c.offset, k.slot[s].get(), c.bytes); !st.ok()) return st;
+  k.read_s += Since(t0);
+  cudaStream_t stream = k.stream.get();
+  if (k.synced != c.job) {
+    std::vector<cudaEvent_t> events;
+    steps_.Collect(r.waits, events);
+    for (cudaEvent_t e : events) LOADPLAN_CUDA_TRY(cudaStreamWaitEvent(stream, e, 0));
+    k.synced = c.job;
+  }
+  LOADPLAN_CUDA_TRY(cudaEventRecord(k.start[s].get(), stream));
+  LOADPLAN_CUDA_TRY(cudaMemcpyAsync(r.dst + c.offset, k.slot[s].get(), c.bytes, cudaMemcpyHostToDevice, stream));
+  LOADPLAN_CUDA_TRY(cudaEventRecord(k.end[s].get(), stream));
+  k.busy[s] = true;
+  LOADPLAN_CUDA_TRY(cudaEventRecord(c.job->per_worker[w].get(), stream));
+  c.job->used[w] = 1;
+  k.bytes += c.bytes;
+  ++k.chunks;
+  return Status::Ok();
+}
+
+void IoPool::Finish(uint32_t /*w*/, const Chunk& c, Status st) {
+  const bool copied = st.ok() && !c.skip;
+  if (!st.ok()) SetError(Status::Error(fmt::format("fill {}: {}", c.job->req.what, st.message())));
+  if (copied) bytes_enqueued_ += c.bytes;
+  std::vector<cudaEvent_t> events;
+  {
+    std::lock_guard lock(mu_);
+    if (++c.job->finished < c.job->chunks) return;
+    for (size_t i = 0; i < c.job->used.size(); ++i) {
+      if (c.job->used[i]) events.push_back(c.job->per_worker[i].get());
+    }
+    --unfinished_;
+  }
+  steps_.Publish(c.job->req.step, std::move(events));
+  done_cv_.notify_all();
+}
+
+void IoPool::SetError(Status st) {
+  std::lock_guard lock(mu_);
+  if (error_.ok()) error_ = std::move(st);
+}
+
+Status IoPool::error() const {
+  std::lock_guard lock(mu_);
+  return error_;
+}
+
+void IoPool::Cancel() {
+  std::lock_guard lock(mu_);
+  cancelled_ = true;
+}
+
+Status IoPool::Drain(const std::function<void()>& tick) {
+  {
+    std::unique_lock lock(mu_);
+    while (!done_cv_.wait_for(lock, std::chrono::milliseconds(100), [&] { return unfinished_ == 0; })) {
+      if (tick) {
+        lock.unlock();
+        tick();
+        lock.lock();
+      }
+    }
+  }
+  // Every worker is idle now (no job left): their slots may be inspected from here.
+  Status first = error();
+  for (auto& k : workers_) {
+    Status st = LOADPLAN_CUDA_CHECK(cudaStreamSynchronize(k->stream.get()));
+    for (int s = 0; s < 2 && st.ok(); ++s) st = FreeSlot(*k, s);
+    if (first.ok() && !st.ok()) first = st;
+  }
+  return first;
+}
+
+IoStats IoPool::Stats() const {
+  std::lock_guard lock(mu_);
+  IoStats s;
+  for (const auto& k : workers_) {
+    s.bytes += k->bytes;
+    s.chunks += k->chunks;
+    s.read_s += k->read_s;
+    s.copy_s += k->copy_s;
+    s.slot_wait_s += k->slot_wait_s;
+  }
+  return s;
+}
+
+}  // namespace loadplan::backend::cuda

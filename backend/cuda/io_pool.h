@@ -1,0 +1,102 @@
+// The I/O thread pool of the CUDA backend: every fill is cut into chunks (4 MiB by default)
+// that a pool of threads reads with pread into pinned double buffers and copies to the
+// device with cudaMemcpyAsync, each thread on its own stream. One fill therefore runs on all
+// threads at once: throughput comes from the pool, not from the plan's lanes.
+//
+//   Submit(fill) -> queue of jobs -> thread k: take next chunk of the front job
+//      wait until slot s of k is free (its last copy's event) -> pread into slot s
+//      first chunk of this job on k: wait (host) for the fill's wait steps to be published,
+//        cudaStreamWaitEvent(stream k, each of their events)
+//      cudaMemcpyAsync(dst + off, slot s, stream k); record slot s's events; record the
+//      job's event of thread k
+//   last chunk of a job enqueued -> StepEvents::Publish(step, events of the threads it used)
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "backend/cuda/cuda_check.h"
+#include "backend/cuda/step_events.h"
+
+namespace loadplan::backend::cuda {
+
+struct FillRequest {
+  uint32_t step = 0;             // the plan step; published when every chunk is enqueued
+  std::vector<uint32_t> waits;   // steps whose events the copies wait for
+  int fd = -1;                   // the file, read with pread
+  uint64_t file_offset = 0;
+  uint8_t* dst = nullptr;        // device address
+  uint64_t bytes = 0;
+  std::string what;              // "l0.fc1_w.raw from model-00001-of-00002.safetensors"
+};
+
+struct IoStats {
+  uint64_t bytes = 0;       // bytes copied to the device
+  uint64_t chunks = 0;
+  double read_s = 0;        // pread time, summed over threads
+  double copy_s = 0;        // device time of the copies (event to event), summed over streams
+  double slot_wait_s = 0;   // time threads waited for a pinned slot to come free, summed
+};
+
+class IoPool {
+ public:
+  // Creates `threads` threads, each with a stream and two pinned buffers of `chunk_bytes`.
+  // Threads bind to `device` (cudaSetDevice) before their first CUDA call.
+  static Status Create(uint32_t threads, uint64_t chunk_bytes, int device, StepEvents& steps,
+                       std::unique_ptr<IoPool>& out);
+  ~IoPool();  // cancels what is queued, joins the threads, synchronises the streams
+  IoPool(const IoPool&) = delete;
+  IoPool& operator=(const IoPool&) = delete;
+
+  // Queues a fill (returns at once). A 0-byte fill is published at once.
+  Status Submit(FillRequest request);
+  // Blocks until every submitted job is enqueued (or skipped), then synchronises every
+  // stream; `tick` is called about every 100 ms while waiting. Returns the first error.
+  Status Drain(const std::function<void()>& tick = {});
+  // Chunks not yet taken are skipped (their steps are published without events).
+  void Cancel();
+  [[nodiscard]] Status error() const;
+  [[nodiscard]] uint64_t BytesEnqueued() const { return bytes_enqueued_.load(); }
+  [[nodiscard]] IoStats Stats() const;  // complete after Drain
+
+ private:
+  struct Job;
+  struct Worker;
+  struct Chunk {
+    Job* job = nullptr;
+    uint64_t offset = 0;
+    uint64_t bytes = 0;
+    bool skip = false;
+  };
+
+  IoPool(uint64_t chunk_bytes, int device, StepEvents& steps);
+  void Run(uint32_t w);
+  bool Next(Chunk& c);
+  Status Copy(uint32_t w, const Chunk& c);
+  Status FreeSlot(Worker& k, int s);
+  void Finish(uint32_t w, const Chunk& c, Status st);
+  void SetError(Status st);
+
+  const uint64_t chunk_bytes_;
+  const int device_;
+  StepEvents& steps_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<std::unique_ptr<Job>> jobs_;  // every job submitted (owns its events)
+  std::deque<Job*> queue_;                  // jobs with chunks not yet taken
+  uint64_t unfinished_ = 0;                 // jobs not yet fully enqueued/skipped
+  bool stop_ = false, cancelled_ = false;
+  Status error_;
+  mutable std::mutex mu_;
+  std::condition_variable work_cv_, done_cv_;
+  std::atomic<uint64_t> bytes_enqueued_{0};
+};
+
+}  // namespace loadplan::backend::cuda

@@ -1,0 +1,121 @@
+// The pinned H2D and host-read probes.
+#include "backend/cuda/probe.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "backend/cuda/cuda_backend_impl.h"
+#include "backend/cuda/cuda_check.h"
+
+namespace loadplan::backend {
+namespace {
+
+Status TimeCopies(const std::vector<cuda::Stream>& streams, uint8_t* dst, const uint8_t* src, uint64_t bytes,
+                  double& seconds) {
+  cuda::Event start, end;
+  if (Status st = cuda::CreateEvent(start, true); !st.ok()) return st;
+  if (Status st = cuda::CreateEvent(end, true); !st.ok()) return st;
+  cudaStream_t first = streams[0].get();
+  LOADPLAN_CUDA_TRY(cudaEventRecord(start.get(), first));
+  const uint64_t part = (bytes / streams.size() + 4095) / 4096 * 4096;
+  std::vector<cuda::Event> done(streams.size());
+  for (size_t i = 0; i < streams.size(); ++i) {
+    const uint64_t b = std::min(bytes, i * part), e = std::min(bytes, b + part);
+    LOADPLAN_CUDA_TRY(cudaStreamWaitEvent(streams[i].get(), start.get(), 0));
+    if (e > b) LOADPLAN_CUDA_TRY(cudaMemcpyAsync(dst + b, src + b, e - b, cudaMemcpyHostToDevice, streams[i].get()));
+    if (Status st = cuda::CreateEvent(done[i], false); !st.ok()) return st;
+    LOADPLAN_CUDA_TRY(cudaEventRecord(done[i].get(), streams[i].get()));
+    LOADPLAN_CUDA_TRY(cudaStreamWaitEvent(first, done[i].get(), 0));
+  }
+  LOADPLAN_CUDA_TRY(cudaEventRecord(end.get(), first));
+  LOADPLAN_CUDA_TRY(cudaEventSynchronize(end.get()));
+  float ms = 0;
+  LOADPLAN_CUDA_TRY(cudaEventElapsedTime(&ms, start.get(), end.get()));
+  seconds = ms / 1e3;
+  return Status::Ok();
+}
+
+Status PinnedH2D(uint64_t bytes, uint32_t n, int device, int repeats, double& best) {
+  LOADPLAN_CUDA_TRY(cudaSetDevice(device));
+  cuda::PinnedMemory host;
+  cuda::DeviceMemory dev;
+  if (Status st = cuda::AllocatePinned(bytes, host); !st.ok()) return st;
+  if (Status st = cuda::AllocateDevice(bytes, dev); !st.ok()) return st;
+  std::memset(host.get(), 0x5A, bytes);
+  std::vector<cuda::Stream> streams(std::max<uint32_t>(n, 1));
+  for (cuda::Stream& s : streams) {
+    if (Status st = cuda::CreateStream(s); !st.ok()) return st;
+  }
+  best = 0;
+  for (int r = 0; r <= repeats; ++r) {  // r == 0: warm-up
+    double s = 0;
+    if (Status st = TimeCopies(streams, dev.get(), host.get(), bytes, s); !st.ok()) return st;
+    if (r > 0 && (best == 0 || s < best)) best = s;
+  }
+  Status st = dev.Free();
+  return st.ok() ? host.Free() : st;
+}
+
+}  // namespace
+
+ProbeResult ProbePinnedH2D(uint64_t bytes, uint32_t streams, int device, int repeats) {
+  ProbeResult r{.bytes = bytes};
+  if (Status st = PinnedH2D(bytes, streams, device, repeats, r.seconds); !st.ok()) r.error = st.message();
+  return r;
+}
+
+ProbeResult ProbeHostRead(const Checkpoint& checkpoint, uint32_t threads, uint64_t chunk_bytes) {
+  struct Task {
+    int fd;
+    uint64_t offset, bytes;
+  };
+  std::vector<FileDescriptor> fds;
+  std::vector<Task> tasks;
+  ProbeResult r;
+  for (const SafetensorsFile& f : checkpoint.files()) {
+    fds.emplace_back(::open(f.path().c_str(), O_RDONLY | O_CLOEXEC));
+    if (fds.back().get() < 0) return {.error = fmt::format("cannot open {}: {}", f.path(), std::strerror(errno))};
+    for (const TensorInfo& t : f.tensors()) {
+      for (uint64_t o = 0; o < t.bytes(); o += chunk_bytes) {
+        tasks.push_back({fds.back().get(), f.FileOffset(t) + o, std::min(chunk_bytes, t.bytes() - o)});
+      }
+      r.bytes += t.bytes();
+    }
+  }
+  threads = std::max<uint32_t>(threads, 1);
+  std::vector<cuda::PinnedMemory> buffers(threads);
+  for (cuda::PinnedMemory& b : buffers) {
+    if (Status st = cuda::AllocatePinned(chunk_bytes, b); !st.ok()) return {.error = st.message()};
+  }
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::thread> pool;
+  for (uint32_t k = 0; k < threads; ++k) {
+    pool.emplace_back([&, k] {
+      for (size_t i = next++; i < tasks.size(); i = next++) {
+        if (::pread(tasks[i].fd, buffers[k].get(), tasks[i].bytes, static_cast<off_t>(tasks[i].offset)) !=
+            static_cast<ssize_t>(tasks[i].bytes)) {
+          std::lock_guard lock(mu);
+          if (r.error.empty()) r.error = fmt::format("short pread at {}", tasks[i].offset);
+        }
+      }
+    });
+  }
+  for (std::thread& t : pool) t.join();
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+}  // namespace loadplan::backend

@@ -1,0 +1,164 @@
+// `loadplan run`: verify, plan, preflight the checkpoint, load it with the CUDA backend, report.
+#include "cli/cmd_run.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "backend/executor.h"
+#include "cli/cmd_run_internal.h"
+#include "cli/input.h"
+#include "cli/progress.h"
+#include "simulator/phases.h"
+#include "verifier/writer.h"
+
+namespace loadplan::cli {
+namespace {
+
+using backend::CudaBackend;
+using backend::Status;
+
+int Fail(int code, const std::string& message) {
+  std::fprintf(stderr, "loadplan run: %s\n", message.c_str());
+  return code;
+}
+
+// Naive mode: every source becomes a weight, every weight is filled before the first call.
+void MakeNaive(verifier::Manifest& m, simulator::PlanOptions& o) {
+  for (verifier::Buffer& b : m.buffers) {
+    if (b.kind == verifier::BufferKind::kSource) b.kind = verifier::BufferKind::kWeight;
+  }
+  o.prefetch = uint32_t{1} << 30;
+}
+
+struct Setup {
+  verifier::Manifest manifest;
+  simulator::LoadPlan plan;
+  std::unique_ptr<backend::Checkpoint> checkpoint;
+  backend::CudaOptions cuda;
+};
+
+// Manifest, plan, checkpoint and options; returns an exit code, or -1 to go on.
+int Prepare(const RunCliOptions& o, Setup& s) {
+  if (o.io_threads == 0 || o.io_threads > 1024) return Fail(2, "--io-threads must be in [1, 1024]");
+  if (!(o.chunk_mib * 1024 >= 4) || o.chunk_mib > 1024) return Fail(2, "--chunk-mib must be in [4 KiB, 1024 MiB]");
+  if (o.repeat == 0) return Fail(2, "--repeat must be at least 1");
+  if (o.checkpoint.empty()) return Fail(2, "--checkpoint DIR is required");
+  CheckedInput in = LoadAndCheck(o.manifest);
+  if (!in.read_error.empty()) return Fail(2, in.read_error);
+  if (!in.check.parsed || !in.check.result.ok()) {
+    std::fputs(verifier::FormatText(in.check.result.diags, in.display_name).c_str(), stderr);
+    return in.check.parsed ? 1 : 2;
+  }
+  s.manifest = *in.check.manifest;
+  simulator::PlanOptions po = o.plan;
+  if (o.naive) MakeNaive(s.manifest, po);
+  s.plan = simulator::Plan(s.manifest, po);
+  backend::Checkpoint::OpenResult opened = backend::Checkpoint::Open(o.checkpoint);
+  if (!opened.checkpoint) return Fail(2, opened.error);
+  s.checkpoint = std::move(opened.checkpoint);
+  const std::vector<std::string> problems = backend::Preflight(s.manifest, s.plan, *s.checkpoint);
+  for (const std::string& p : problems) std::fprintf(stderr, "loadplan run: %s\n", p.c_str());
+  if (!problems.empty()) return 1;
+  s.cuda = {.io_threads = o.io_threads, .chunk_bytes = static_cast<uint64_t>(std::llround(o.chunk_mib * (1 << 20))),
+            .device = o.device, .derive = !o.no_derive};
+  if (o.memory_limit) {
+    s.cuda.memory_limit = simulator::ParseByteSize(*o.memory_limit);
+    if (!s.cuda.memory_limit) return Fail(2, "--memory-limit: not a size: " + *o.memory_limit);
+  }
+  return -1;
+}
+
+run::Report BaseReport(const RunCliOptions& o, const Setup& s) {
+  run::Report r{.manifest = s.manifest.name, .checkpoint = o.checkpoint, .mode = o.naive ? "naive" : "staged",
+                .derive = !o.no_derive, .lanes = s.plan.lanes, .prefetch = s.plan.prefetch,
+                .io_threads = s.cuda.io_threads, .chunk_bytes = s.cuda.chunk_bytes, .placement = s.plan.placement};
+  r.resident_rounded = s.plan.resident_bytes_rounded;
+  r.arena_rounded = s.plan.arena_bytes_rounded;
+  r.lower_bound = s.plan.lower_bound;
+  r.granularity = s.plan.granularity;
+  r.predicted_peak = r.resident_rounded + r.arena_rounded;
+  r.naive_peak = simulator::ComputePhases(s.manifest, s.plan).naive_peak;
+  r.checkpoint_bytes = s.checkpoint->TotalBytes();
+  for (const simulator::Step& st : s.plan.steps) {
+    if (st.kind == simulator::StepKind::kFill) r.fill_bytes += s.plan.buffers[*st.buffer].bytes;
+  }
+  for (uint32_t i : run::DerivedCarries(s.plan)) r.derived_bytes += s.plan.buffers[i].bytes;
+  return r;
+}
+
+// One load on a fresh backend; `kept` holds the backend afterwards (for --check, --save-derived).
+int LoadOnce(const Setup& s, uint32_t index, std::unique_ptr<CudaBackend>& kept, run::Report& report) {
+  kept.reset();
+  backend::CudaOptions options = s.cuda;
+  // Owned by the callback: the kept backend outlives this function.
+  auto bar = std::make_shared<ProgressBar>(fmt::format("load {}", index + 1));
+  options.progress = [bar, ended = false](uint64_t done, uint64_t total) mutable {
+    if (ended) return;
+    ended = done >= total;
+    bar->Update(done, total);
+  };
+  CudaBackend::CreateResult created = CudaBackend::Create(s.manifest, s.plan, *s.checkpoint, options);
+  if (!created.backend) return Fail(3, created.status.message());
+  const backend::ExecuteResult er = backend::Execute(s.plan, *created.backend);
+  if (!er.status.ok()) {
+    if (!er.cleanup.ok()) std::fprintf(stderr, "loadplan run: cleanup: %s\n", er.cleanup.message().c_str());
+    return Fail(3, er.status.message());
+  }
+  if (Status st = created.backend->Synchronize(); !st.ok()) {
+    (void)created.backend->FreeResident();
+    return Fail(3, st.message());
+  }
+  report.runs.push_back({.memory = created.backend->Memory(), .times = created.backend->Times()});
+  kept = std::move(created.backend);
+  return -1;
+}
+
+size_t MedianRun(const std::vector<run::Measurement>& runs) {
+  std::vector<size_t> order(runs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return runs[a].times.wall_s < runs[b].times.wall_s; });
+  return order[order.size() / 2];
+}
+
+void Probe(const RunCliOptions& o, const Setup& s, run::Report& r) {
+  r.host_read = backend::ProbeHostRead(*s.checkpoint, s.cuda.io_threads, s.cuda.chunk_bytes);
+  r.h2d = backend::ProbePinnedH2D(uint64_t{1} << 30, 4, o.device);
+}
+
+}  // namespace
+
+int RunRun(const RunCliOptions& o) {
+  backend::PrepareCudaProcess();  // before the first CUDA call
+  Setup s;
+  if (int rc = Prepare(o, s); rc >= 0) return rc;
+  if (const std::string why = backend::NoDeviceReason(o.device); !why.empty()) return Fail(3, why);
+  run::Report report = BaseReport(o, s);
+  if (o.ceilings) Probe(o, s, report);
+  std::unique_ptr<CudaBackend> gpu;
+  for (uint32_t i = 0; i < o.repeat; ++i) {
+    if (int rc = LoadOnce(s, i, gpu, report); rc >= 0) return rc;
+  }
+  report.median = MedianRun(report.runs);
+  if (o.check) report.check = run::CompareWithHost(s.manifest, s.plan, *s.checkpoint, *gpu, !o.no_derive);
+  int rc = 0;
+  if (!o.save_derived.empty()) {
+    if (std::string e = run::SaveDerived(s.manifest, s.plan, *gpu, o.save_derived, report.saved); !e.empty()) {
+      rc = Fail(2, e);
+    }
+  }
+  if (o.format == Format::kJson) {
+    run::PrintJson(report);
+  } else {
+    run::PrintText(report);
+  }
+  if (rc != 0) return rc;
+  return (report.check && !report.check->ok()) || !report.PeakMatches() ? 1 : 0;
+}
+
+}  // namespace loadplan::cli

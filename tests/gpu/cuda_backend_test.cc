@@ -1,0 +1,312 @@
+// The CUDA backend on a small gpt-oss-shaped model (2 layers, 4 experts, padded dims):
+// every derived carry and weight equals the host backend's bytes; the measured peak equals
+// the prediction; OOM and faults at every allocation and step leave device memory at its
+// starting value; lanes, prefetch, placement, chunking and naive mode give the same bytes.
+// Skips without a GPU (CI: cudaErrorInsufficientDriver).
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend/checkpoint.h"
+#include "backend/cuda/cuda_backend.h"
+#include "backend/executor.h"
+#include "backend/host_backend.h"
+#include "backend/synthetic.h"
+#include "examples/examples.h"
+#include "simulator/planner.h"
+#include "verifier/verify.h"
+
+namespace loadplan::backend {
+namespace {
+
+namespace fs = std::filesystem;
+using simulator::LoadPlan;
+using simulator::PlanOptions;
+using Bytes = std::map<std::string, std::vector<uint8_t>>;
+
+// Every kernel module loads at context creation, before any memory baseline.
+const bool kEager = [] {
+  PrepareCudaProcess();
+  return true;
+}();
+
+struct Model {
+  verifier::Manifest manifest;
+  std::string dir;
+  std::unique_ptr<Checkpoint> checkpoint;
+  std::string error;
+};
+
+Model MakeModel(const std::string& dir) {
+  Model m;
+  verifier::BuildResult built = examples::GptOss(
+      {.name = "gpt-oss-gpu-test", .layers = 2, .experts = 4, .top_k = 2, .hidden = 224, .intermediate = 160,
+       .heads = 4, .kv_heads = 2, .head_dim = 32, .vocab = 1000, .sliding_window = 16, .batch_max = 8,
+       .ctx_max = 64, .lanes = 2, .prefetch = 1});
+  if (!built.ok()) return {.error = built.errors.front()};
+  if (!verifier::Verify(built.manifest).ok()) return {.error = "the small gpt-oss manifest does not verify"};
+  m.manifest = std::move(built.manifest);
+  m.dir = dir;
+  const GenResult g = GenerateCheckpoint(m.manifest, {.dir = dir, .seed = 7, .shard_bytes = uint64_t{1} << 20});
+  if (!g.error.empty()) return {.error = g.error};
+  Checkpoint::OpenResult opened = Checkpoint::Open(dir);
+  if (!opened.checkpoint) return {.error = opened.error};
+  m.checkpoint = std::move(opened.checkpoint);
+  return m;
+}
+
+std::vector<uint32_t> Compared(const LoadPlan& plan, bool carries, bool weights) {
+  std::vector<uint32_t> out;
+  for (uint32_t i = 0; i < plan.buffers.size(); ++i) {
+    const simulator::PlannedBuffer& b = plan.buffers[i];
+    if (b.residence != simulator::Residence::kResident) continue;
+    bool derived = false;
+    for (const simulator::PlannedCall& c : plan.calls) derived |= std::count(c.writes.begin(), c.writes.end(), i) > 0;
+    if ((carries && derived) || (weights && b.kind == verifier::BufferKind::kWeight)) out.push_back(i);
+  }
+  return out;
+}
+
+uint64_t FreeBytes() {
+  size_t free = 0, total = 0;
+  EXPECT_EQ(cudaMemGetInfo(&free, &total), cudaSuccess);
+  return free;
+}
+
+class CudaBackendTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!NoDeviceReason().empty()) return;
+    dir_ = (fs::path(::testing::TempDir()) / fmt_dir()).string();
+    model_ = new Model(MakeModel(dir_));
+  }
+  static void TearDownTestSuite() {
+    delete model_;
+    model_ = nullptr;
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  static std::string fmt_dir() { return "loadplan-cuda-test-" + std::to_string(::getpid()); }
+
+  void SetUp() override {
+    if (const std::string why = NoDeviceReason(); !why.empty()) GTEST_SKIP() << why;
+    ASSERT_NE(model_, nullptr);
+    ASSERT_EQ(model_->error, "");
+  }
+
+  const verifier::Manifest& M() const { return model_->manifest; }
+  const Checkpoint& Ckpt() const { return *model_->checkpoint; }
+  LoadPlan MakePlan(PlanOptions o = {}) const { return simulator::Plan(M(), o); }
+
+  struct Run {
+    CudaBackend::CreateResult created;
+    ExecuteResult exec;
+    Status sync;
+  };
+  Run RunGpu(const LoadPlan& plan, CudaOptions o, const verifier::Manifest* m = nullptr) const {
+    Run r{.created = CudaBackend::Create(m ? *m : M(), plan, Ckpt(), std::move(o))};
+    if (!r.created.backend) return r;
+    r.exec = Execute(plan, *r.created.backend);
+    if (r.exec.status.ok()) r.sync = r.created.backend->Synchronize();
+    return r;
+  }
+
+  Bytes GpuBytes(const LoadPlan& plan, const CudaBackend& gpu, bool carries = true, bool weights = true) const {
+    Bytes out;
+    for (uint32_t i : Compared(plan, carries, weights)) {
+      std::vector<uint8_t> b;
+      EXPECT_TRUE(gpu.CopyOut(i, b).ok()) << plan.buffers[i].name;
+      out[plan.buffers[i].name] = std::move(b);
+    }
+    return out;
+  }
+
+  Bytes HostBytes(const LoadPlan& plan, const verifier::Manifest& m, bool carries = true, bool weights = true) const {
+    HostBackend host(m, plan, Ckpt());
+    const ExecuteResult r = Execute(plan, host);
+    EXPECT_TRUE(r.status.ok()) << r.status.message();
+    Bytes out;
+    for (uint32_t i : Compared(plan, carries, weights)) {
+      const auto s = host.Bytes(i);
+      out[plan.buffers[i].name] = {s.begin(), s.end()};
+    }
+    return out;
+  }
+
+  // Expects a run that failed at step `step`, cleaned up, and gave every byte back.
+  static void ExpectCleanFailure(const Run& r, uint32_t step) {
+    ASSERT_NE(r.created.backend, nullptr) << r.created.status.message();
+    EXPECT_FALSE(r.exec.status.ok());
+    EXPECT_EQ(r.exec.failed_step, step) << r.exec.status.message();
+    EXPECT_TRUE(r.exec.cleanup.ok()) << r.exec.cleanup.message();
+    EXPECT_EQ(r.created.backend->LiveBytes(), 0u);
+    EXPECT_EQ(FreeBytes(), r.created.backend->Memory().baseline_free);
+  }
+
+  static inline Model* model_ = nullptr;
+  static inline std::string dir_;
+};
+
+CudaOptions Small() { return {.io_threads = 3, .chunk_bytes = 64 << 10}; }
+
+TEST_F(CudaBackendTest, DerivedCarriesAndWeightsEqualHostBackend) {
+  const LoadPlan plan = MakePlan();
+  const Run r = RunGpu(plan, Small());
+  ASSERT_NE(r.created.backend, nullptr) << r.created.status.message();
+  ASSERT_TRUE(r.exec.status.ok()) << r.exec.status.message();
+  ASSERT_TRUE(r.sync.ok()) << r.sync.message();
+  const Bytes gpu = GpuBytes(plan, *r.created.backend);
+  const Bytes host = HostBytes(plan, M());
+  EXPECT_EQ(Compared(plan, true, false).size(), 12u);  // 6 derived expert tensors per layer
+  ASSERT_EQ(gpu.size(), host.size());
+  for (const auto& [name, bytes] : host) {
+    ASSERT_EQ(gpu.at(name).size(), bytes.size()) << name;
+    EXPECT_TRUE(gpu.at(name) == bytes) << name;
+  }
+  const std::vector<uint8_t>& fc1 = gpu.at("l0.fc1_w");
+  EXPECT_NE(std::count(fc1.begin(), fc1.end(), 0), static_cast<long>(fc1.size()));  // not vacuous
+  EXPECT_EQ(r.created.backend->Times().launches, plan.calls.size());
+}
+
+TEST_F(CudaBackendTest, MeasuredPeakEqualsPrediction) {
+  const LoadPlan plan = MakePlan();
+  const Run r = RunGpu(plan, Small());
+  ASSERT_NE(r.created.backend, nullptr) << r.created.status.message();
+  ASSERT_TRUE(r.exec.status.ok() && r.sync.ok()) << r.exec.status.message() << r.sync.message();
+  const uint64_t predicted = plan.resident_bytes_rounded + plan.arena_bytes_rounded;
+  ASSERT_GT(plan.arena_bytes_rounded, 0u);
+  EXPECT_EQ(r.created.backend->PeakBytes(), predicted);
+  const CudaMemory mem = r.created.backend->Memory();
+  EXPECT_EQ(mem.peak_allocated, predicted);
+  EXPECT_GE(mem.peak_used_delta + plan.granularity, predicted);
+  EXPECT_LE(mem.peak_used_delta, predicted + plan.granularity);
+  EXPECT_EQ(r.created.backend->LiveBytes(), plan.resident_bytes_rounded);  // the arena went back
+  const CudaTimes t = r.created.backend->Times();
+  uint64_t filled = 0;
+  for (const simulator::Step& s : plan.steps) filled += s.kind == simulator::StepKind::kFill ? plan.buffers[*s.buffer].bytes : 0;
+  EXPECT_EQ(t.bytes_filled, filled);
+  EXPECT_GT(t.wall_s, 0);
+}
+
+TEST_F(CudaBackendTest, OutOfMemoryAtEachAllocationGivesEverythingBack) {
+  const LoadPlan plan = MakePlan();
+  ASSERT_EQ(plan.steps[0].kind, simulator::StepKind::kAllocResident);
+  ASSERT_EQ(plan.steps[1].kind, simulator::StepKind::kAllocArena);
+  const uint64_t limits[] = {plan.resident_bytes_rounded - 1,
+                             plan.resident_bytes_rounded + plan.arena_bytes_rounded - 1};
+  for (uint32_t k = 0; k < 2; ++k) {
+    SCOPED_TRACE(k);
+    CudaOptions o = Small();
+    o.memory_limit = limits[k];
+    ExpectCleanFailure(RunGpu(plan, o), k);
+  }
+}
+
+TEST_F(CudaBackendTest, FaultAtEveryAllocationGivesEverythingBack) {
+  const LoadPlan plan = MakePlan();
+  for (uint32_t k = 0; k < 2; ++k) {
+    SCOPED_TRACE(k);
+    CudaOptions o = Small();
+    o.fail_at_allocation = k;
+    ExpectCleanFailure(RunGpu(plan, o), k);
+  }
+}
+
+TEST_F(CudaBackendTest, FaultAtEveryStepGivesEverythingBack) {
+  const LoadPlan plan = MakePlan({.lanes = 2, .prefetch = 2});
+  ASSERT_GT(plan.steps.size(), 20u);
+  for (uint32_t k = 0; k < plan.steps.size(); ++k) {
+    SCOPED_TRACE(k);
+    CudaOptions o{.io_threads = 2, .chunk_bytes = 32 << 10};
+    o.fail_at_step = k;
+    ExpectCleanFailure(RunGpu(plan, o), k);
+  }
+}
+
+TEST_F(CudaBackendTest, LanesPrefetchPlacementAndChunksGiveIdenticalBytes) {
+  const Bytes want = HostBytes(MakePlan(), M());
+  for (uint32_t lanes : {1u, 2u, 4u}) {
+    for (uint32_t prefetch : {0u, 1u, 3u}) {
+      for (auto policy : {simulator::PlacementPolicy::kFirstFit, simulator::PlacementPolicy::kBestFit}) {
+        SCOPED_TRACE(testing::Message() << lanes << " lanes, prefetch " << prefetch << ", policy " << int(policy));
+        const LoadPlan plan = MakePlan({.lanes = lanes, .prefetch = prefetch, .placement = policy});
+        const CudaOptions o{.io_threads = lanes + 1, .chunk_bytes = prefetch == 3 ? 4096u : 96u << 10};
+        const Run r = RunGpu(plan, o);
+        ASSERT_NE(r.created.backend, nullptr) << r.created.status.message();
+        ASSERT_TRUE(r.exec.status.ok() && r.sync.ok()) << r.exec.status.message() << r.sync.message();
+        EXPECT_EQ(r.created.backend->PeakBytes(), plan.resident_bytes_rounded + plan.arena_bytes_rounded);
+        EXPECT_TRUE(GpuBytes(plan, *r.created.backend) == want);
+      }
+    }
+  }
+}
+
+TEST_F(CudaBackendTest, NaiveLoadGivesTheSameBytesAtTheNaivePeak) {
+  verifier::Manifest naive = M();
+  for (verifier::Buffer& b : naive.buffers) {
+    if (b.kind == verifier::BufferKind::kSource) b.kind = verifier::BufferKind::kWeight;
+  }
+  const LoadPlan plan = simulator::Plan(naive, {.prefetch = 1u << 30});
+  EXPECT_EQ(plan.arena_bytes_rounded, 0u);
+  const Run r = RunGpu(plan, Small(), &naive);
+  ASSERT_NE(r.created.backend, nullptr) << r.created.status.message();
+  ASSERT_TRUE(r.exec.status.ok() && r.sync.ok()) << r.exec.status.message() << r.sync.message();
+  EXPECT_EQ(r.created.backend->PeakBytes(), plan.resident_bytes_rounded);
+  EXPECT_GT(plan.resident_bytes, MakePlan().resident_bytes);  // both round to 4 MiB here
+  const Bytes staged = HostBytes(MakePlan(), M(), true, false);
+  const Bytes got = GpuBytes(plan, *r.created.backend, true, false);
+  EXPECT_TRUE(got == staged);
+}
+
+TEST_F(CudaBackendTest, NoDeriveLoadsTheWeights) {
+  const LoadPlan plan = MakePlan();
+  CudaOptions o = Small();
+  o.derive = false;
+  const Run r = RunGpu(plan, o);
+  ASSERT_NE(r.created.backend, nullptr) << r.created.status.message();
+  ASSERT_TRUE(r.exec.status.ok() && r.sync.ok()) << r.exec.status.message() << r.sync.message();
+  EXPECT_TRUE(GpuBytes(plan, *r.created.backend, false, true) == HostBytes(plan, M(), false, true));
+}
+
+TEST_F(CudaBackendTest, PreflightReportsEveryBindingMismatchBeforeAllocating) {
+  const LoadPlan plan = MakePlan();
+  verifier::Manifest bad = M();
+  int changed = 0;
+  for (verifier::Buffer& b : bad.buffers) {
+    if (b.name == "l0.fc1_w.raw") b.tensor = "model.layers.0.no_such_tensor", ++changed;
+    if (b.name == "l1.q_w") b.shape.front() = verifier::Expr::Const(7), ++changed;
+  }
+  ASSERT_EQ(changed, 2);
+  EXPECT_EQ(Preflight(bad, plan, Ckpt()).size(), 2u);
+  const uint64_t before = FreeBytes();
+  const CudaBackend::CreateResult c = CudaBackend::Create(bad, plan, Ckpt(), Small());
+  EXPECT_EQ(c.backend, nullptr);
+  EXPECT_FALSE(c.status.ok());
+  EXPECT_EQ(FreeBytes(), before);
+}
+
+TEST_F(CudaBackendTest, ReadErrorStopsTheLoadAndGivesEverythingBack) {
+  const std::string dir = dir_ + "-truncated";
+  Model broken = MakeModel(dir);
+  ASSERT_EQ(broken.error, "");
+  const LoadPlan plan = MakePlan();
+  for (const SafetensorsFile& f : broken.checkpoint->files()) fs::resize_file(f.path(), 4096);  // after Open
+  const CudaBackend::CreateResult c = CudaBackend::Create(M(), plan, *broken.checkpoint, Small());
+  ASSERT_NE(c.backend, nullptr) << c.status.message();
+  const ExecuteResult r = Execute(plan, *c.backend);
+  EXPECT_FALSE(r.status.ok());
+  EXPECT_TRUE(r.cleanup.ok()) << r.cleanup.message();
+  EXPECT_EQ(c.backend->LiveBytes(), 0u);
+  EXPECT_EQ(FreeBytes(), c.backend->Memory().baseline_free);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace loadplan::backend

@@ -8,6 +8,8 @@
 
 namespace loadplan::verifier {
 
+struct UsageIndex;
+
 struct DeriveOrder {
   // Derive programs in the lexicographically smallest topological order of
   // names (bytewise), producer before consumer. Empty `cycle` when acyclic.
@@ -18,5 +20,7 @@ struct DeriveOrder {
 // Edges: program A -> program B when B reads (read/readwrite) a carry that A writes.
 // Programs or calls marked malformed are ignored.
 DeriveOrder OrderDerivePrograms(const Manifest& m);
+// The same, from a usage index already built for `m` (BuildUsage(m)).
+DeriveOrder OrderDerivePrograms(const Manifest& m, const UsageIndex& usage);
 
 }  // namespace loadplan::verifier

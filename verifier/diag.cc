@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <iterator>
 #include <string_view>
 #include <utility>
 
@@ -131,30 +133,39 @@ std::vector<Diagnostic> DiagSink::Sorted() const {
   return out;
 }
 
+namespace {
+
+void AppendEscaped(std::string& out, std::string_view token) {
+  for (size_t at = token.find_first_of("~/"); at != std::string_view::npos; at = token.find_first_of("~/")) {
+    out.append(token.substr(0, at));
+    out += token[at] == '~' ? "~0" : "~1";
+    token.remove_prefix(at + 1);
+  }
+  out.append(token);
+}
+
+}  // namespace
+
 std::string EscapePointerToken(std::string_view token) {
   std::string out;
   out.reserve(token.size());
-  for (char c : token) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out.push_back(c);
-    }
-  }
+  AppendEscaped(out, token);
   return out;
 }
 
 std::string ChildPointer(std::string_view parent, std::string_view token) {
-  std::string out(parent);
+  std::string out;
+  out.reserve(parent.size() + 1 + token.size());
+  out.append(parent);
   out.push_back('/');
-  out += EscapePointerToken(token);
+  AppendEscaped(out, token);
   return out;
 }
 
 std::string ChildPointer(std::string_view parent, size_t index) {
-  return ChildPointer(parent, std::to_string(index));
+  char digits[24];
+  char* end = std::to_chars(std::begin(digits), std::end(digits), index).ptr;
+  return ChildPointer(parent, std::string_view(digits, static_cast<size_t>(end - digits)));
 }
 
 bool PointerLess(std::string_view a, std::string_view b) {

@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
+#include <iterator>
+#include <string>
 #include <utility>
 
 #include "verifier/diag.h"
@@ -21,9 +24,39 @@ const T* FindByName(const std::vector<T>& v, std::string_view n) {
   return it != v.end() && it->name == n ? &*it : nullptr;
 }
 
+// Stable sort by name; entities are large, so sort positions and move each once.
 template <typename T>
 void SortByName(std::vector<T>& v) {
-  std::stable_sort(v.begin(), v.end(), [](const T& a, const T& b) { return a.name < b.name; });
+  auto less = [](const T& a, const T& b) { return a.name < b.name; };
+  if (std::is_sorted(v.begin(), v.end(), less)) return;
+  std::vector<size_t> order(v.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&v](size_t a, size_t b) { return v[a].name < v[b].name; });
+  std::vector<T> sorted;
+  sorted.reserve(v.size());
+  for (size_t i : order) sorted.push_back(std::move(v[i]));
+  v = std::move(sorted);
+}
+
+// out = parent + "/" + escaped token, reusing out's storage (pointers are set
+// twice while parsing: the second time costs no allocation).
+void SetChild(std::string& out, std::string_view parent, std::string_view token) {
+  out.clear();
+  out.reserve(parent.size() + 1 + token.size());  // one allocation unless the token needs escapes
+  out.append(parent);
+  out.push_back('/');
+  for (size_t at = token.find_first_of("~/"); at != std::string_view::npos; at = token.find_first_of("~/")) {
+    out.append(token.substr(0, at));
+    out += token[at] == '~' ? "~0" : "~1";
+    token.remove_prefix(at + 1);
+  }
+  out.append(token);
+}
+
+void SetChild(std::string& out, std::string_view parent, size_t index) {
+  char digits[24];
+  char* end = std::to_chars(std::begin(digits), std::end(digits), index).ptr;
+  SetChild(out, parent, std::string_view(digits, static_cast<size_t>(end - digits)));
 }
 
 // a*b folded to a constant when both are constants and the product fits in int64.
@@ -100,21 +133,29 @@ void AssignPointers(Manifest& m) {
   SortByName(m.buffers);
   SortByName(m.kernels);
   SortByName(m.programs);
-  for (Variable& v : m.vars) v.ptr = ChildPointer("/vars", v.name);
+  for (Variable& v : m.vars) SetChild(v.ptr, "/vars", v.name);
   m.load.ptr = (m.load.lanes == 1 && m.load.prefetch == 0) ? "" : "/load";
-  for (Buffer& b : m.buffers) b.ptr = ChildPointer("/buffers", b.name);
+  for (Buffer& b : m.buffers) SetChild(b.ptr, "/buffers", b.name);
+  std::string scratch;
   for (Kernel& k : m.kernels) {
-    k.ptr = ChildPointer("/kernels", k.name);
+    SetChild(k.ptr, "/kernels", k.name);
     SortByName(k.params);
-    for (Param& p : k.params) p.ptr = ChildPointer(ChildPointer(k.ptr, "params"), p.name);
+    SetChild(scratch, k.ptr, "params");
+    for (Param& p : k.params) SetChild(p.ptr, scratch, p.name);
   }
+  auto by_param = [](const Arg& a, const Arg& b) { return a.param < b.param; };
+  std::string calls, args;
   for (Program& p : m.programs) {
-    p.ptr = ChildPointer("/programs", p.name);
+    SetChild(p.ptr, "/programs", p.name);
+    SetChild(calls, p.ptr, "calls");
     for (size_t i = 0; i < p.calls.size(); ++i) {
       Call& c = p.calls[i];
-      c.ptr = ChildPointer(ChildPointer(p.ptr, "calls"), i);
-      std::stable_sort(c.args.begin(), c.args.end(), [](const Arg& a, const Arg& b) { return a.param < b.param; });
-      for (Arg& a : c.args) a.ptr = ChildPointer(ChildPointer(c.ptr, "args"), a.param);
+      SetChild(c.ptr, calls, i);
+      if (!std::is_sorted(c.args.begin(), c.args.end(), by_param)) {
+        std::stable_sort(c.args.begin(), c.args.end(), by_param);
+      }
+      SetChild(args, c.ptr, "args");
+      for (Arg& a : c.args) SetChild(a.ptr, args, a.param);
     }
   }
 }

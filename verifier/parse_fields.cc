@@ -39,26 +39,31 @@ constexpr std::string_view kReserved[] = {"ceil_div", "min", "max"};
 
 }  // namespace
 
+std::string Ptr::str() const {
+  if (parent_ == nullptr) return {};
+  return is_index_ ? ChildPointer(parent_->str(), index_) : ChildPointer(parent_->str(), key_);
+}
+
 bool IsIdentifier(std::string_view s) {
   auto alpha = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
   if (s.empty() || !alpha(s.front())) return false;
   return std::all_of(s.begin() + 1, s.end(), [&](char c) { return alpha(c) || (c >= '0' && c <= '9') || c == '.'; });
 }
 
-void Fields::WrongType(const json::Node& n, const std::string& ptr, std::string_view expected) {
+void Fields::WrongType(const json::Node& n, const Ptr& ptr, std::string_view expected) {
   sink_.Error(Code(codes::kType), ptr, fmt::format("expected {}, got {}", expected, Article(json::KindName(n.kind))));
 }
 
-bool Fields::Object(const json::Node& n, const std::string& ptr, std::string_view what) {
+bool Fields::Object(const json::Node& n, const Ptr& ptr, std::string_view what) {
   if (n.kind == json::Kind::kObject) return true;
   WrongType(n, ptr, fmt::format("{} (an object)", Article(what)));
   return false;
 }
 
-void Fields::CheckKeys(const json::Node& obj, const std::string& ptr, Keys allowed, Keys required) {
+void Fields::CheckKeys(const json::Node& obj, const Ptr& ptr, Keys allowed, Keys required) {
   for (const auto& [key, value] : obj.members) {
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-    sink_.Error(Code(codes::kUnknownKey), ChildPointer(ptr, key), fmt::format("unknown key {}", Quote(key)),
+    sink_.Error(Code(codes::kUnknownKey), ChildPointer(ptr.str(), key), fmt::format("unknown key {}", Quote(key)),
                 Hint(key, ToStrings(allowed)));
   }
   for (std::string_view key : required) {
@@ -67,7 +72,7 @@ void Fields::CheckKeys(const json::Node& obj, const std::string& ptr, Keys allow
   }
 }
 
-std::optional<int64_t> Fields::Int(const json::Node& n, const std::string& ptr, int64_t min, int64_t max) {
+std::optional<int64_t> Fields::Int(const json::Node& n, const Ptr& ptr, int64_t min, int64_t max) {
   if (n.kind == json::Kind::kNumber) {
     std::string msg = IsIntegerLiteral(n.text) ? fmt::format("integer {} does not fit in 64 bits", n.text)
                                                : fmt::format("expected an integer, got {}", n.text);
@@ -87,19 +92,19 @@ std::optional<int64_t> Fields::Int(const json::Node& n, const std::string& ptr, 
   return n.integer;
 }
 
-std::optional<std::string> Fields::String(const json::Node& n, const std::string& ptr) {
+std::optional<std::string> Fields::String(const json::Node& n, const Ptr& ptr) {
   if (n.kind == json::Kind::kString) return n.text;
   WrongType(n, ptr, "a string");
   return std::nullopt;
 }
 
-std::optional<bool> Fields::Bool(const json::Node& n, const std::string& ptr) {
+std::optional<bool> Fields::Bool(const json::Node& n, const Ptr& ptr) {
   if (n.kind == json::Kind::kBool) return n.boolean;
   WrongType(n, ptr, "a boolean");
   return std::nullopt;
 }
 
-std::optional<std::string> Fields::Enum(const json::Node& n, const std::string& ptr, Keys values) {
+std::optional<std::string> Fields::Enum(const json::Node& n, const Ptr& ptr, Keys values) {
   std::optional<std::string> s = String(n, ptr);
   if (!s) return std::nullopt;
   if (std::find(values.begin(), values.end(), *s) != values.end()) return s;
@@ -110,7 +115,7 @@ std::optional<std::string> Fields::Enum(const json::Node& n, const std::string& 
   return std::nullopt;
 }
 
-std::optional<Dtype> Fields::DtypeValue(const json::Node& n, const std::string& ptr) {
+std::optional<Dtype> Fields::DtypeValue(const json::Node& n, const Ptr& ptr) {
   std::optional<std::string> s = String(n, ptr);
   if (!s) return std::nullopt;
   if (std::optional<Dtype> d = ParseDtype(*s)) return d;
@@ -121,7 +126,7 @@ std::optional<Dtype> Fields::DtypeValue(const json::Node& n, const std::string& 
   return std::nullopt;
 }
 
-bool Fields::Name(std::string_view name, const std::string& ptr, std::string_view what, bool identifier) {
+bool Fields::Name(std::string_view name, const Ptr& ptr, std::string_view what, bool identifier) {
   std::string problem;
   if (name.empty()) {
     problem = fmt::format("{} name is empty", what);
@@ -137,7 +142,7 @@ bool Fields::Name(std::string_view name, const std::string& ptr, std::string_vie
   return false;
 }
 
-std::optional<Expr> Fields::ExprText(std::string_view text, const std::string& ptr) {
+std::optional<Expr> Fields::ExprText(std::string_view text, const Ptr& ptr) {
   ExprParseResult r = ParseExpr(text);
   if (r.expr && r.error.empty()) return std::move(r.expr);
   sink_.Error(Code(codes::kExprSyntax), ptr,
@@ -145,7 +150,7 @@ std::optional<Expr> Fields::ExprText(std::string_view text, const std::string& p
   return std::nullopt;
 }
 
-std::optional<Expr> Fields::IntOrExpr(const json::Node& n, const std::string& ptr, int64_t min) {
+std::optional<Expr> Fields::IntOrExpr(const json::Node& n, const Ptr& ptr, int64_t min) {
   if (n.kind == json::Kind::kString) return ExprText(n.text, ptr);
   if (n.kind != json::Kind::kInt && n.kind != json::Kind::kNumber) {
     WrongType(n, ptr, "an integer or an expression string");
@@ -156,16 +161,17 @@ std::optional<Expr> Fields::IntOrExpr(const json::Node& n, const std::string& pt
   return Expr::Const(*v);
 }
 
-std::optional<std::vector<Expr>> Fields::Dims(const json::Node& n, const std::string& ptr, size_t min_dims,
+std::optional<std::vector<Expr>> Fields::Dims(const json::Node& n, const Ptr& ptr, size_t min_dims,
                                               size_t max_dims) {
   if (n.kind != json::Kind::kArray) {
     WrongType(n, ptr, "an array");
     return std::nullopt;
   }
   std::vector<Expr> dims;
+  dims.reserve(n.items.size());
   bool ok = true;
   for (size_t i = 0; i < n.items.size(); ++i) {
-    std::optional<Expr> d = IntOrExpr(n.items[i], ChildPointer(ptr, i), 0);
+    std::optional<Expr> d = IntOrExpr(n.items[i], Ptr(ptr, i), 0);
     ok = ok && d.has_value();
     if (d) dims.push_back(std::move(*d));
   }

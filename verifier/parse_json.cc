@@ -2,10 +2,13 @@
 // duplicate keys and nesting depth are seen (the DOM would drop them silently).
 #include "verifier/parse_json.h"
 
+#include <algorithm>
+#include <bit>
 #include <exception>
+#include <functional>
+#include <iterator>
 #include <limits>
 #include <string>
-#include <unordered_set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -15,14 +18,52 @@
 namespace loadplan::verifier::json {
 namespace {
 
-// One open container: the node being built, its pointer, and the key state.
+// Objects with more members than this index their keys for the duplicate check.
+constexpr size_t kLinearKeys = 16;
+
+// One open container: the node being built and the key state. Its pointer is
+// built from the stack only when a diagnostic needs it.
 struct Frame {
   Node node;
-  std::string ptr;
-  std::string key;  // objects: the key whose value comes next
+  std::string key;  // objects: the key whose value comes next (also this frame's child's token)
   bool drop_next = false;  // the next value belongs to a duplicate key
-  std::unordered_set<std::string> keys;
+  // Large objects: an open-addressing index of member positions (+1; 0 is empty).
+  std::vector<size_t> slots;
+
+  // True when k is already a member; otherwise records that k becomes the next member.
+  bool Seen(const std::string& k);
+
+ private:
+  bool Probe(std::string_view k, size_t index);  // inserts index + 1 unless k is there
+  void Rehash(size_t size);
 };
+
+bool Frame::Probe(std::string_view k, size_t index) {
+  const size_t mask = slots.size() - 1;
+  for (size_t i = std::hash<std::string_view>{}(k) & mask;; i = (i + 1) & mask) {
+    if (slots[i] == 0) {
+      slots[i] = index + 1;
+      return false;
+    }
+    if (node.members[slots[i] - 1].first == k) return true;
+  }
+}
+
+void Frame::Rehash(size_t size) {
+  slots.assign(size, 0);
+  for (size_t j = 0; j < node.members.size(); ++j) Probe(node.members[j].first, j);
+}
+
+bool Frame::Seen(const std::string& k) {
+  if (slots.empty() && node.members.size() < kLinearKeys) {
+    for (const auto& [have, value] : node.members) {
+      if (have == k) return true;
+    }
+    return false;
+  }
+  if (slots.size() < 2 * (node.members.size() + 1)) Rehash(std::bit_ceil(std::max<size_t>(64, 4 * (node.members.size() + 1))));
+  return Probe(k, node.members.size());
+}
 
 class TreeBuilder {
  public:
@@ -56,7 +97,7 @@ class TreeBuilder {
   DiagSink& diags() { return sink_; }
 
  private:
-  std::string NextPointer() const;
+  std::string PointerOf(size_t depth) const;  // the pointer of stack_[depth]
   bool Open(Kind kind);
   bool Close();
   bool Add(Node n);
@@ -80,24 +121,34 @@ class TreeBuilder {
   const ParseLimits& limits_;
   DiagSink sink_;  // S4 while reading, or the one J1
   std::vector<Frame> stack_;
+  // Per depth: storage an open container at that depth fills, kept between
+  // containers so filling does not reallocate each time; Close moves the
+  // contents into an exactly sized node.
+  struct Storage {
+    std::vector<std::pair<std::string, Node>> members;
+    std::vector<Node> items;
+  };
+  std::vector<Storage> pool_;
   std::optional<Node> root_;
   bool over_depth_ = false;
   bool failed_ = false;
 };
 
-std::string TreeBuilder::NextPointer() const {
-  if (stack_.empty()) return "";
-  const Frame& top = stack_.back();
-  if (top.node.kind == Kind::kArray) return ChildPointer(top.ptr, top.node.items.size());
-  return ChildPointer(top.ptr, top.key);
+std::string TreeBuilder::PointerOf(size_t depth) const {
+  std::string ptr;
+  for (size_t i = 0; i < depth; ++i) {
+    const Frame& f = stack_[i];
+    ptr = f.node.kind == Kind::kArray ? ChildPointer(ptr, f.node.items.size()) : ChildPointer(ptr, f.key);
+  }
+  return ptr;
 }
 
 bool TreeBuilder::key(std::string& k) {
   Frame& top = stack_.back();
   top.key = std::move(k);
-  top.drop_next = !top.keys.insert(top.key).second;
+  top.drop_next = top.Seen(top.key);
   if (top.drop_next) {
-    sink_.Error(std::string(codes::kDuplicateKey), ChildPointer(top.ptr, top.key),
+    sink_.Error(std::string(codes::kDuplicateKey), ChildPointer(PointerOf(stack_.size() - 1), top.key),
                 fmt::format("duplicate key \"{}\"; JSON readers disagree on which one wins", top.key),
                 "keep only one of them (the first is used here)");
   }
@@ -109,15 +160,27 @@ bool TreeBuilder::Open(Kind kind) {
     over_depth_ = true;
     return false;
   }
-  std::string ptr = NextPointer();
+  const size_t depth = stack_.size();
+  if (pool_.size() <= depth) pool_.resize(depth + 1);
   stack_.emplace_back();
-  stack_.back().node.kind = kind;
-  stack_.back().ptr = std::move(ptr);
+  Node& node = stack_.back().node;
+  node.kind = kind;
+  node.members.swap(pool_[depth].members);
+  node.items.swap(pool_[depth].items);
   return true;
 }
 
 bool TreeBuilder::Close() {
-  Node done = std::move(stack_.back().node);
+  const size_t depth = stack_.size() - 1;
+  Node& open = stack_.back().node;
+  Node done;
+  done.kind = open.kind;
+  done.members.assign(std::make_move_iterator(open.members.begin()), std::make_move_iterator(open.members.end()));
+  done.items.assign(std::make_move_iterator(open.items.begin()), std::make_move_iterator(open.items.end()));
+  open.members.clear();
+  open.items.clear();
+  pool_[depth].members.swap(open.members);
+  pool_[depth].items.swap(open.items);
   stack_.pop_back();
   return Add(std::move(done));
 }
@@ -131,7 +194,7 @@ bool TreeBuilder::Add(Node n) {
   if (top.node.kind == Kind::kArray) {
     top.node.items.push_back(std::move(n));
   } else if (!top.drop_next) {
-    top.node.members.emplace_back(top.key, std::move(n));
+    top.node.members.emplace_back(std::move(top.key), std::move(n));  // key() sets the next one
   }
   return true;
 }

@@ -1,5 +1,6 @@
 // ParseManifest: the JSON tree -> the typed model, every problem a diagnostic
 // at its pointer; entities with a problem stay in the model marked `malformed`.
+#include <algorithm>
 #include <cstdint>
 #include <exception>
 #include <limits>
@@ -18,6 +19,7 @@ namespace {
 using json::Kind;
 using json::Node;
 using parse::Fields;
+using parse::Ptr;
 
 std::string Article(std::string_view noun) {
   bool vowel = !noun.empty() && std::string_view("aeiou").find(noun.front()) != std::string_view::npos;
@@ -28,58 +30,58 @@ constexpr int64_t kU32Max = std::numeric_limits<uint32_t>::max();
 
 // Calls `f(value, pointer)` when `key` is present in `obj`.
 template <typename F>
-void With(const Node& obj, const std::string& ptr, std::string_view key, F&& f) {
-  if (const Node* n = obj.Find(key)) f(*n, ChildPointer(ptr, key));
+void With(const Node& obj, const Ptr& ptr, std::string_view key, F&& f) {
+  if (const Node* n = obj.Find(key)) f(*n, Ptr(ptr, key));
 }
 
-Variable BuildVar(Fields& in, const std::string& name, const Node& n, const std::string& ptr) {
+Variable BuildVar(Fields& in, const std::string& name, const Node& n, const Ptr& ptr) {
   Variable v;
   v.name = name;
   in.Name(name, ptr, "variable", true);
   if (!in.Object(n, ptr, "variable")) return v;
   in.CheckKeys(n, ptr, {"max", "min"}, {"max", "min"});
-  With(n, ptr, "min", [&](const Node& x, const std::string& p) { v.min = in.Int(x, p).value_or(0); });
-  With(n, ptr, "max", [&](const Node& x, const std::string& p) { v.max = in.Int(x, p).value_or(0); });
+  With(n, ptr, "min", [&](const Node& x, const Ptr& p) { v.min = in.Int(x, p).value_or(0); });
+  With(n, ptr, "max", [&](const Node& x, const Ptr& p) { v.max = in.Int(x, p).value_or(0); });
   return v;
 }
 
-LoadOptions BuildLoad(Fields& in, const Node& n, const std::string& ptr) {
+LoadOptions BuildLoad(Fields& in, const Node& n, const Ptr& ptr) {
   LoadOptions load;
   if (!in.Object(n, ptr, "load section")) return load;
   in.CheckKeys(n, ptr, {"lanes", "prefetch"}, {});
-  With(n, ptr, "lanes", [&](const Node& x, const std::string& p) {
+  With(n, ptr, "lanes", [&](const Node& x, const Ptr& p) {
     if (auto v = in.Int(x, p, 1, kU32Max)) load.lanes = static_cast<uint32_t>(*v);
   });
-  With(n, ptr, "prefetch", [&](const Node& x, const std::string& p) {
+  With(n, ptr, "prefetch", [&](const Node& x, const Ptr& p) {
     if (auto v = in.Int(x, p, 0, kU32Max)) load.prefetch = static_cast<uint32_t>(*v);
   });
   return load;
 }
 
-Buffer BuildBuffer(Fields& in, const std::string& name, const Node& n, const std::string& ptr) {
+Buffer BuildBuffer(Fields& in, const std::string& name, const Node& n, const Ptr& ptr) {
   Buffer b;
   b.name = name;
   in.Name(name, ptr, "buffer", false);
   if (!in.Object(n, ptr, "buffer")) return b;
   in.CheckKeys(n, ptr, {"dtype", "encoding", "export", "kind", "lane", "shape", "tensor"}, {"dtype", "kind", "shape"});
-  With(n, ptr, "kind", [&](const Node& x, const std::string& p) {
+  With(n, ptr, "kind", [&](const Node& x, const Ptr& p) {
     auto s = in.Enum(x, p, {"weight", "source", "carry", "state", "scratch", "input", "output", "peer"});
     if (s) b.kind = *ParseBufferKind(*s);
   });
-  With(n, ptr, "dtype", [&](const Node& x, const std::string& p) { b.dtype = in.DtypeValue(x, p).value_or(Dtype::kU8); });
-  With(n, ptr, "shape", [&](const Node& x, const std::string& p) {
+  With(n, ptr, "dtype", [&](const Node& x, const Ptr& p) { b.dtype = in.DtypeValue(x, p).value_or(Dtype::kU8); });
+  With(n, ptr, "shape", [&](const Node& x, const Ptr& p) {
     b.shape = in.Dims(x, p, 0, std::numeric_limits<size_t>::max()).value_or(std::vector<Expr>{});
   });
-  With(n, ptr, "tensor", [&](const Node& x, const std::string& p) { b.tensor = in.String(x, p); });
-  With(n, ptr, "export", [&](const Node& x, const std::string& p) { b.exported = in.Bool(x, p).value_or(false); });
-  With(n, ptr, "lane", [&](const Node& x, const std::string& p) {
+  With(n, ptr, "tensor", [&](const Node& x, const Ptr& p) { b.tensor = in.String(x, p); });
+  With(n, ptr, "export", [&](const Node& x, const Ptr& p) { b.exported = in.Bool(x, p).value_or(false); });
+  With(n, ptr, "lane", [&](const Node& x, const Ptr& p) {
     if (auto v = in.Int(x, p, 0, kU32Max)) b.lane = static_cast<uint32_t>(*v);
   });
-  With(n, ptr, "encoding", [&](const Node& x, const std::string& p) { b.encoding = in.Enum(x, p, {"fp4_e2m1x2", "e8m0"}); });
+  With(n, ptr, "encoding", [&](const Node& x, const Ptr& p) { b.encoding = in.Enum(x, p, {"fp4_e2m1x2", "e8m0"}); });
   return b;
 }
 
-Param BuildParam(Fields& in, const std::string& name, const Node& n, const std::string& ptr) {
+Param BuildParam(Fields& in, const std::string& name, const Node& n, const Ptr& ptr) {
   Param p;
   p.name = name;
   in.Name(name, ptr, "parameter", true);
@@ -94,23 +96,24 @@ Param BuildParam(Fields& in, const std::string& name, const Node& n, const std::
     return p;
   }
   in.CheckKeys(n, ptr, {"access", "dtype", "extent"}, {"access", "dtype"});
-  With(n, ptr, "access", [&](const Node& x, const std::string& q) {
+  With(n, ptr, "access", [&](const Node& x, const Ptr& q) {
     if (auto s = in.Enum(x, q, {"read", "write", "readwrite"})) p.access = *ParseAccess(*s);
   });
-  With(n, ptr, "dtype", [&](const Node& x, const std::string& q) { p.dtype = in.DtypeValue(x, q); });
-  With(n, ptr, "extent", [&](const Node& x, const std::string& q) { p.extent = in.IntOrExpr(x, q, 0); });
+  With(n, ptr, "dtype", [&](const Node& x, const Ptr& q) { p.dtype = in.DtypeValue(x, q); });
+  With(n, ptr, "extent", [&](const Node& x, const Ptr& q) { p.extent = in.IntOrExpr(x, q, 0); });
   return p;
 }
 
-Kernel BuildKernel(Fields& in, const std::string& name, const Node& n, const std::string& ptr) {
+Kernel BuildKernel(Fields& in, const std::string& name, const Node& n, const Ptr& ptr) {
   Kernel k;
   k.name = name;
   in.Name(name, ptr, "kernel", false);
   if (!in.Object(n, ptr, "kernel")) return k;
   in.CheckKeys(n, ptr, {"params"}, {"params"});
-  With(n, ptr, "params", [&](const Node& x, const std::string& p) {
+  With(n, ptr, "params", [&](const Node& x, const Ptr& p) {
     if (!in.Object(x, p, "parameter map")) return;
-    for (const auto& [pname, pnode] : x.members) k.params.push_back(BuildParam(in, pname, pnode, ChildPointer(p, pname)));
+    k.params.reserve(x.members.size());
+    for (const auto& [pname, pnode] : x.members) k.params.push_back(BuildParam(in, pname, pnode, Ptr(p, pname)));
   });
   return k;
 }
@@ -119,7 +122,7 @@ Kernel BuildKernel(Fields& in, const std::string& name, const Node& n, const std
 // declared buffer param, an expression for a declared scalar param, and
 // otherwise a buffer when it names a declared buffer, else an expression.
 Arg BuildArg(Fields& in, const Manifest& m, const Kernel* kernel, const std::string& param, const Node& n,
-             const std::string& ptr) {
+             const Ptr& ptr) {
   Arg a;
   a.param = param;
   if (n.kind == Kind::kInt || n.kind == Kind::kNumber) {
@@ -143,20 +146,21 @@ Arg BuildArg(Fields& in, const Manifest& m, const Kernel* kernel, const std::str
   return a;
 }
 
-void BuildKernelCall(Fields& in, const Manifest& m, Call& c, const Node& n, const std::string& ptr) {
-  With(n, ptr, "kernel", [&](const Node& x, const std::string& p) { c.kernel = in.String(x, p).value_or(""); });
+void BuildKernelCall(Fields& in, const Manifest& m, Call& c, const Node& n, const Ptr& ptr) {
+  With(n, ptr, "kernel", [&](const Node& x, const Ptr& p) { c.kernel = in.String(x, p).value_or(""); });
   const Kernel* kernel = m.FindKernel(c.kernel);
-  With(n, ptr, "args", [&](const Node& x, const std::string& p) {
+  With(n, ptr, "args", [&](const Node& x, const Ptr& p) {
     if (!in.Object(x, p, "argument map")) return;
+    c.args.reserve(x.members.size());
     for (const auto& [param, value] : x.members) {
-      c.args.push_back(BuildArg(in, m, kernel, param, value, ChildPointer(p, param)));
+      c.args.push_back(BuildArg(in, m, kernel, param, value, Ptr(p, param)));
     }
   });
-  With(n, ptr, "grid", [&](const Node& x, const std::string& p) { c.grid = in.Dims(x, p, 1, 3).value_or(std::vector<Expr>{}); });
-  With(n, ptr, "block", [&](const Node& x, const std::string& p) { c.block = in.Dims(x, p, 1, 3).value_or(std::vector<Expr>{}); });
+  With(n, ptr, "grid", [&](const Node& x, const Ptr& p) { c.grid = in.Dims(x, p, 1, 3).value_or(std::vector<Expr>{}); });
+  With(n, ptr, "block", [&](const Node& x, const Ptr& p) { c.block = in.Dims(x, p, 1, 3).value_or(std::vector<Expr>{}); });
 }
 
-Call BuildCall(Fields& in, const Manifest& m, const Node& n, const std::string& ptr) {
+Call BuildCall(Fields& in, const Manifest& m, const Node& n, const Ptr& ptr) {
   Call c;
   if (!in.Object(n, ptr, "call")) return c;
   bool kernel = n.Find("kernel") != nullptr, collective = n.Find("collective") != nullptr;
@@ -168,10 +172,10 @@ Call BuildCall(Fields& in, const Manifest& m, const Node& n, const std::string& 
   if (collective && !kernel) {
     c.type = CallType::kCollective;
     in.CheckKeys(n, ptr, {"buffer", "collective"}, {"buffer"});
-    With(n, ptr, "collective", [&](const Node& x, const std::string& p) {
+    With(n, ptr, "collective", [&](const Node& x, const Ptr& p) {
       c.collective = in.Enum(x, p, {"all_reduce", "all_gather", "reduce_scatter", "broadcast"}).value_or("");
     });
-    With(n, ptr, "buffer", [&](const Node& x, const std::string& p) { c.buffer = in.String(x, p).value_or(""); });
+    With(n, ptr, "buffer", [&](const Node& x, const Ptr& p) { c.buffer = in.String(x, p).value_or(""); });
     return c;
   }
   if (kernel && !collective) {
@@ -183,33 +187,42 @@ Call BuildCall(Fields& in, const Manifest& m, const Node& n, const std::string& 
   return c;
 }
 
-Program BuildProgram(Fields& in, const Manifest& m, const std::string& name, const Node& n, const std::string& ptr) {
+Program BuildProgram(Fields& in, const Manifest& m, const std::string& name, const Node& n, const Ptr& ptr) {
   Program g;
   g.name = name;
   in.Name(name, ptr, "program", false);
   if (!in.Object(n, ptr, "program")) return g;
   in.CheckKeys(n, ptr, {"batch", "calls", "derive", "graph", "once"}, {"calls"});
-  With(n, ptr, "derive", [&](const Node& x, const std::string& p) { g.derive = in.Bool(x, p).value_or(false); });
-  With(n, ptr, "once", [&](const Node& x, const std::string& p) { g.once = in.Bool(x, p).value_or(false); });
-  With(n, ptr, "graph", [&](const Node& x, const std::string& p) { g.graph = in.Bool(x, p).value_or(false); });
-  With(n, ptr, "batch", [&](const Node& x, const std::string& p) { g.batch = in.String(x, p); });
-  With(n, ptr, "calls", [&](const Node& x, const std::string& p) {
+  With(n, ptr, "derive", [&](const Node& x, const Ptr& p) { g.derive = in.Bool(x, p).value_or(false); });
+  With(n, ptr, "once", [&](const Node& x, const Ptr& p) { g.once = in.Bool(x, p).value_or(false); });
+  With(n, ptr, "graph", [&](const Node& x, const Ptr& p) { g.graph = in.Bool(x, p).value_or(false); });
+  With(n, ptr, "batch", [&](const Node& x, const Ptr& p) { g.batch = in.String(x, p); });
+  With(n, ptr, "calls", [&](const Node& x, const Ptr& p) {
     if (x.kind != Kind::kArray) {
       in.sink().Error(std::string(codes::kType), p, fmt::format("expected an array of calls, got {}", Article(json::KindName(x.kind))));
       return;
     }
-    for (size_t i = 0; i < x.items.size(); ++i) g.calls.push_back(BuildCall(in, m, x.items[i], ChildPointer(p, i)));
+    g.calls.reserve(x.items.size());
+    for (size_t i = 0; i < x.items.size(); ++i) g.calls.push_back(BuildCall(in, m, x.items[i], Ptr(p, i)));
   });
   return g;
 }
 
-// Each member of the object at `key` becomes one entity via `build`.
+// Each member of the object at `key` becomes one entity via `build`. A member's
+// subtree is released once its entity is built: the model replaces it, and the
+// peak memory of a large manifest stays near the larger of the two, not their sum.
 template <typename T, typename F>
-void BuildEach(Fields& in, const Node& root, std::string_view key, std::vector<T>& out, F&& build) {
-  With(root, "", key, [&](const Node& x, const std::string& p) {
+void BuildEach(Fields& in, Node& root, std::string_view key, std::vector<T>& out, F&& build) {
+  const Ptr top;
+  for (auto& [k, x] : root.members) {
+    if (k != key) continue;
+    const Ptr p(top, key);
     if (!in.Object(x, p, fmt::format("{} map", key))) return;
-    for (const auto& [name, node] : x.members) out.push_back(build(name, node, ChildPointer(p, name)));
-  });
+    out.reserve(out.size() + x.members.size());
+    for (const auto& [name, node] : x.members) out.push_back(build(name, node, Ptr(p, name)));
+    x = Node{};
+    return;
+  }
 }
 
 void BuildHeader(Fields& in, Manifest& m, const Node& root) {
@@ -223,24 +236,46 @@ void BuildHeader(Fields& in, Manifest& m, const Node& root) {
                                                            : std::string(json::KindName(schema->kind)),
                                 kSchemaVersion));
   }
-  With(root, "", "name", [&](const Node& x, const std::string& p) {
+  With(root, Ptr{}, "name", [&](const Node& x, const Ptr& p) {
     if (auto s = in.String(x, p)) {
       m.name = *s;
       in.Name(*s, p, "manifest", false);
     }
   });
-  With(root, "", "load", [&](const Node& x, const std::string& p) { m.load = BuildLoad(in, x, p); });
+  With(root, Ptr{}, "load", [&](const Node& x, const Ptr& p) { m.load = BuildLoad(in, x, p); });
 }
 
-Manifest BuildManifest(Fields& in, const Node& root) {
+// Stable sort by name; entities are large, so sort positions and move each once.
+template <typename T>
+void SortByName(std::vector<T>& v) {
+  auto less = [](const T& a, const T& b) { return a.name < b.name; };
+  if (std::is_sorted(v.begin(), v.end(), less)) return;
+  std::vector<size_t> order(v.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&v](size_t a, size_t b) { return v[a].name < v[b].name; });
+  std::vector<T> sorted;
+  sorted.reserve(v.size());
+  for (size_t i : order) sorted.push_back(std::move(v[i]));
+  v = std::move(sorted);
+}
+
+// The order AssignPointers gives, without the pointers (they are set once, at the end).
+void SortForLookup(Manifest& m) {
+  SortByName(m.vars);
+  SortByName(m.buffers);
+  SortByName(m.kernels);
+  for (Kernel& k : m.kernels) SortByName(k.params);
+}
+
+Manifest BuildManifest(Fields& in, Node& root) {
   Manifest m;
-  if (!in.Object(root, "", "manifest")) return m;
-  in.CheckKeys(root, "", {"buffers", "kernels", "load", "name", "programs", "schema", "vars"}, {"name"});
+  if (!in.Object(root, Ptr{}, "manifest")) return m;
+  in.CheckKeys(root, Ptr{}, {"buffers", "kernels", "load", "name", "programs", "schema", "vars"}, {"name"});
   BuildHeader(in, m, root);
   BuildEach(in, root, "vars", m.vars, [&](auto& name, auto& n, auto p) { return BuildVar(in, name, n, p); });
   BuildEach(in, root, "buffers", m.buffers, [&](auto& name, auto& n, auto p) { return BuildBuffer(in, name, n, p); });
   BuildEach(in, root, "kernels", m.kernels, [&](auto& name, auto& n, auto p) { return BuildKernel(in, name, n, p); });
-  AssignPointers(m);  // sorted buffers and kernels for argument resolution
+  SortForLookup(m);  // buffers and kernels resolve call arguments; AssignPointers below sets pointers
   std::vector<Program> programs;
   BuildEach(in, root, "programs", programs, [&](auto& name, auto& n, auto p) { return BuildProgram(in, m, name, n, p); });
   m.programs = std::move(programs);
@@ -251,6 +286,8 @@ Manifest BuildManifest(Fields& in, const Node& root) {
 // Each error marks the deepest entity whose pointer is the error's pointer or a
 // prefix of it (a bad grid dim marks its call, a bad argument only its Arg).
 void MarkMalformed(Manifest& m, const std::vector<Diagnostic>& diags) {
+  bool any_error = std::any_of(diags.begin(), diags.end(), [](const Diagnostic& d) { return d.severity == Severity::kError; });
+  if (!any_error) return;  // nothing to mark: skip indexing every entity
   std::map<std::string, bool*, std::less<>> entities;
   for (Variable& v : m.vars) entities[v.ptr] = &v.malformed;
   for (Buffer& b : m.buffers) entities[b.ptr] = &b.malformed;

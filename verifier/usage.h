@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -41,6 +42,11 @@ struct UsageIndex {
 };
 
 UsageIndex BuildUsage(const Manifest& m);
+
+// The same, with the buffer each kernel argument names already resolved:
+// arg_buffer(p, c, a) is m.FindBuffer(*a.buffer) for m.programs[p].calls[c].args[a].
+using ArgBufferFn = std::function<const Buffer*(size_t p, size_t c, size_t a)>;
+UsageIndex BuildUsage(const Manifest& m, const ArgBufferFn& arg_buffer);
 
 // The scalar expression an argument passes, when it passes one.
 std::optional<Expr> ScalarOf(const Arg& a);

@@ -9,18 +9,21 @@
 namespace loadplan::verifier {
 namespace {
 
-void CheckUse(const RuleContext& ctx, const Buffer& b, const Use& u, DiagSink& sink) {
+void CheckUse(const RuleContext& ctx, const Buffer& b, const Expr& count, const Use& u, DiagSink& sink) {
   if (u.param.empty() || !u.extent || !ctx.ExprOk(*u.extent)) return;
-  std::string what = fmt::format("the extent `{}` of parameter `{}`", ToString(*u.extent), u.param);
-  Proof evaluates = ProveEvaluates(*u.extent, ctx.box, ctx.options.budget);
-  if (!rules::ReportEvaluates(evaluates, u.ptr, what, sink)) return;
-  Proof p = ProveLessEq(*u.extent, ElementCount(b), ctx.box, ctx.options.budget);
+  auto what = [&] { return fmt::format("the extent `{}` of parameter `{}`", ToString(*u.extent), u.param); };
+  const Proof& evaluates = ctx.Evaluates(*u.extent);
+  if (evaluates.truth != Truth::kTrue) {
+    rules::ReportEvaluates(evaluates, u.ptr, what(), sink);
+    return;
+  }
+  const Proof& p = ctx.LessEq(*u.extent, count);
   if (p.truth == Truth::kTrue) return;
   std::vector<Note> notes{{b.ptr, "buffer declared here"}};
   if (p.truth == Truth::kUnknown) {
     sink.Error(std::string(codes::kUnproved), u.ptr,
                fmt::format("could not prove that {} fits buffer `{}` for every admissible value",
-                           what, b.name),
+                           what(), b.name),
                "narrow the variables' ranges, or make the extent and the shape the same expression",
                std::move(notes));
     return;
@@ -35,10 +38,12 @@ void CheckUse(const RuleContext& ctx, const Buffer& b, const Use& u, DiagSink& s
 }  // namespace
 
 void CheckBounds(const RuleContext& ctx, DiagSink& sink) {
+  size_t i = 0;
   for (const auto& [name, uses] : ctx.usage.by_buffer) {
-    const Buffer* b = ctx.GoodBuffer(name);
+    const Buffer* b = ctx.GoodUsedBuffer(i++, name);
     if (b == nullptr) continue;
-    for (const Use& u : uses) CheckUse(ctx, *b, u, sink);
+    const Expr count = ElementCount(*b);
+    for (const Use& u : uses) CheckUse(ctx, *b, count, u, sink);
   }
 }
 

@@ -16,8 +16,7 @@ void ReportArgs(std::string ptr, std::string message, std::string hint, DiagSink
 }
 
 // P6: the bound buffer's dtype is the parameter's.
-void CheckDtype(const RuleContext& ctx, const Param& p, const Arg& a, DiagSink& sink) {
-  const Buffer* b = ctx.m.FindBuffer(*a.buffer);
+void CheckDtype(const Param& p, const Arg& a, const Buffer* b, DiagSink& sink) {
   if (b == nullptr || b->malformed || !p.dtype || b->dtype == *p.dtype) return;
   sink.Error(std::string(codes::kArgDtype), a.ptr,
              fmt::format("buffer `{}` is {} but parameter `{}` is {}", b->name, DtypeName(b->dtype),
@@ -27,7 +26,8 @@ void CheckDtype(const RuleContext& ctx, const Param& p, const Arg& a, DiagSink& 
               Note{ChildPointer(b->ptr, "dtype"), "buffer declared here"}});
 }
 
-void CheckArg(const RuleContext& ctx, const Kernel& k, const Arg& a, DiagSink& sink) {
+// `bound`: the buffer a.buffer names (RuleContext::ArgBuffer).
+void CheckArg(const RuleContext& ctx, const Kernel& k, const Arg& a, const Buffer* bound, DiagSink& sink) {
   const Param* p = FindParam(k, a.param);
   if (p == nullptr) {
     ReportArgs(a.ptr, fmt::format("kernel `{}` has no parameter `{}`", k.name, a.param),
@@ -36,21 +36,22 @@ void CheckArg(const RuleContext& ctx, const Kernel& k, const Arg& a, DiagSink& s
   }
   if (p->malformed) return;
   if (p->access != Access::kScalar) {
-    bool unresolved_scalar = a.buffer && ctx.m.FindBuffer(*a.buffer) == nullptr &&
-                             rules::LooksScalar(ctx.m, *a.buffer);
+    const Buffer* b = a.buffer ? bound : nullptr;
+    bool unresolved_scalar = a.buffer && b == nullptr && rules::LooksScalar(ctx.m, *a.buffer);
     if (!a.buffer || unresolved_scalar) {
       ReportArgs(a.ptr, fmt::format("parameter `{}` of kernel `{}` takes a buffer, not a scalar",
                                     a.param, k.name),
                  "pass a buffer name", sink);
     } else {
-      CheckDtype(ctx, *p, a, sink);
+      CheckDtype(*p, a, b, sink);
     }
     return;
   }
+  if (a.scalar && IsVariableFree(*a.scalar)) return;  // nothing to check
   std::optional<Expr> e = ScalarOf(a);
   if (!e) return;
   for (const std::string& v : Variables(*e)) {
-    if (ctx.m.FindVar(v) != nullptr || ctx.m.FindBuffer(v) == nullptr) continue;
+    if (ctx.m.FindVar(v) != nullptr || ctx.FindBuffer(v) == nullptr) continue;
     ReportArgs(a.ptr, fmt::format("scalar parameter `{}` of kernel `{}` is passed buffer `{}`",
                                   a.param, k.name, v),
                "pass an integer or an expression over variables", sink);
@@ -58,11 +59,11 @@ void CheckArg(const RuleContext& ctx, const Kernel& k, const Arg& a, DiagSink& s
   }
 }
 
-void CheckCallArgs(const RuleContext& ctx, const Call& c, DiagSink& sink) {
+void CheckCallArgs(const RuleContext& ctx, const Program& g, const Call& c, DiagSink& sink) {
   const Kernel* k = ctx.m.FindKernel(c.kernel);
   if (k == nullptr || k->malformed) return;
   for (const Arg& a : c.args) {
-    if (!a.malformed) CheckArg(ctx, *k, a, sink);
+    if (!a.malformed) CheckArg(ctx, *k, a, a.buffer ? ctx.ArgBuffer(g, c, a) : nullptr, sink);
   }
   for (const Param& p : k->params) {
     if (p.malformed || FindArg(c, p.name) != nullptr) continue;
@@ -112,7 +113,7 @@ void CheckCalls(const RuleContext& ctx, DiagSink& sink) {
   for (const Program& p : ctx.m.programs) {
     if (p.malformed) continue;
     for (const Call& c : p.calls) {
-      if (!c.malformed && c.type == CallType::kKernel) CheckCallArgs(ctx, c, sink);
+      if (!c.malformed && c.type == CallType::kKernel) CheckCallArgs(ctx, p, c, sink);
     }
   }
 }

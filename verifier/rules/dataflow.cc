@@ -21,7 +21,7 @@ struct CarryFlow {
 CarryFlow FlowOf(const RuleContext& ctx, const Buffer& b) {
   CarryFlow f;
   f.carry = &b;
-  for (const Use& u : ctx.usage.Of(b.name)) {
+  for (const Use& u : ctx.UsesOf(b)) {
     bool derive = ctx.IsDerive(u);
     if (derive && u.param.empty()) continue;  // a derive collective: P3 reports it
     if (derive && Writes(u.access)) {
@@ -110,7 +110,7 @@ void CheckCoverage(const RuleContext& ctx, const CarryFlow& f, DiagSink& sink) {
   const Use& w = *f.writers.front();
   Expr count = ElementCount(*f.carry);
   if (!FixedExtent(ctx, w) || !IsVariableFree(count)) return;  // K5 / P4 report the cause
-  Proof p = ProveLessEq(count, *w.extent, ctx.box, ctx.options.budget);
+  const Proof& p = ctx.LessEq(count, *w.extent);
   if (p.truth == Truth::kTrue) return;
   if (p.truth == Truth::kUnknown) {
     sink.Error(std::string(codes::kUnproved), w.ptr,
@@ -128,7 +128,7 @@ void CheckReadPrefix(const RuleContext& ctx, const CarryFlow& f, DiagSink& sink)
   const Use& w = *f.writers.front();
   for (const Use* r : f.readers) {
     if (!Before(ctx, w, *r) || !FixedExtent(ctx, *r)) continue;
-    Proof p = ProveLessEq(*r->extent, *w.extent, ctx.box, ctx.options.budget);
+    const Proof& p = ctx.LessEq(*r->extent, *w.extent);
     if (p.truth == Truth::kTrue) continue;
     if (p.truth == Truth::kUnknown) {
       sink.Error(std::string(codes::kUnproved), r->ptr,

@@ -1,7 +1,9 @@
 // Kind rules K1-K7: checkpoint bindings, how sources and weights may be used,
 // fixed shapes where the load needs them, and load lanes.
-#include <map>
 #include <set>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -30,7 +32,7 @@ void CheckBinding(const Buffer& b, DiagSink& sink) {
 
 // K2 (source written or read outside derive) and K4 (weight written), at each use.
 void CheckUses(const RuleContext& ctx, const Buffer& b, DiagSink& sink) {
-  for (const Use& u : ctx.usage.Of(b.name)) {
+  for (const Use& u : ctx.UsesOf(b)) {
     if (u.param.empty() && ctx.IsDerive(u)) continue;  // a derive collective: P3 reports it
     if (b.kind == BufferKind::kSource && Writes(u.access)) {
       sink.Error(std::string(codes::kSourceUse), u.ptr,
@@ -50,7 +52,7 @@ void CheckUses(const RuleContext& ctx, const Buffer& b, DiagSink& sink) {
 }
 
 bool DeriveWritten(const RuleContext& ctx, const Buffer& b) {
-  for (const Use& u : ctx.usage.Of(b.name)) {
+  for (const Use& u : ctx.UsesOf(b)) {
     if (ctx.IsDerive(u) && Writes(u.access)) return true;
   }
   return false;
@@ -61,6 +63,7 @@ void CheckFixedShape(const RuleContext& ctx, const Buffer& b, DiagSink& sink) {
   bool fixed_kind = IsCheckpointBound(b.kind);
   if (!fixed_kind && !(b.kind == BufferKind::kCarry && DeriveWritten(ctx, b))) return;
   for (size_t i = 0; i < b.shape.size(); ++i) {
+    if (IsVariableFree(b.shape[i])) continue;
     std::set<std::string> vars = Variables(b.shape[i]);
     if (vars.empty()) continue;
     std::string why = fixed_kind ? "it binds a checkpoint tensor" : "derive programs write it at load";
@@ -89,16 +92,22 @@ void CheckLane(const RuleContext& ctx, const Buffer& b, DiagSink& sink) {
 }
 
 void CheckTensorTwice(const RuleContext& ctx, DiagSink& sink) {
-  std::map<std::string, const Buffer*> first;  // buffers are sorted by name
+  std::vector<const Buffer*> bound;  // checkpoint-bound buffers, in (name) order
+  std::vector<std::string_view> tensors;
   for (const Buffer& b : ctx.m.buffers) {
     if (b.malformed || !b.tensor || !IsCheckpointBound(b.kind)) continue;
-    auto [it, inserted] = first.emplace(*b.tensor, &b);
-    if (inserted) continue;
+    bound.push_back(&b);
+    tensors.emplace_back(*b.tensor);
+  }
+  const NameIndex first(std::move(tensors));  // a tensor -> its first binder
+  for (size_t i = 0; i < bound.size(); ++i) {
+    const Buffer& b = *bound[i];
+    const Buffer& a = *bound[first.Find(*b.tensor).value_or(i)];
+    if (&a == &b) continue;
     sink.Error(std::string(codes::kTensorTwice), ChildPointer(b.ptr, "tensor"),
-               fmt::format("checkpoint tensor `{}` is bound by `{}` and `{}`", *b.tensor,
-                           it->second->name, b.name),
+               fmt::format("checkpoint tensor `{}` is bound by `{}` and `{}`", *b.tensor, a.name, b.name),
                "bind each tensor once; read the one buffer from every call",
-               {Note{ChildPointer(it->second->ptr, "tensor"), "first bound here"}});
+               {Note{ChildPointer(a.ptr, "tensor"), "first bound here"}});
   }
 }
 

@@ -17,7 +17,7 @@ std::optional<int64_t> MaxBytes(const RuleContext& ctx, const Buffer& b) {
 }
 
 void CheckWeight(const RuleContext& ctx, const Buffer& b, DiagSink& sink) {
-  const std::vector<Use>& uses = ctx.usage.Of(b.name);
+  const std::vector<Use>& uses = ctx.UsesOf(b);
   if (uses.empty()) return;
   for (const Use& u : uses) {
     if (!ctx.IsDerive(u) || Writes(u.access)) return;
@@ -31,7 +31,7 @@ void CheckWeight(const RuleContext& ctx, const Buffer& b, DiagSink& sink) {
 }
 
 void CheckUnread(const RuleContext& ctx, const Buffer& b, DiagSink& sink) {
-  const std::vector<Use>& uses = ctx.usage.Of(b.name);
+  const std::vector<Use>& uses = ctx.UsesOf(b);
   if (b.kind == BufferKind::kSource) {
     if (!uses.empty()) return;  // any use is a derive read or a K2 error
     sink.Warning(std::string(codes::kSourceUnread), b.ptr,

@@ -31,7 +31,7 @@ bool IsForbiddenInDerive(BufferKind k) {
 void CheckDeriveTouches(const RuleContext& ctx, DiagSink& sink) {
   for (const Buffer& b : ctx.m.buffers) {
     if (b.malformed || !IsForbiddenInDerive(b.kind)) continue;
-    for (const Use& u : ctx.usage.Of(b.name)) {
+    for (const Use& u : ctx.UsesOf(b)) {
       if (!ctx.IsDerive(u) || u.param.empty()) continue;
       sink.Error(std::string(codes::kDeriveTouches), u.ptr,
                  fmt::format("{} binds {} buffer `{}`; derive programs touch only weights, sources "
@@ -65,20 +65,25 @@ void CheckDeriveCall(const RuleContext& ctx, const Call& c, DiagSink& sink) {
     return;
   }
   for (size_t i = 0; i < c.grid.size(); ++i) {
+    bool zero = c.grid[i].IsConst() && c.grid[i].value == 0;
+    if (IsVariableFree(c.grid[i]) && !zero) continue;  // nothing to report: skip building the pointer
     std::string ptr = ChildPointer(ChildPointer(c.ptr, "grid"), i);
     ReportVariable(ctx, c.grid[i], ptr, "the grid", sink);
-    if (c.grid[i].IsConst() && c.grid[i].value == 0) {
+    if (zero) {
       sink.Error(std::string(codes::kEmptyProgram), ptr, "derive call has a grid of 0: it does nothing",
                  "use a grid of at least 1");
     }
   }
-  for (size_t i = 0; i < c.block.size(); ++i)
+  for (size_t i = 0; i < c.block.size(); ++i) {
+    if (IsVariableFree(c.block[i])) continue;
     ReportVariable(ctx, c.block[i], ChildPointer(ChildPointer(c.ptr, "block"), i), "the block", sink);
+  }
   const Kernel* k = ctx.m.FindKernel(c.kernel);
   if (k == nullptr || k->malformed) return;
   for (const Arg& a : c.args) {
     const Param* p = FindParam(*k, a.param);
     if (a.malformed || p == nullptr || p->access != Access::kScalar) continue;
+    if (a.scalar && IsVariableFree(*a.scalar)) continue;  // nothing to report
     if (std::optional<Expr> e = ScalarOf(a))
       ReportVariable(ctx, *e, a.ptr, fmt::format("scalar `{}`", a.param), sink);
   }

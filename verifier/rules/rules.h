@@ -7,12 +7,15 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "verifier/dataflow.h"
 #include "verifier/diag.h"
 #include "verifier/expr.h"
 #include "verifier/manifest.h"
+#include "verifier/name_index.h"
 #include "verifier/usage.h"
 #include "verifier/verify.h"
 
@@ -28,13 +31,39 @@ struct RuleContext {
   DeriveOrder derive;
   Box box;  // the well-formed variables (declared, not malformed, 0 <= min <= max)
   std::map<std::string, size_t, std::less<>> derive_rank;  // program -> index in derive.order
-  std::map<std::string, Proof, std::less<>> size_proofs;   // ShapeOk buffer -> ByteSize evaluates
+  // ShapeOk buffer -> ByteSize evaluates. With m.buffers sorted by name, only the
+  // proofs that do not hold (SizeOk answers from size_ok_by_index).
+  std::map<std::string, Proof, std::less<>> size_proofs;
+  // Memoised proofs over `box` with options.budget, keyed by the expressions'
+  // structure: large manifests repeat the same extents and sizes call after call.
+  mutable std::unordered_map<std::string, Proof> proof_cache;
+  // By index into m.buffers (when m.buffers is sorted by name, else empty): the
+  // buffer's uses and SizeOk, so rules over every buffer avoid lookups by name.
+  std::vector<const std::vector<Use>*> uses_by_index;
+  std::vector<char> size_ok_by_index;
+  NameIndex buffer_index;  // over m.buffers, when sorted by name (else empty)
+  // FindBuffer of every kernel argument naming a buffer, resolved once, flattened in
+  // program, call, argument order: call_base per program, arg_base per call.
+  std::vector<size_t> call_base, arg_base;
+  std::vector<const Buffer*> arg_buffers;
+  std::vector<const Buffer*> used_buffers;  // FindBuffer of each usage.by_buffer key, in map order
 
+  // ProveEvaluates(e, box, budget) / ProveLessEq(lhs, rhs, box, budget), memoised.
+  [[nodiscard]] const Proof& Evaluates(const Expr& e) const;
+  [[nodiscard]] const Proof& LessEq(const Expr& lhs, const Expr& rhs) const;
+  // m.FindBuffer(name), by hash when the index is built.
+  [[nodiscard]] const Buffer* FindBuffer(std::string_view name) const;
+  // FindBuffer(*a.buffer) for an argument `a` of call `c` of program `p`, all of m.
+  [[nodiscard]] const Buffer* ArgBuffer(const Program& p, const Call& c, const Arg& a) const;
+  // usage.Of(b.name), for a buffer of m.
+  [[nodiscard]] const std::vector<Use>& UsesOf(const Buffer& b) const;
   [[nodiscard]] bool VarOk(std::string_view name) const;
   [[nodiscard]] bool ExprOk(const Expr& e) const;  // every variable VarOk
   [[nodiscard]] bool ShapeOk(const Buffer& b) const;  // not malformed, every dim ExprOk
   [[nodiscard]] bool SizeOk(const Buffer& b) const;   // ShapeOk and its size evaluates over the box
   [[nodiscard]] const Buffer* GoodBuffer(std::string_view name) const;  // SizeOk buffer or nullptr
+  // GoodBuffer(name) for `name`, the i-th key of usage.by_buffer.
+  [[nodiscard]] const Buffer* GoodUsedBuffer(size_t i, std::string_view name) const;
   [[nodiscard]] const Program& ProgramOf(const Use& u) const { return m.programs[u.program]; }
   [[nodiscard]] const Call& CallOf(const Use& u) const;
   [[nodiscard]] bool IsDerive(const Use& u) const { return ProgramOf(u).derive; }

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/cmd_check.h"
+#include "cli/cmd_fuzz.h"
 #include "cli/cmd_gen.h"
 #include "cli/cmd_graph.h"
 #include "cli/cmd_place.h"
@@ -42,6 +43,7 @@ struct Commands {
   cli::PlaceOptions place;
   cli::PlanCliOptions plan;
   cli::RunCliOptions run;
+  cli::FuzzCliOptions fuzz;
   cli::GraphOptions graph;
   cli::TimelineOptions timeline;
   std::string graph_placement, timeline_placement, plan_placement, run_placement;
@@ -112,6 +114,14 @@ void AddRun(CLI::App& app, Commands& c) {
   });
 }
 
+void AddFuzz(CLI::App& app, Commands& c) {
+  auto* cmd = app.add_subcommand("fuzz", "Run the RapidCheck properties (soundness, completeness, totality, round trip)");
+  cmd->add_option("--cases", c.fuzz.cases, "Cases per property");
+  cmd->add_option("--seed", c.fuzz.seed, "Seed (a failure prints the reproduce string)");
+  cmd->add_option("--around", c.fuzz.around, "Mutate this manifest instead of generated ones");
+  cmd->callback([&c] { c.code = cli::RunFuzz(c.fuzz); });
+}
+
 void AddPlace(CLI::App& app, Commands& c) {
   auto* cmd = app.add_subcommand("place", "Place buffers of a MiniMalloc CSV (id,lower,upper,size) and add an offset column");
   cmd->add_option("file", c.place.input, "CSV file ('-': stdin)")->required();
@@ -160,6 +170,7 @@ int main(int argc, char** argv) {
   AddExample(app, c);
   AddPlan(app, c);
   AddRun(app, c);
+  AddFuzz(app, c);
   AddPlace(app, c);
   AddGraph(app, c);
   AddTimeline(app, c);

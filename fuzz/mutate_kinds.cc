@@ -1,0 +1,132 @@
+// Mutators for the kind rules K1-K7.
+#include "fuzz/mutate_rules.h"
+
+namespace loadplan::fuzz::mut {
+
+using namespace verifier;  // NOLINT
+
+namespace {
+
+Buffer& Mut(Manifest& m, const Buffer* b) { return m.buffers[static_cast<size_t>(b - m.buffers.data())]; }
+
+}  // namespace
+
+std::optional<Mutation> BindingMissing(const Manifest& in, const Pick& pick) {
+  Manifest m = in;
+  auto bound = Buffers(m, {BufferKind::kWeight, BufferKind::kSource});
+  if (bound.empty()) return std::nullopt;
+  Buffer& b = Mut(m, Choose(bound, pick));
+  b.tensor.reset();
+  return Finish("binding-missing", m, {{"K1", Ptr({"buffers", b.name})}});
+}
+
+std::optional<Mutation> BindingExtra(const Manifest& in, const Pick& pick) {
+  Manifest m = in;
+  auto other = Buffers(m, {BufferKind::kCarry, BufferKind::kState, BufferKind::kScratch, BufferKind::kInput,
+                           BufferKind::kOutput, BufferKind::kPeer});
+  if (other.empty()) return std::nullopt;
+  Buffer& b = Mut(m, Choose(other, pick));
+  b.tensor = Fresh(m, "model.extra");
+  return Finish("binding-extra", m, {{"K1", Ptr({"buffers", b.name, "tensor"})}});
+}
+
+std::optional<Mutation> SourceWritten(const Manifest& in, const Pick& pick) {
+  Manifest m = in;
+  if (!EnsureStandardKernel(m, "copy")) return std::nullopt;
+  const std::string program = Fresh(m, "derive.k2");
+  std::vector<std::string> u8;
+  for (const Buffer* b : Buffers(m, {BufferKind::kSource})) {
+    if (b->dtype == Dtype::kU8 && Count(*b)) u8.push_back(b->name);
+  }
+  std::string src = u8.empty() ? Fresh(m, "fuzz.raw") : Choose(u8, pick);
+  if (u8.empty()) {
+    AddBuffer(m, Buffer{.name = src, .kind = BufferKind::kSource, .tensor = Fresh(m, "fuzz.tensor"),
+                        .dtype = Dtype::kU8, .shape = {Expr::Const(4)}});
+  }
+  int64_t n = 4;
+  for (const Buffer& b : m.buffers) {
+    if (b.name == src) n = *Count(b);
+  }
+  AddProgram(m, Program{.name = program, .derive = true, .calls = {CopyCall(src, src, n)}});
+  return Finish("source-written", m, {{"K2", Ptr({"programs", program, "calls", "0", "args", "dst"})}});
+}
+
+std::optional<Mutation> SourceReadByServing(const Manifest& in, const Pick& pick) {
+  Manifest m = in;
+  auto sources = Buffers(m, {BufferKind::kSource});
+  if (sources.empty()) return std::nullopt;
+  const Buffer b = *Choose(sources, pick);
+  const std::string program = Fresh(m, "peek");
+  AddOneParamProgram(m, program, b, Access::kRead, Count(b).value_or(0));
+  return Finish("source-read-by-serving", m, {{"K2", Ptr({"programs", program, "calls", "0", "args", "p"})}});
+}
+
+std::optional<Mutation> SourceExported(const Manifest& in, const Pick& pick) {
+  Manifest m = in;
+  auto sources = Buffers(m, {BufferKind::kSource});
+  if (sources.empty()) return std::nullopt;
+  Buffer& b = Mut(m, Choose(sources, pick));
+  b.exported = true;
+  return Finish("source-exported", m, {{"K3", Ptr({"buffers", b.name, "export"})}});
+}
+
+std::optional<Mutation> WeightWritten(const Manifest& in, const Pick& pick) {
+  Manifest m = in;
+  auto weights = Buffers(m, {BufferKind::kWeight});
+  if (weights.empty()) return std::nullopt;
+  const Buffer b = *Choose(weights, pick);
+  const std::string program = Fresh(m, "poke");
+  AddOneParamProgram(m, program, b, pick(2) == 0 ? Access::kWrite : Access::kReadWrite, Count(b).value_or(0));
+  return Finish("weight-written", m, {{"K4", Ptr({"programs", program, "calls", "0", "args", "p"})}});
+}
+
+// A checkpoint-bound buffer (or a derive-written carry) whose shape names a variable:
+// "<dim> + 0 * v" keeps every size the same, so only K5 changes.
+std::optional<Mutation> VariableFixedShape(const Manifest& in, const Pick& pick) {
+  Manifest m = in;
+  std::vector<const Buffer*> fixed;
+  for (const Buffer* b : Buffers(m, {BufferKind::kWeight, BufferKind::kSource})) fixed.push_back(b);
+  for (CallRef c : KernelCalls(m, true, true)) {
+    const std::string& dst = *FindArg(m.programs[c.program].calls[c.call], "dst")->buffer;
+    if (const Buffer* b = m.FindBuffer(dst)) fixed.push_back(b);
+  }
+  std::erase_if(fixed, [](const Buffer* b) { return b->shape.empty(); });
+  if (fixed.empty() || m.vars.empty()) return std::nullopt;
+  Buffer& b = Mut(m, Choose(fixed, pick));
+  const size_t i = pick(b.shape.size());
+  const std::string text = ToString(b.shape[i]) + " + 0 * " + Choose(m.vars, pick).name;
+  b.shape[i] = *ParseExpr(text).expr;
+  return Finish("variable-fixed-shape", m, {{"K5", Ptr({"buffers", b.name, "shape", std::to_string(i)})}});
+}
+
+std::optional<Mutation> TensorTwice(const Manifest& in, const Pick& pick) {
+  Manifest m = in;
+  auto bound = Buffers(m, {BufferKind::kWeight, BufferKind::kSource});
+  if (bound.size() < 2) return std::nullopt;
+  size_t i = pick(bound.size()), j = pick(bound.size() - 1);
+  if (j >= i) ++j;
+  if (i > j) std::swap(i, j);  // buffers are sorted: bound[i] < bound[j] by name
+  Buffer& second = Mut(m, bound[j]);
+  second.tensor = bound[i]->tensor;
+  return Finish("tensor-twice", m, {{"K6", Ptr({"buffers", second.name, "tensor"})}});
+}
+
+std::optional<Mutation> LaneOnOtherKind(const Manifest& in, const Pick& pick) {
+  Manifest m = in;
+  auto other = Buffers(m, {BufferKind::kCarry, BufferKind::kState, BufferKind::kScratch, BufferKind::kOutput});
+  if (other.empty()) return std::nullopt;
+  Buffer& b = Mut(m, Choose(other, pick));
+  b.lane = 0;
+  return Finish("lane-on-other-kind", m, {{"K7", Ptr({"buffers", b.name, "lane"})}});
+}
+
+std::optional<Mutation> LaneOutOfRange(const Manifest& in, const Pick& pick) {
+  Manifest m = in;
+  auto bound = Buffers(m, {BufferKind::kWeight, BufferKind::kSource});
+  if (bound.empty()) return std::nullopt;
+  Buffer& b = Mut(m, Choose(bound, pick));
+  b.lane = m.load.lanes + static_cast<uint32_t>(pick(3));
+  return Finish("lane-out-of-range", m, {{"K7", Ptr({"buffers", b.name, "lane"})}});
+}
+
+}  // namespace loadplan::fuzz::mut

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "verifier/diag.h"
+#include "verifier/sort_by_name.h"
 
 namespace loadplan::verifier {
 namespace {
@@ -22,20 +23,6 @@ const T* FindByName(const std::vector<T>& v, std::string_view n) {
   auto it = std::lower_bound(v.begin(), v.end(), n,
                              [](const T& x, std::string_view key) { return std::string_view(x.name) < key; });
   return it != v.end() && it->name == n ? &*it : nullptr;
-}
-
-// Stable sort by name; entities are large, so sort positions and move each once.
-template <typename T>
-void SortByName(std::vector<T>& v) {
-  auto less = [](const T& a, const T& b) { return a.name < b.name; };
-  if (std::is_sorted(v.begin(), v.end(), less)) return;
-  std::vector<size_t> order(v.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&v](size_t a, size_t b) { return v[a].name < v[b].name; });
-  std::vector<T> sorted;
-  sorted.reserve(v.size());
-  for (size_t i : order) sorted.push_back(std::move(v[i]));
-  v = std::move(sorted);
 }
 
 // out = parent + "/" + escaped token, reusing out's storage (pointers are set

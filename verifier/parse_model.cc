@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "verifier/sort_by_name.h"
 #include "verifier/codes.h"
 #include "verifier/parse.h"
 #include "verifier/parse_fields.h"
@@ -243,20 +244,6 @@ void BuildHeader(Fields& in, Manifest& m, const Node& root) {
     }
   });
   With(root, Ptr{}, "load", [&](const Node& x, const Ptr& p) { m.load = BuildLoad(in, x, p); });
-}
-
-// Stable sort by name; entities are large, so sort positions and move each once.
-template <typename T>
-void SortByName(std::vector<T>& v) {
-  auto less = [](const T& a, const T& b) { return a.name < b.name; };
-  if (std::is_sorted(v.begin(), v.end(), less)) return;
-  std::vector<size_t> order(v.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&v](size_t a, size_t b) { return v[a].name < v[b].name; });
-  std::vector<T> sorted;
-  sorted.reserve(v.size());
-  for (size_t i : order) sorted.push_back(std::move(v[i]));
-  v = std::move(sorted);
 }
 
 // The order AssignPointers gives, without the pointers (they are set once, at the end).

@@ -23,17 +23,7 @@ std::string FreshVariable(const Manifest& m, const Pick& pick) {
 
 std::optional<Mutation> UnknownBuffer(const Manifest& in, const Pick& pick) {
   Manifest m = in;
-  std::vector<std::pair<CallRef, std::string>> reads;
-  for (bool derive : {true, false}) {
-    for (CallRef c : KernelCalls(m, derive)) {
-      const Call& call = m.programs[c.program].calls[c.call];
-      const Kernel* k = m.FindKernel(call.kernel);
-      for (const Arg& a : call.args) {
-        const Param* p = k ? FindParam(*k, a.param) : nullptr;
-        if (a.buffer && p && p->access == Access::kRead) reads.push_back({c, a.param});
-      }
-    }
-  }
+  const std::vector<std::pair<CallRef, std::string>> reads = ReadBufferArgs(m);
   if (reads.empty()) return std::nullopt;
   const auto [c, param] = Choose(reads, pick);
   Arg& a = *MutableArg(m.programs[c.program].calls[c.call], param);

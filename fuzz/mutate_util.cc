@@ -178,4 +178,19 @@ std::optional<Mutation> FinishText(std::string_view name, std::string text, std:
   return Mutation{.mutator = std::string(name), .text = std::move(text), .expected = std::move(expected)};
 }
 
+std::vector<std::pair<CallRef, std::string>> ReadBufferArgs(const verifier::Manifest& m) {
+  std::vector<std::pair<CallRef, std::string>> reads;
+  for (bool derive : {true, false}) {
+    for (CallRef c : KernelCalls(m, derive)) {
+      const verifier::Call& call = m.programs[c.program].calls[c.call];
+      const verifier::Kernel* k = m.FindKernel(call.kernel);
+      for (const verifier::Arg& a : call.args) {
+        const verifier::Param* p = k ? verifier::FindParam(*k, a.param) : nullptr;
+        if (a.buffer && p && p->access == verifier::Access::kRead) reads.push_back({c, a.param});
+      }
+    }
+  }
+  return reads;
+}
+
 }  // namespace loadplan::fuzz::mut

@@ -45,6 +45,9 @@ std::optional<int64_t> Count(const verifier::Buffer& b);
 // The constant value of scalar argument `param` of a call.
 std::optional<int64_t> ScalarArg(const verifier::Call& c, std::string_view param);
 verifier::Arg* MutableArg(verifier::Call& c, std::string_view param);
+// Every (kernel call, param) of derive then serving calls whose argument is a buffer
+// bound to a read-only parameter.
+std::vector<std::pair<CallRef, std::string>> ReadBufferArgs(const verifier::Manifest& m);
 
 // Adds the standard contract of `kernel` (copy, cast_bf16_f32, ...) when absent; false
 // when a kernel of that name with another contract is there.

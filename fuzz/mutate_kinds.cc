@@ -1,4 +1,4 @@
-// Mutators for the kind rules K1-K7.
+// Mutators for the kind rules K1-K8.
 #include "fuzz/mutate_rules.h"
 
 namespace loadplan::fuzz::mut {
@@ -127,6 +127,21 @@ std::optional<Mutation> LaneOutOfRange(const Manifest& in, const Pick& pick) {
   Buffer& b = Mut(m, Choose(bound, pick));
   b.lane = m.load.lanes + static_cast<uint32_t>(pick(3));
   return Finish("lane-out-of-range", m, {{"K7", Ptr({"buffers", b.name, "lane"})}});
+}
+
+// A new F4 or F6 weight whose bits are not whole bytes (an odd F4 count, an F6 count
+// that is not a multiple of 4), of one or two dims.
+std::optional<Mutation> PartialByte(const Manifest& in, const Pick& pick) {
+  Manifest m = in;
+  const bool f4 = pick(2) == 0;
+  const int64_t unit = f4 ? 2 : 4;  // elements per whole number of bytes
+  const int64_t count = unit * static_cast<int64_t>(pick(1000)) + 1 + static_cast<int64_t>(pick(unit - 1));
+  Buffer b{.name = Fresh(m, "w.partial"), .kind = BufferKind::kWeight, .tensor = Fresh(m, "model.partial"),
+           .dtype = f4 ? Dtype::kF4 : Dtype::kF6E3M2};
+  b.shape = pick(2) == 0 ? std::vector<Expr>{Expr::Const(count)} : std::vector<Expr>{Expr::Const(1), Expr::Const(count)};
+  const std::string name = b.name;
+  AddBuffer(m, std::move(b));
+  return Finish("partial-byte", m, {{"K8", Ptr({"buffers", name, "shape"})}});
 }
 
 }  // namespace loadplan::fuzz::mut

@@ -42,14 +42,10 @@ std::optional<Mutation> DeriveCollective(const Manifest& in, const Pick& pick) {
   Manifest m = in;
   auto derive = Programs(m, true);
   if (derive.empty() || m.buffers.empty()) return std::nullopt;
-  // Not over a carry with a variable shape: the verifier then also reports K5 (it counts the
-  // derive collective as a derive write; docs/verifier.md P3 says it is left out). Reported.
+  // Over any buffer, carries with a variable shape included: the collective is P3 alone
+  // (the kind rules leave derive collectives out).
   std::vector<std::string> targets;
-  for (const Buffer& b : m.buffers) {
-    bool fixed = true;
-    for (const Expr& d : b.shape) fixed = fixed && IsVariableFree(d);
-    if (b.kind != BufferKind::kCarry || fixed) targets.push_back(b.name);
-  }
+  for (const Buffer& b : m.buffers) targets.push_back(b.name);
   if (targets.empty()) return std::nullopt;
   const size_t p = Choose(derive, pick);
   m.programs[p].calls.push_back(
@@ -144,6 +140,10 @@ std::optional<Mutation> DtypeMismatch(const Manifest& in, const Pick& pick) {
   Assignment corner;
   for (const Variable& v : m.vars) corner[v.name] = v.max;
   if (b.dtype == m.FindBuffer(name)->dtype || !Evaluate(ByteSize(b), corner).value) return std::nullopt;
+  // A checkpoint tensor must keep whole bytes (else K8 as well): no odd F4 count.
+  const bool checkpoint = b.kind == BufferKind::kWeight || b.kind == BufferKind::kSource;
+  const std::optional<int64_t> count = Count(b);
+  if (checkpoint && count && (*count % 8) * DtypeBits(b.dtype) % 8 != 0) return std::nullopt;
   std::vector<Expected> expected;
   for (const Use& u : usage.Of(name)) {
     if (!u.param.empty()) expected.push_back({"P6", u.ptr});

@@ -17,6 +17,7 @@ LOADPLAN_MUTATOR(VariableFixedShape);
 LOADPLAN_MUTATOR(TensorTwice);
 LOADPLAN_MUTATOR(LaneOnOtherKind);
 LOADPLAN_MUTATOR(LaneOutOfRange);
+LOADPLAN_MUTATOR(PartialByte);
 // Programs and calls (mutate_programs.cc).
 LOADPLAN_MUTATOR(DeriveFlag);
 LOADPLAN_MUTATOR(DeriveTouchesServing);

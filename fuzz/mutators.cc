@@ -42,6 +42,7 @@ const std::vector<Mutator>& Mutators() {
       {"tensor-twice", "K6", TensorTwice},
       {"lane-on-other-kind", "K7", LaneOnOtherKind},
       {"lane-out-of-range", "K7", LaneOutOfRange},
+      {"partial-byte", "K8", PartialByte},
       {"derive-flag", "P1", DeriveFlag},
       {"derive-touches-serving", "P2", DeriveTouchesServing},
       {"derive-collective", "P3", DeriveCollective},

@@ -162,6 +162,11 @@ std::vector<PlannedBuffer> BuildBuffers(const verifier::Manifest& m) {
 }  // namespace detail
 
 LoadPlan Plan(const verifier::Manifest& verified, const PlanOptions& options) {
+  if (!verifier::IsSortedModel(verified)) {
+    verifier::Manifest sorted = verified;
+    verifier::SortModel(sorted);
+    return Plan(sorted, options);
+  }
   LoadPlan plan;
   plan.manifest_name = verified.name;
   plan.lanes = std::max<uint32_t>(1, options.lanes.value_or(verified.load.lanes));

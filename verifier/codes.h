@@ -31,6 +31,7 @@ inline constexpr std::string_view kWeightWritten = "K4";   // weight written by 
 inline constexpr std::string_view kFixedShape = "K5";      // weight/source/derive-written carry with a variable shape
 inline constexpr std::string_view kTensorTwice = "K6";     // two buffers bind the same checkpoint tensor
 inline constexpr std::string_view kLane = "K7";            // `lane` on a non-checkpoint buffer or >= load.lanes
+inline constexpr std::string_view kWholeBytes = "K8";      // checkpoint tensor of a sub-byte dtype, bits not a multiple of 8
 
 // Programs and calls.
 inline constexpr std::string_view kDeriveFlags = "P1";     // derive combined with once, batch or graph

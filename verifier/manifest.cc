@@ -115,18 +115,38 @@ Expr ByteSize(const Buffer& b) {
   return Expr::Binary(ExprOp::kCeilDiv, std::move(total_bits), Expr::Const(8));
 }
 
-void AssignPointers(Manifest& m) {
+namespace {
+
+template <typename T>
+bool SortedByName(const std::vector<T>& v) {
+  return std::is_sorted(v.begin(), v.end(), [](const T& a, const T& b) { return a.name < b.name; });
+}
+
+}  // namespace
+
+bool IsSortedModel(const Manifest& m) {
+  bool params = true;
+  for (const Kernel& k : m.kernels) params = params && SortedByName(k.params);
+  return params && SortedByName(m.vars) && SortedByName(m.buffers) && SortedByName(m.kernels) &&
+         SortedByName(m.programs);
+}
+
+void SortModel(Manifest& m) {
   SortByName(m.vars);
   SortByName(m.buffers);
   SortByName(m.kernels);
   SortByName(m.programs);
+  for (Kernel& k : m.kernels) SortByName(k.params);
+}
+
+void AssignPointers(Manifest& m) {
+  SortModel(m);
   for (Variable& v : m.vars) SetChild(v.ptr, "/vars", v.name);
   m.load.ptr = (m.load.lanes == 1 && m.load.prefetch == 0) ? "" : "/load";
   for (Buffer& b : m.buffers) SetChild(b.ptr, "/buffers", b.name);
   std::string scratch;
   for (Kernel& k : m.kernels) {
     SetChild(k.ptr, "/kernels", k.name);
-    SortByName(k.params);
     SetChild(scratch, k.ptr, "params");
     for (Param& p : k.params) SetChild(p.ptr, scratch, p.name);
   }

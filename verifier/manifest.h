@@ -39,6 +39,7 @@ struct LoadOptions {
   uint32_t lanes = 1;
   uint32_t prefetch = 0;  // counts derive calls
   std::string ptr;        // /load ("" when absent)
+  bool lanes_malformed = false;  // "lanes" was reported (wrong type or range); K7 does not range-check lanes
   bool operator==(const LoadOptions&) const = default;
 };
 
@@ -140,5 +141,11 @@ Expr ByteSize(const Buffer& b);
 
 // Points the model at a new pointer prefix after sorting; used by the parser and the builder.
 void AssignPointers(Manifest& m);
+
+// The parser and the builder give vars, buffers, kernels, each kernel's params and
+// programs sorted by name (the Find* lookups search them). A hand-built model may not
+// be: Verify and Plan then work on a sorted copy (SortModel), so order never matters.
+[[nodiscard]] bool IsSortedModel(const Manifest& m);
+void SortModel(Manifest& m);  // sorts those vectors; pointers are left as they are
 
 }  // namespace loadplan::verifier

@@ -45,13 +45,13 @@ bool Frame::Probe(std::string_view k, size_t index) {
       slots[i] = index + 1;
       return false;
     }
-    if (node.members[slots[i] - 1].first == k) return true;
+    if (node.members[slots[i] - 1].key == k) return true;
   }
 }
 
 void Frame::Rehash(size_t size) {
   slots.assign(size, 0);
-  for (size_t j = 0; j < node.members.size(); ++j) Probe(node.members[j].first, j);
+  for (size_t j = 0; j < node.members.size(); ++j) Probe(node.members[j].key, j);
 }
 
 bool Frame::Seen(const std::string& k) {
@@ -125,7 +125,7 @@ class TreeBuilder {
   // containers so filling does not reallocate each time; Close moves the
   // contents into an exactly sized node.
   struct Storage {
-    std::vector<std::pair<std::string, Node>> members;
+    std::vector<Member> members;
     std::vector<Node> items;
   };
   std::vector<Storage> pool_;
@@ -194,7 +194,7 @@ bool TreeBuilder::Add(Node n) {
   if (top.node.kind == Kind::kArray) {
     top.node.items.push_back(std::move(n));
   } else if (!top.drop_next) {
-    top.node.members.emplace_back(std::move(top.key), std::move(n));  // key() sets the next one
+    top.node.members.push_back(Member{std::move(top.key), std::move(n)});  // key() sets the next one
   }
   return true;
 }

@@ -19,15 +19,24 @@ enum class Kind : uint8_t { kNull, kBool, kInt, kNumber, kString, kArray, kObjec
 
 // kInt: an integer literal within int64. kNumber: any other number (a fraction,
 // an exponent, or an integer beyond int64); `text` is its literal text.
+struct Member;
+
 struct Node {
   Kind kind = Kind::kNull;
   bool boolean = false;
   int64_t integer = 0;
   std::string text;  // kString value, or kNumber literal
   std::vector<Node> items;
-  std::vector<std::pair<std::string, Node>> members;  // first occurrence of each key, document order
+  std::vector<Member> members;  // first occurrence of each key, document order
 
   [[nodiscard]] const Node* Find(std::string_view key) const;
+};
+
+// One object member. A struct, not std::pair: a pair needs the complete Node where
+// Node declares its vector (clang rejects that), a vector of Member does not.
+struct Member {
+  std::string key;
+  Node value;
 };
 
 // nullopt when the text is not JSON or is over the limits (J1 / J2 reported);

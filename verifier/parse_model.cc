@@ -51,7 +51,11 @@ LoadOptions BuildLoad(Fields& in, const Node& n, const Ptr& ptr) {
   if (!in.Object(n, ptr, "load section")) return load;
   in.CheckKeys(n, ptr, {"lanes", "prefetch"}, {});
   With(n, ptr, "lanes", [&](const Node& x, const Ptr& p) {
-    if (auto v = in.Int(x, p, 1, kU32Max)) load.lanes = static_cast<uint32_t>(*v);
+    if (auto v = in.Int(x, p, 1, kU32Max)) {
+      load.lanes = static_cast<uint32_t>(*v);
+    } else {
+      load.lanes_malformed = true;
+    }
   });
   With(n, ptr, "prefetch", [&](const Node& x, const Ptr& p) {
     if (auto v = in.Int(x, p, 0, kU32Max)) load.prefetch = static_cast<uint32_t>(*v);

@@ -13,6 +13,11 @@ bool VerifyResult::ok() const {
 }
 
 VerifyResult Verify(const Manifest& m, const VerifyOptions& options) {
+  if (!IsSortedModel(m)) {
+    Manifest sorted = m;
+    SortModel(sorted);
+    return Verify(sorted, options);
+  }
   RuleContext ctx = MakeRuleContext(m, options);
   DiagSink sink;
   for (const RuleFamily& family : AllRuleFamilies()) family.check(ctx, sink);

@@ -154,8 +154,11 @@ void CheckLaneAndReleaseWaits(Ctx& c, const StepIndex& s, Reach& reach) {
 }  // namespace
 
 void CheckSteps(Ctx& c, const StepIndex& s) {
-  bool ok = Once(c, s.alloc_resident, "AllocResident") & Once(c, s.alloc_arena, "AllocArena") &
-            Once(c, s.free_arena, "FreeArena");
+  // Each check runs (and reports) even when an earlier one failed: no short circuit.
+  const bool resident_once = Once(c, s.alloc_resident, "AllocResident");
+  const bool arena_once = Once(c, s.alloc_arena, "AllocArena");
+  const bool free_once = Once(c, s.free_arena, "FreeArena");
+  bool ok = resident_once && arena_once && free_once;
   for (uint32_t t = 0; t < s.launches.size(); ++t) {
     ok &= Once(c, s.launches[t], "launch of call " + std::to_string(t));
     if (ok && t > 0 && s.launches[t][0] < s.launches[t - 1][0]) {

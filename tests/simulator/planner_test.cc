@@ -188,10 +188,7 @@ RC_GTEST_PROP(PlannerProps, DeterministicAndIndependentOfInputOrder, ()) {
   std::shuffle(shuffled.buffers.begin(), shuffled.buffers.end(), rng);
   std::shuffle(shuffled.programs.begin(), shuffled.programs.end(), rng);
   std::shuffle(shuffled.kernels.begin(), shuffled.kernels.end(), rng);
-  auto by_name = [](const auto& a, const auto& b) { return a.name < b.name; };
-  std::sort(shuffled.buffers.begin(), shuffled.buffers.end(), by_name);
-  std::sort(shuffled.programs.begin(), shuffled.programs.end(), by_name);
-  std::sort(shuffled.kernels.begin(), shuffled.kernels.end(), by_name);
+  // Plan sorts a copy of a model out of name order (hand-built models may be).
   RC_ASSERT(Plan(m, o) == Plan(m, o));
   RC_ASSERT(Plan(shuffled, o) == Plan(m, o));
 }

@@ -1,5 +1,6 @@
-// Kind rules K1-K7: checkpoint bindings, how sources and weights may be used,
+// Kind rules K1-K8: checkpoint bindings, how sources and weights may be used,
 // fixed shapes where the load needs them, and load lanes.
+#include <numeric>
 #include <set>
 #include <string_view>
 #include <utility>
@@ -51,9 +52,11 @@ void CheckUses(const RuleContext& ctx, const Buffer& b, DiagSink& sink) {
   }
 }
 
+// A derive call writes it; a derive collective does not count (P3 reports it, the kind
+// rules leave it out).
 bool DeriveWritten(const RuleContext& ctx, const Buffer& b) {
   for (const Use& u : ctx.UsesOf(b)) {
-    if (ctx.IsDerive(u) && Writes(u.access)) return true;
+    if (ctx.IsDerive(u) && Writes(u.access) && !u.param.empty()) return true;
   }
   return false;
 }
@@ -83,12 +86,29 @@ void CheckLane(const RuleContext& ctx, const Buffer& b, DiagSink& sink) {
                fmt::format("{} `{}` has a load lane; only weights and sources are loaded",
                            BufferKindName(b.kind), b.name),
                "drop \"lane\"");
-  } else if (*b.lane >= ctx.m.load.lanes) {
+  } else if (!ctx.m.load.lanes_malformed && *b.lane >= ctx.m.load.lanes) {
     sink.Error(std::string(codes::kLane), ptr,
                fmt::format("lane {} of `{}` is out of range: load.lanes is {}", *b.lane, b.name,
                            ctx.m.load.lanes),
                fmt::format("use a lane in [0, {}) or raise load.lanes", ctx.m.load.lanes));
   }
+}
+
+// K8: a checkpoint tensor of a sub-byte dtype fills whole bytes; safetensors stores no
+// partial byte (3 F4 elements are 12 bits: no checkpoint holds them).
+void CheckWholeBytes(const RuleContext& ctx, const Buffer& b, DiagSink& sink) {
+  const uint32_t bits = DtypeBits(b.dtype);
+  if (!IsCheckpointBound(b.kind) || bits % 8 == 0 || !ctx.SizeOk(b)) return;
+  const Expr count = ElementCount(b);
+  if (!IsVariableFree(count)) return;  // K5 reports the shape
+  const std::optional<int64_t> n = Evaluate(count, {}).value;
+  if (!n || (*n % 8) * bits % 8 == 0) return;
+  sink.Error(std::string(codes::kWholeBytes), ChildPointer(b.ptr, "shape"),
+             fmt::format("{} `{}` holds {} {} elements of {} bits: not a whole number of bytes, so no "
+                         "safetensors checkpoint can store it",
+                         BufferKindName(b.kind), b.name, *n, DtypeName(b.dtype), bits),
+             fmt::format("use an element count whose bits are a multiple of 8 (a multiple of {} {} elements)",
+                         8 / std::gcd(8U, bits), DtypeName(b.dtype)));
 }
 
 void CheckTensorTwice(const RuleContext& ctx, DiagSink& sink) {
@@ -125,6 +145,7 @@ void CheckKinds(const RuleContext& ctx, DiagSink& sink) {
     }
     CheckFixedShape(ctx, b, sink);
     CheckLane(ctx, b, sink);
+    CheckWholeBytes(ctx, b, sink);
   }
   CheckTensorTwice(ctx, sink);
 }

@@ -30,7 +30,18 @@ const Pick& RcPick() {
 
 }  // namespace
 
+void TagShape(const verifier::Manifest& m) {
+  size_t calls = 0;
+  for (const verifier::Program& p : m.programs) calls += p.derive ? p.calls.size() : 0;
+  const char* depth = calls == 0  ? "no derive call"
+                      : calls < 4  ? "1-3 derive calls"
+                      : calls < 8  ? "4-7 derive calls"
+                                   : "8+ derive calls";
+  RC_TAG(depth, m.vars.empty() ? "no variables" : "variables");
+}
+
 void CheckVerifiesClean(const verifier::Manifest& m) {
+  TagShape(m);
   const verifier::VerifyResult r = verifier::Verify(m);
   if (!r.diags.empty()) RC_FAIL(Describe(r.diags) + verifier::WriteManifest(m));
 }
@@ -38,6 +49,7 @@ void CheckVerifiesClean(const verifier::Manifest& m) {
 void CheckPlanIsValid(const verifier::Manifest& m) {
   const verifier::VerifyResult r = verifier::Verify(m);
   RC_PRE(r.ok());
+  TagShape(m);
   simulator::PlanOptions options;
   if (*rc::gen::inRange(0, 2) == 0) options.lanes = *rc::gen::inRange<uint32_t>(0, 5);
   if (*rc::gen::inRange(0, 2) == 0) options.prefetch = *rc::gen::inRange<uint32_t>(0, 5);
@@ -67,6 +79,7 @@ void CheckMutationIsReported(const verifier::Manifest& m) {
 }
 
 void CheckRoundTrip(const verifier::Manifest& m) {
+  TagShape(m);
   const std::string text = verifier::WriteManifest(m);
   const verifier::ParseOutput p = verifier::ParseManifest(text);
   if (!p.diags.empty()) RC_FAIL(Describe(p.diags) + text);

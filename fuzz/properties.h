@@ -9,6 +9,9 @@
 
 namespace loadplan::fuzz {
 
+// Tags the case with the shape of `m` (derive calls: 0, 1-3, 4-7, 8+; variables or not) so
+// RapidCheck prints the distribution and the number of cases that passed.
+void TagShape(const verifier::Manifest& m);
 // Soundness: `m` verifies with no diagnostic at all (errors or lints).
 void CheckVerifiesClean(const verifier::Manifest& m);
 // Soundness: the plan of `m` under drawn options (lanes, prefetch, placement, alignment,

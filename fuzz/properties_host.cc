@@ -81,6 +81,7 @@ void CheckHostReplay(const verifier::Manifest& m) {
   const simulator::LoadPlan plan = simulator::Plan(m, DrawHostPlanOptions());
   // Real host memory (twice: bytes and shadow): the generator keeps almost every plan tiny.
   RC_PRE(plan.resident_bytes_rounded + plan.arena_bytes_rounded <= (uint64_t{64} << 20));
+  TagShape(m);
   TempDir dir;
   const uint64_t seed = *rc::gen::arbitrary<uint64_t>();
   const backend::GenResult gen = backend::GenerateCheckpoint(m, {.dir = dir.path.string(), .seed = seed});

@@ -147,7 +147,13 @@ bool TreeBuilder::key(std::string& k) {
   Frame& top = stack_.back();
   top.key = std::move(k);
   top.drop_next = top.Seen(top.key);
-  if (top.drop_next) {
+  // Inside the value of a dropped duplicate, nothing is reported: no pointer can name it
+  // (it would name the kept first value), and its own S4 already says to delete it.
+  bool in_dropped = false;
+  for (size_t i = 0; i + 1 < stack_.size(); ++i) {
+    in_dropped = in_dropped || (stack_[i].node.kind == Kind::kObject && stack_[i].drop_next);
+  }
+  if (top.drop_next && !in_dropped) {
     sink_.Error(std::string(codes::kDuplicateKey), ChildPointer(PointerOf(stack_.size() - 1), top.key),
                 fmt::format("duplicate key \"{}\"; JSON readers disagree on which one wins", top.key),
                 "keep only one of them (the first is used here)");

@@ -1,5 +1,7 @@
 // Totality: on any text (generated JSON values, byte-mutated example and generated
 // manifests) CheckText returns, and every pointer it reports resolves in the document.
+#include <cstdlib>
+
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -12,7 +14,9 @@ namespace loadplan::fuzz {
 namespace {
 
 const std::vector<std::string>& Seeds() {
-  static const std::vector<std::string> kSeeds = SeedTexts(LOADPLAN_SOURCE_DIR);
+  // $LOADPLAN_SOURCE_DIR (set by scripts/properties-long) where the binary runs elsewhere.
+  const char* dir = std::getenv("LOADPLAN_SOURCE_DIR");
+  static const std::vector<std::string> kSeeds = SeedTexts(dir != nullptr ? dir : LOADPLAN_SOURCE_DIR);
   return kSeeds;
 }
 

@@ -196,6 +196,11 @@ TEST(Parse, BadInputClassesGiveCodeAndPointer) {
       {"duplicate_keys.json",
        {{"S4", "/name"}, {"S4", "/vars/batch/max"}, {"S4", "/buffers/w"}, {"S4", "/kernels/k/params/dst/extent"},
         {"S4", "/programs/p/calls/0/args/n"}}},
+      // The dropped second "args" holds a duplicate "n": not reported, no pointer names it
+      // (found by the totality property at 10^6 cases); the kept "args" is a string (S3).
+      {"duplicate_in_duplicate.json",
+       {{"S4", "/name"}, {"S4", "/vars/batch/max"}, {"S4", "/buffers/w"}, {"S4", "/kernels/k/params/dst/extent"},
+        {"S3", "/programs/p/calls/0/args"}, {"S4", "/programs/p/calls/0/args"}}},
       {"unknown_key.json", {{"S2", "/buffers/w/dtpye"}, {"S2", "/programz"}}},
       {"numbers.json",
        {{"S11", "/vars/batch/max"}, {"S11", "/load/lanes"}, {"S11", "/load/prefetch"}, {"S11", "/buffers/a/shape/0"},

@@ -64,6 +64,8 @@ const std::vector<Case>& Cases() {
       {"P4_scalar", {{"P4", "/programs/derive.w/calls/0/args/n"}}},
       {"P4_grid", {{"P4", "/programs/derive.w/calls/0/grid/0"}}},
       {"P5_missing", {{"P5", "/programs/derive.w/calls/0/args"}}},
+      // no "args" at all: each missing argument at the call (found by the totality property)
+      {"P5_no_args", {{"P5", "/programs/check/calls/0"}}},
       {"P5_extra", {{"P5", "/programs/derive.w/calls/0/args/m"}}},
       {"P5_scalar_for_buffer", {{"P5", "/programs/serve/calls/0/args/x"}}},
       {"P5_expr_for_buffer", {{"P5", "/programs/serve/calls/0/args/x"}}},

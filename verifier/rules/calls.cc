@@ -65,9 +65,12 @@ void CheckCallArgs(const RuleContext& ctx, const Program& g, const Call& c, Diag
   for (const Arg& a : c.args) {
     if (!a.malformed) CheckArg(ctx, *k, a, a.buffer ? ctx.ArgBuffer(g, c, a) : nullptr, sink);
   }
+  // At the call's "args" where it has one (an argument parsed), else at the call: a call
+  // without "args" has no such member to point at.
+  const std::string where = c.args.empty() ? c.ptr : ChildPointer(c.ptr, "args");
   for (const Param& p : k->params) {
     if (p.malformed || FindArg(c, p.name) != nullptr) continue;
-    ReportArgs(ChildPointer(c.ptr, "args"),
+    ReportArgs(where,
                fmt::format("call of kernel `{}` has no argument for parameter `{}`", k->name, p.name),
                fmt::format("add \"{}\" to the call's args", p.name), sink);
   }

@@ -1,7 +1,8 @@
 // Benchmark: time Plan() on generated manifests with growing source counts.
 // Usage: bench_plan_scale [N...]   (default 1000 10000 100000 sources)
 // Prints a markdown table: sources, calls, steps, plan ms (best of 3) per placement policy,
-// ns per (n log2 n), and the arena over the lower bound.
+// ns per (n log2 n), the arena over the lower bound, and CheckPlan's time on the first-fit plan
+// (the commands run the checker on every plan they use).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -11,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "simulator/check/plan_check.h"
 #include "simulator/planner.h"
 #include "verifier/manifest.h"
 
@@ -71,17 +73,25 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) sizes.push_back(std::stoi(argv[i]));
   if (sizes.empty()) sizes = {1000, 10000, 100000};
   using loadplan::simulator::PlacementPolicy;
-  std::puts("| sources | calls | steps | first-fit ms | ns per n·log2(n) | arena / lower bound | best-fit ms | arena / lower bound |");
-  std::puts("|---:|---:|---:|---:|---:|---:|---:|---:|");
+  std::puts("| sources | calls | steps | first-fit ms | ns per n·log2(n) | arena / lower bound | best-fit ms | arena / lower bound | check ms |");
+  std::puts("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (int n : sizes) {
     const loadplan::verifier::Manifest m = Generate(n);
     loadplan::simulator::LoadPlan first, best;
     const double ms_first = BestOfThree(m, {.placement = PlacementPolicy::kFirstFit}, first);
     const double ms_best = BestOfThree(m, {.placement = PlacementPolicy::kBestFit}, best);
     const double nlogn = n * std::log2(std::max(2, n));
-    std::printf("| %d | %zu | %zu | %.1f | %.1f | %.4f | %.1f | %.4f |\n", n, first.calls.size(), first.steps.size(),
+    double ms_check = 1e300;
+    size_t violations = 0;
+    for (int rep = 0; rep < 3; ++rep) {
+      const auto t0 = std::chrono::steady_clock::now();
+      violations = loadplan::simulator::CheckPlan(m, first).size();
+      ms_check = std::min(ms_check, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::printf("| %d | %zu | %zu | %.1f | %.1f | %.4f | %.1f | %.4f | %.1f%s |\n", n, first.calls.size(), first.steps.size(),
                 ms_first, 1e6 * ms_first / nlogn, static_cast<double>(first.arena_bytes) / first.lower_bound, ms_best,
-                static_cast<double>(best.arena_bytes) / best.lower_bound);
+                static_cast<double>(best.arena_bytes) / best.lower_bound, ms_check,
+                violations == 0 ? "" : " (VIOLATIONS)");
   }
   return 0;
 }

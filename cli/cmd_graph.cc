@@ -11,6 +11,7 @@
 
 #include "cli/input.h"
 #include "cli/render/graph.h"
+#include "cli/self_check.h"
 #include "verifier/diag.h"
 
 namespace loadplan::cli {
@@ -34,7 +35,9 @@ PlannedInput LoadAndPlan(const std::string& file, const simulator::PlanOptions& 
     std::fprintf(stderr, "%s: not planned: the manifest has verification errors\n", in.display_name.c_str());
     return {std::nullopt, 1};
   }
-  return {simulator::Plan(*in.check.manifest, options), 0};
+  simulator::LoadPlan plan = simulator::Plan(*in.check.manifest, options);
+  if (!PlanPassesChecker(*in.check.manifest, plan, in.display_name)) return {std::nullopt, kInternalError};
+  return {std::move(plan), 0};
 }
 
 bool WriteOutput(const std::string& path, const std::string& text) {

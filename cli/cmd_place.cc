@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "cli/self_check.h"
 #include "simulator/placement.h"
 
 namespace loadplan::cli {
@@ -58,6 +59,7 @@ int RunPlace(const PlaceOptions& options) {
   if (options.work_budget) place_options.work_budget = *options.work_budget;
   place_options.time_budget_s = options.time_budget_s;
   const sim::Placement placement = sim::Place(*read.problem, place_options);
+  if (!PlacementPassesChecker(*read.problem, placement, "loadplan place")) return kInternalError;
   if (!WriteOutput(options.output, sim::WritePlacementCsv(*read.problem, placement))) {
     fmt::print(std::cerr, "place: cannot write '{}'\n", options.output);
     return 1;

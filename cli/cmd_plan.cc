@@ -9,6 +9,7 @@
 
 #include "cli/cmd_plan_report.h"
 #include "cli/input.h"
+#include "cli/self_check.h"
 #include "verifier/diag.h"
 
 namespace loadplan::cli {
@@ -96,6 +97,7 @@ int RunPlan(const PlanCliOptions& options) {
   if (!BindAt(m, options.at, r.at) || !ResolveDevice(options, r)) return 2;
   r.warnings = CountWarnings(in.check.result.diags);
   r.plan = simulator::Plan(m, options.plan);
+  if (!PlanPassesChecker(m, r.plan, "loadplan plan")) return kInternalError;
   r.phases = simulator::ComputePhases(m, r.plan, r.at);
   r.widest = simulator::FindWidestMoment(r.plan);
   if (options.format == Format::kJson) {

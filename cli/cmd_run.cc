@@ -13,6 +13,7 @@
 #include "cli/cmd_run_internal.h"
 #include "cli/input.h"
 #include "cli/progress.h"
+#include "cli/self_check.h"
 #include "simulator/phases.h"
 #include "verifier/writer.h"
 
@@ -58,6 +59,7 @@ int Prepare(const RunCliOptions& o, Setup& s) {
   simulator::PlanOptions po = o.plan;
   if (o.naive) MakeNaive(s.manifest, po);
   s.plan = simulator::Plan(s.manifest, po);
+  if (!PlanPassesChecker(s.manifest, s.plan, "loadplan run")) return kInternalError;
   backend::Checkpoint::OpenResult opened = backend::Checkpoint::Open(o.checkpoint);
   if (!opened.checkpoint) return Fail(2, opened.error);
   s.checkpoint = std::move(opened.checkpoint);

@@ -1,0 +1,42 @@
+// The planner's and the placer's output through the independent checkers.
+#include "cli/self_check.h"
+
+#include <cstdio>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "simulator/check/placement_check.h"
+#include "simulator/check/plan_check.h"
+#include "simulator/planner.h"
+
+namespace loadplan::cli {
+
+bool PlanPassesChecker(const verifier::Manifest& m, const simulator::LoadPlan& plan, std::string_view command) {
+  const std::vector<simulator::PlanViolation> violations = simulator::CheckPlan(m, plan);
+  for (const simulator::PlanViolation& v : violations) {
+    fmt::print(stderr, "{}: internal error: the plan checker rejects the plan ({}): {}\n", command,
+               simulator::PlanViolationKindName(v.kind), v.message);
+  }
+  return violations.empty();
+}
+
+bool PlacementPassesChecker(const simulator::PlacementProblem& problem, const simulator::Placement& placement,
+                            std::string_view command) {
+  std::vector<simulator::PlacedBuffer> placed;
+  placed.reserve(problem.buffers.size());
+  for (size_t i = 0; i < problem.buffers.size(); ++i) {
+    const simulator::PlacementBuffer& b = problem.buffers[i];
+    placed.push_back({.id = b.id, .lower = b.lower, .upper = b.upper,
+                      .size = simulator::RoundUpBytes(b.size, problem.alignment),
+                      .offset = i < placement.offsets.size() ? placement.offsets[i] : ~uint64_t{0}});
+  }
+  const std::vector<simulator::PlacementViolation> violations = simulator::CheckPlacement(
+      placed, {.height = placement.height, .alignment = problem.alignment, .max_violations = 20});
+  for (const simulator::PlacementViolation& v : violations) {
+    fmt::print(stderr, "{}: internal error: the placement checker rejects the placement: {}\n", command, v.message);
+  }
+  return violations.empty();
+}
+
+}  // namespace loadplan::cli

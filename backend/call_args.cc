@@ -80,6 +80,10 @@ BoundCall BindCall(const verifier::Manifest& m, const simulator::LoadPlan& plan,
 }
 
 std::vector<std::string> CheckContracts(const verifier::Manifest& m, const simulator::LoadPlan& plan) {
+  if (!verifier::IsSortedModel(m)) {
+    return {"the manifest model is not in name order (a hand-built model?): its lookups would miss; "
+            "pass verifier::SortModel(m), the model the plan describes"};
+  }
   std::vector<std::string> errors;
   std::map<std::string, bool> seen;
   for (const simulator::PlannedCall& call : plan.calls) {

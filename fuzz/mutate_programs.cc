@@ -92,7 +92,9 @@ std::optional<Mutation> MissingScalarArg(const Manifest& in, const Pick& pick) {
   const auto [c, a] = Choose(scalars, pick);
   Call& call = m.programs[c.program].calls[c.call];
   call.args.erase(call.args.begin() + static_cast<std::ptrdiff_t>(a));
-  return Finish("missing-scalar-arg", m, {{"P5", ChildPointer(CallPtr(m, c), "args")}});
+  // At the call's "args", or at the call when no argument is left (no "args" is written).
+  const std::string at = call.args.empty() ? CallPtr(m, c) : ChildPointer(CallPtr(m, c), "args");
+  return Finish("missing-scalar-arg", m, {{"P5", at}});
 }
 
 std::optional<Mutation> ExtraArg(const Manifest& in, const Pick& pick) {

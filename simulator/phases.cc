@@ -135,6 +135,11 @@ std::vector<const verifier::Buffer*> OnceScratch(const verifier::Manifest& m) {
 
 MemoryPhases ComputePhases(const verifier::Manifest& m, const LoadPlan& plan,
                            const verifier::Assignment& at, const verifier::ProofBudget& budget) {
+  if (!verifier::IsSortedModel(m)) {  // the plan's indices follow the sorted model
+    verifier::Manifest sorted = m;
+    verifier::SortModel(sorted);
+    return ComputePhases(sorted, plan, at, budget);
+  }
   const verifier::Box box = m.VarBox();
   const int64_t resident = ToI64(plan.resident_bytes_rounded);
   MemoryPhases out;

@@ -122,12 +122,17 @@ bool SortedByName(const std::vector<T>& v) {
   return std::is_sorted(v.begin(), v.end(), [](const T& a, const T& b) { return a.name < b.name; });
 }
 
+bool ArgLess(const Arg& a, const Arg& b) { return a.param < b.param; }
+
 }  // namespace
 
 bool IsSortedModel(const Manifest& m) {
-  bool params = true;
-  for (const Kernel& k : m.kernels) params = params && SortedByName(k.params);
-  return params && SortedByName(m.vars) && SortedByName(m.buffers) && SortedByName(m.kernels) &&
+  bool nested = true;
+  for (const Kernel& k : m.kernels) nested = nested && SortedByName(k.params);
+  for (const Program& p : m.programs) {
+    for (const Call& c : p.calls) nested = nested && std::is_sorted(c.args.begin(), c.args.end(), ArgLess);
+  }
+  return nested && SortedByName(m.vars) && SortedByName(m.buffers) && SortedByName(m.kernels) &&
          SortedByName(m.programs);
 }
 
@@ -137,6 +142,11 @@ void SortModel(Manifest& m) {
   SortByName(m.kernels);
   SortByName(m.programs);
   for (Kernel& k : m.kernels) SortByName(k.params);
+  for (Program& p : m.programs) {
+    for (Call& c : p.calls) {
+      if (!std::is_sorted(c.args.begin(), c.args.end(), ArgLess)) std::stable_sort(c.args.begin(), c.args.end(), ArgLess);
+    }
+  }
 }
 
 void AssignPointers(Manifest& m) {
@@ -150,7 +160,6 @@ void AssignPointers(Manifest& m) {
     SetChild(scratch, k.ptr, "params");
     for (Param& p : k.params) SetChild(p.ptr, scratch, p.name);
   }
-  auto by_param = [](const Arg& a, const Arg& b) { return a.param < b.param; };
   std::string calls, args;
   for (Program& p : m.programs) {
     SetChild(p.ptr, "/programs", p.name);
@@ -158,9 +167,6 @@ void AssignPointers(Manifest& m) {
     for (size_t i = 0; i < p.calls.size(); ++i) {
       Call& c = p.calls[i];
       SetChild(c.ptr, calls, i);
-      if (!std::is_sorted(c.args.begin(), c.args.end(), by_param)) {
-        std::stable_sort(c.args.begin(), c.args.end(), by_param);
-      }
       SetChild(args, c.ptr, "args");
       for (Arg& a : c.args) SetChild(a.ptr, args, a.param);
     }

@@ -142,10 +142,13 @@ Expr ByteSize(const Buffer& b);
 // Points the model at a new pointer prefix after sorting; used by the parser and the builder.
 void AssignPointers(Manifest& m);
 
-// The parser and the builder give vars, buffers, kernels, each kernel's params and
-// programs sorted by name (the Find* lookups search them). A hand-built model may not
-// be: Verify and Plan then work on a sorted copy (SortModel), so order never matters.
+// The parser and the builder give vars, buffers, kernels, each kernel's params, programs
+// and each call's args sorted by name (the Find* lookups binary-search them). A hand-built
+// model may not be. Verify, Plan, CheckPlan and ComputePhases then work on a sorted copy
+// (so their answers do not depend on the order, and a plan's buffer and call indices always
+// follow the sorted model); the backends refuse an unsorted model before allocating
+// (backend::CheckContracts): give them SortModel(m), the model the plan describes.
 [[nodiscard]] bool IsSortedModel(const Manifest& m);
-void SortModel(Manifest& m);  // sorts those vectors; pointers are left as they are
+void SortModel(Manifest& m);  // sorts those vectors (stable); pointers are left as they are
 
 }  // namespace loadplan::verifier

@@ -48,7 +48,10 @@ Variable BuildVar(Fields& in, const std::string& name, const Node& n, const Ptr&
 
 LoadOptions BuildLoad(Fields& in, const Node& n, const Ptr& ptr) {
   LoadOptions load;
-  if (!in.Object(n, ptr, "load section")) return load;
+  if (!in.Object(n, ptr, "load section")) {
+    load.lanes_malformed = true;  // "load": 5 gives lanes no value either: no K7 against the default
+    return load;
+  }
   in.CheckKeys(n, ptr, {"lanes", "prefetch"}, {});
   With(n, ptr, "lanes", [&](const Node& x, const Ptr& p) {
     if (auto v = in.Int(x, p, 1, kU32Max)) {

@@ -192,6 +192,11 @@ std::string_view PlanViolationKindName(PlanViolationKind k) {
 }
 
 std::vector<PlanViolation> CheckPlan(const verifier::Manifest& m, const LoadPlan& plan) {
+  if (!verifier::IsSortedModel(m)) {  // a plan's indices follow the model in name order
+    verifier::Manifest sorted = m;
+    verifier::SortModel(sorted);
+    return CheckPlan(sorted, plan);
+  }
   std::vector<PlanViolation> out;
   checkdetail::Ctx c{m, plan, out};
   if (!checkdetail::CheckIndices(c)) return out;

@@ -5,7 +5,7 @@
 #include <map>
 #include <optional>
 #include <queue>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "simulator/check/plan_check_internal.h"
@@ -59,21 +59,27 @@ void CheckBufferSteps(Ctx& c, const StepIndex& s, uint32_t resident, uint32_t ar
   }
 }
 
-// Is `target` reachable from `from` through wait edges? Edges point backwards, so the
-// search never goes below `target`, and it expands the lowest step first: the step nearest
-// the target (a release just after the reader it waits for) ends the search at once, where
-// a depth-first search could walk a long lane chain down first (quadratic on 10^5 calls).
-// A step with many waits (FreeArena waits for every release: a linear scan per staged
-// buffer was quadratic, 0.9 s at 10^5 sources) or asked about again and again gets its
-// whole reachable set once, so those queries cost O(1).
+// Is `target` reachable from `from` through wait edges? A direct wait is found by binary
+// search (the planner sorts wait lists) or, in an unsorted list, by a scan. Otherwise edges
+// point backwards, so the search never goes below `target`, and it expands the lowest step
+// first: the step nearest the target (a release just after the reader it waits for) ends it
+// at once. A step with more than kManyWaits waits (FreeArena waits for every release) gets
+// its whole reachable set once, kept for the last few such steps: searching from it once
+// per staged buffer was quadratic (1.1 s at 10^5 sources).
 class Reach {
  public:
-  explicit Reach(const LoadPlan& plan) : plan_(plan), seen_(plan.steps.size(), 0) {}
+  explicit Reach(const LoadPlan& plan) : plan_(plan), seen_(plan.steps.size(), 0), sorted_(plan.steps.size(), 0) {
+    for (size_t i = 0; i < plan.steps.size(); ++i) {
+      sorted_[i] = std::is_sorted(plan.steps[i].waits.begin(), plan.steps[i].waits.end()) ? 1 : 0;
+    }
+  }
+
   bool operator()(uint32_t from, uint32_t target) {
     const auto& direct = plan_.steps[from].waits;
-    const bool many = direct.size() > kFewWaits;
-    if (!many && std::find(direct.begin(), direct.end(), target) != direct.end()) return true;
-    if (many || ++asked_[from] >= 3) return ReachableFrom(from)[target] != 0;
+    const bool hit = sorted_[from] != 0 ? std::binary_search(direct.begin(), direct.end(), target)
+                                        : std::find(direct.begin(), direct.end(), target) != direct.end();
+    if (hit) return true;
+    if (direct.size() > kManyWaits) return ReachableFrom(from)[target] != 0;
     ++epoch_;
     std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> lowest;
     lowest.push(from);
@@ -92,32 +98,36 @@ class Reach {
   }
 
  private:
-  static constexpr size_t kFewWaits = 16;
+  static constexpr size_t kManyWaits = 64;
+  static constexpr size_t kCached = 4;
 
+  // Every step reachable from `from` (CheckIndices has made every wait an earlier step).
   const std::vector<char>& ReachableFrom(uint32_t from) {
-    if (all_from_ == from) return all_;
-    all_from_ = from;
-    all_.assign(plan_.steps.size(), 0);
+    for (const auto& [step, set] : cache_) {
+      if (step == from) return set;
+    }
+    if (cache_.size() == kCached) cache_.erase(cache_.begin());
+    std::vector<char> set(plan_.steps.size(), 0);
     std::vector<uint32_t> stack{from};
     while (!stack.empty()) {
       const uint32_t at = stack.back();
       stack.pop_back();
       for (uint32_t w : plan_.steps[at].waits) {
-        if (w < all_.size() && all_[w] == 0) {
-          all_[w] = 1;
+        if (w < set.size() && set[w] == 0) {
+          set[w] = 1;
           stack.push_back(w);
         }
       }
     }
-    return all_;
+    cache_.emplace_back(from, std::move(set));
+    return cache_.back().second;
   }
 
   const LoadPlan& plan_;
   std::vector<uint32_t> seen_;
   uint32_t epoch_ = 0;
-  std::unordered_map<uint32_t, uint32_t> asked_;  // queries per `from`
-  std::optional<uint32_t> all_from_;
-  std::vector<char> all_;  // ReachableFrom(*all_from_)
+  std::vector<char> sorted_;  // per step: its wait list is sorted
+  std::vector<std::pair<uint32_t, std::vector<char>>> cache_;  // ReachableFrom, oldest first
 };
 
 void CheckLaunchWaits(Ctx& c, const StepIndex& s, Reach& reach) {

@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -171,6 +172,22 @@ TEST(HostBackend, WeightsAreCopiedFromTheCheckpoint) {
   ASSERT_EQ(got.size(), want.size());
   EXPECT_TRUE(std::equal(got.begin(), got.end(), want.begin()));
   EXPECT_TRUE(host.Bytes(Index(plan, "l0.fc1_w.raw")).empty());  // the arena is gone
+}
+
+// A hand-built model out of name order: the plan is the sorted model's, and the backend
+// refuses the unsorted one before allocating anything (its lookups would miss).
+TEST(HostBackend, UnsortedModelIsRefusedBeforeAllocating) {
+  const Model& model = SmallGptOss();
+  verifier::Manifest reversed = model.manifest;
+  std::reverse(reversed.buffers.begin(), reversed.buffers.end());
+  std::reverse(reversed.programs.begin(), reversed.programs.end());
+  const LoadPlan plan = simulator::Plan(reversed);
+  EXPECT_EQ(plan, simulator::Plan(model.manifest));
+  HostBackend host(reversed, plan, *model.checkpoint);
+  const ExecuteResult r = Execute(plan, host);
+  ASSERT_FALSE(r.status.ok());
+  EXPECT_NE(r.status.message().find("not in name order"), std::string::npos) << r.status.message();
+  EXPECT_EQ(host.LiveBytes(), 0u);
 }
 
 TEST(HostBackend, TinyDequantRuns) {

@@ -52,7 +52,7 @@ TEST(Verify, RealisticManifestIsCleanAndOrdersDeriveProgramsByDataflow) {
 // A hand-built model in any order verifies as its sorted form does (the parser and the
 // builder sort; Verify must not depend on it).
 TEST(Verify, UnsortedModelVerifiesLikeItsSortedForm) {
-  for (const std::string name : {"clean_realistic", "D1", "B1", "K6", "P6"}) {
+  for (const std::string name : {"clean_realistic", "D1", "B1", "K6", "P6", "P5_missing", "P5_extra"}) {
     CheckOutput sorted = CheckText(Fixture(name));
     ASSERT_TRUE(sorted.parsed) << name;
     Manifest m = *sorted.manifest;
@@ -61,6 +61,10 @@ TEST(Verify, UnsortedModelVerifiesLikeItsSortedForm) {
     std::reverse(m.kernels.begin(), m.kernels.end());
     for (Kernel& k : m.kernels) std::reverse(k.params.begin(), k.params.end());
     std::reverse(m.programs.begin(), m.programs.end());
+    for (Program& p : m.programs) {
+      for (Call& c : p.calls) std::reverse(c.args.begin(), c.args.end());
+    }
+    ASSERT_FALSE(IsSortedModel(m)) << name;
     VerifyResult r = Verify(m);
     EXPECT_EQ(r.diags, Verify(*sorted.manifest).diags) << name;
     EXPECT_EQ(r.derive_order, sorted.result.derive_order) << name;

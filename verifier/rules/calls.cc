@@ -65,8 +65,8 @@ void CheckCallArgs(const RuleContext& ctx, const Program& g, const Call& c, Diag
   for (const Arg& a : c.args) {
     if (!a.malformed) CheckArg(ctx, *k, a, a.buffer ? ctx.ArgBuffer(g, c, a) : nullptr, sink);
   }
-  // At the call's "args" where it has one (an argument parsed), else at the call: a call
-  // without "args" has no such member to point at.
+  // At the call's "args" when it has an argument (so "args" is there), else at the call:
+  // a call without arguments may have no "args" member to point at.
   const std::string where = c.args.empty() ? c.ptr : ChildPointer(c.ptr, "args");
   for (const Param& p : k->params) {
     if (p.malformed || FindArg(c, p.name) != nullptr) continue;

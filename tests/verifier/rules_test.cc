@@ -52,7 +52,8 @@ const std::vector<Case>& Cases() {
       {"K7_range", {{"K7", "/buffers/w.raw/lane"}}},
       {"K8", {{"K8", "/buffers/q4/shape"}}},
       // lanes 0 is S11 alone: the pinned lane 1 is not checked against a lanes that failed
-      {"S11_lanes_pinned", {{"S11", "/load/lanes"}}},  // q6: 4 F6 elements are 3 whole bytes
+      {"S11_lanes_pinned", {{"S11", "/load/lanes"}}},
+      {"S3_load_pinned", {{"S3", "/load"}}},  // "load": 5: no lanes value either, so no K7  // q6: 4 F6 elements are 3 whole bytes
       {"P1_once", {{"P1", "/programs/derive.w/once"}}},
       {"P1_batch", {{"P1", "/programs/derive.w/batch"}}},
       {"P1_graph", {{"P1", "/programs/derive.w/graph"}}},
@@ -143,7 +144,7 @@ TEST(RuleFixtures, TableCoversEveryFileAndCode) {
     for (const auto& [code, ptr] : c.expected) codes.insert(code);
   }
   EXPECT_EQ(files, listed);
-  const std::set<std::string> emitted = {"S6", "S8", "S9", "S11", "K1", "K2", "K3", "K4", "K5", "K6", "K7", "K8",
+  const std::set<std::string> emitted = {"S3", "S6", "S8", "S9", "S11", "K1", "K2", "K3", "K4", "K5", "K6", "K7", "K8",
                                          "P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "D1", "D2",
                                          "D3", "D4", "D5", "B1", "B2", "L1", "L2", "L3"};
   EXPECT_EQ(codes, emitted);

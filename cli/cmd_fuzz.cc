@@ -3,6 +3,7 @@
 #include "cli/cmd_fuzz.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <iostream>
 #include <random>
@@ -83,6 +84,11 @@ int RunFuzz(const FuzzCliOptions& options) {
     props = AroundProperties(*loaded.text, clean ? checked.manifest : std::nullopt);
   } else {
     props = GeneratedProperties();
+  }
+  // RapidCheck reads RC_PARAMS (and prints "Using configuration") on first use: with --seed,
+  // let that line name the seed that runs.
+  if (options.seed && std::getenv("RC_PARAMS") == nullptr) {
+    setenv("RC_PARAMS", fmt::format("seed={}", *options.seed).c_str(), 0);
   }
   rc::detail::TestParams params = rc::detail::configuration().testParams;
   params.maxSuccess = options.cases.value_or(1000);

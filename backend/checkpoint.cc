@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -20,6 +21,8 @@ using verifier::json::Kind;
 struct Resolved {
   std::vector<std::string> files;
   std::string error;
+  std::string index;                         // the index file, when there is one
+  std::map<std::string, std::string> where;  // its weight_map: tensor -> shard path
 };
 
 // The shard files of an index, in sorted order, each listed once.
@@ -36,13 +39,18 @@ Resolved ReadIndex(const fs::path& index) {
   const auto* map = doc->Find("weight_map");
   if (!map || map->kind != Kind::kObject) return {{}, fmt::format("{}: no weight_map object", index.string())};
   std::set<std::string> files;
+  Resolved out{.index = index.string()};
   for (const auto& [tensor, file] : map->members) {
-    if (file.kind != Kind::kString || file.text.empty() || file.text.find('/') != std::string::npos) {
+    if (file.kind != Kind::kString || file.text.empty() || file.text == "." || file.text == ".." ||
+        file.text.find('/') != std::string::npos) {
       return {{}, fmt::format("{}: weight_map entry for '{}' is not a file name", index.string(), tensor)};
     }
-    files.insert((index.parent_path() / file.text).string());
+    const std::string path = (index.parent_path() / file.text).string();
+    files.insert(path);
+    out.where.emplace(tensor, path);
   }
-  return {{files.begin(), files.end()}, {}};
+  out.files.assign(files.begin(), files.end());
+  return out;
 }
 
 Resolved Resolve(const std::string& path) {
@@ -61,6 +69,21 @@ Resolved Resolve(const std::string& path) {
   }
   if (p.extension() == ".json") return ReadIndex(p);
   return {{path}, {}};
+}
+
+// An index must say where its tensors are: every weight_map entry names the shard that holds
+// it (loaders that trust the map would otherwise read another shard, or find nothing). A
+// shard's tensor the map leaves out is allowed (it is found by the shard's header).
+std::string CheckIndex(const Checkpoint& c, const Resolved& r) {
+  if (r.index.empty()) return {};
+  for (const auto& [tensor, path] : r.where) {
+    const Checkpoint::Located at = c.Find(tensor);
+    if (at.info == nullptr) return fmt::format("{}: weight_map lists '{}' in {}, which does not hold it", r.index, tensor, path);
+    if (at.file->path() != path) {
+      return fmt::format("{}: weight_map lists '{}' in {}, but it is in {}", r.index, tensor, path, at.file->path());
+    }
+  }
+  return {};
 }
 
 }  // namespace
@@ -82,6 +105,7 @@ Checkpoint::OpenResult Checkpoint::Open(const std::string& path) {
       }
     }
   }
+  if (std::string error = CheckIndex(*c, r); !error.empty()) return {nullptr, error};
   return {std::move(c), {}};
 }
 

@@ -147,6 +147,32 @@ TEST_F(SafetensorsTest, ShardedIndexAndBindings) {
   EXPECT_NE(errors[2].find("shape [4]"), std::string::npos) << errors[2];
 }
 
+// An index that does not say where the tensors are is refused, naming the tensor and shards.
+TEST_F(SafetensorsTest, IndexMustMatchTheShards) {
+  auto fill = [](size_t, uint64_t, std::span<uint8_t> out) { std::fill(out.begin(), out.end(), 7); };
+  ASSERT_EQ(WriteSafetensors((dir_ / "s1.safetensors").string(), {{"t.a", verifier::Dtype::kU8, {4}}}, {}, fill), "");
+  ASSERT_EQ(WriteSafetensors((dir_ / "s2.safetensors").string(), {{"t.b", verifier::Dtype::kU8, {2}}}, {}, fill), "");
+  const struct {
+    const char* weight_map;
+    const char* expect;
+  } cases[] = {
+      {R"({"t.a":"s2.safetensors","t.b":"s1.safetensors"})", "lists 't.a' in"},          // swapped
+      {R"({"t.a":"s1.safetensors","t.b":"s2.safetensors","t.c":"s2.safetensors"})", "'t.c'"},  // not held
+      {R"({"t.a":"s1.safetensors","t.b":".."})", "not a file name"},
+  };
+  for (const auto& c : cases) {
+    std::ofstream(dir_ / "model.safetensors.index.json") << R"({"weight_map":)" << c.weight_map << "}";
+    const auto opened = Checkpoint::Open(dir_.string());
+    EXPECT_FALSE(opened.checkpoint) << c.weight_map;
+    EXPECT_NE(opened.error.find(c.expect), std::string::npos) << c.weight_map << ": " << opened.error;
+  }
+  // The index defines the checkpoint: a shard it does not name is not part of it.
+  std::ofstream(dir_ / "model.safetensors.index.json") << R"({"weight_map":{"t.a":"s1.safetensors"}})";
+  const auto only_s1 = Checkpoint::Open(dir_.string());
+  ASSERT_TRUE(only_s1.checkpoint) << only_s1.error;
+  EXPECT_EQ(only_s1.checkpoint->Find("t.b").info, nullptr);
+}
+
 // Files we write load with the reference package, and files it writes load with ours.
 TEST_F(SafetensorsTest, InteroperatesWithReferencePythonPackage) {
   const fs::path python = fs::path(LOADPLAN_SOURCE_DIR) / ".venv/bin/python";

@@ -8,7 +8,6 @@
 
 #include "simulator/check/placement_check.h"
 #include "simulator/check/plan_check.h"
-#include "simulator/planner.h"
 
 namespace loadplan::cli {
 
@@ -23,16 +22,7 @@ bool PlanPassesChecker(const verifier::Manifest& m, const simulator::LoadPlan& p
 
 bool PlacementPassesChecker(const simulator::PlacementProblem& problem, const simulator::Placement& placement,
                             std::string_view command) {
-  std::vector<simulator::PlacedBuffer> placed;
-  placed.reserve(problem.buffers.size());
-  for (size_t i = 0; i < problem.buffers.size(); ++i) {
-    const simulator::PlacementBuffer& b = problem.buffers[i];
-    placed.push_back({.id = b.id, .lower = b.lower, .upper = b.upper,
-                      .size = simulator::RoundUpBytes(b.size, problem.alignment),
-                      .offset = i < placement.offsets.size() ? placement.offsets[i] : ~uint64_t{0}});
-  }
-  const std::vector<simulator::PlacementViolation> violations = simulator::CheckPlacement(
-      placed, {.height = placement.height, .alignment = problem.alignment, .max_violations = 20});
+  const std::vector<simulator::PlacementViolation> violations = simulator::CheckPlacement(problem, placement, 20);
   for (const simulator::PlacementViolation& v : violations) {
     fmt::print(stderr, "{}: internal error: the placement checker rejects the placement: {}\n", command, v.message);
   }

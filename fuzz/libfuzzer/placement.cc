@@ -10,7 +10,6 @@
 
 #include "simulator/check/placement_check.h"
 #include "simulator/placement.h"
-#include "simulator/planner.h"
 
 namespace {
 
@@ -23,13 +22,7 @@ namespace sim = loadplan::simulator;
 
 void CheckPlaced(const sim::PlacementProblem& p, const sim::Placement& placed, const char* policy) {
   if (placed.offsets.size() != p.buffers.size()) Fail(std::string(policy) + ": one offset per buffer expected");
-  std::vector<sim::PlacedBuffer> check;
-  for (size_t i = 0; i < p.buffers.size(); ++i) {
-    const sim::PlacementBuffer& b = p.buffers[i];
-    check.push_back({.id = b.id, .lower = b.lower, .upper = b.upper,
-                     .size = sim::RoundUpBytes(b.size, p.alignment), .offset = placed.offsets[i]});
-  }
-  const auto violations = sim::CheckPlacement(check, {.height = placed.height, .alignment = p.alignment});
+  const auto violations = sim::CheckPlacement(p, placed);
   if (!violations.empty()) Fail(std::string(policy) + ": " + violations.front().message);
   if (placed.height < sim::LowerBound(p)) Fail(std::string(policy) + ": height below the lower bound");
   const sim::CsvReadResult again = sim::ReadPlacementCsv(sim::WritePlacementCsv(p, placed));

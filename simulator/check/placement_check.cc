@@ -136,4 +136,19 @@ std::vector<PlacementViolation> CheckPlacement(const std::vector<PlacedBuffer>& 
   return out;
 }
 
+std::vector<PlacementViolation> CheckPlacement(const PlacementProblem& problem, const Placement& placement,
+                                               size_t max_violations) {
+  const uint64_t align = std::max<uint64_t>(1, problem.alignment);
+  std::vector<PlacedBuffer> placed;
+  placed.reserve(problem.buffers.size());
+  for (size_t i = 0; i < problem.buffers.size(); ++i) {
+    const PlacementBuffer& b = problem.buffers[i];
+    uint64_t size = std::numeric_limits<uint64_t>::max();
+    if (b.size <= size - (align - 1)) size = (b.size + align - 1) / align * align;
+    placed.push_back({.id = b.id, .lower = b.lower, .upper = b.upper, .size = size,
+                      .offset = i < placement.offsets.size() ? placement.offsets[i] : std::numeric_limits<uint64_t>::max()});
+  }
+  return CheckPlacement(placed, {.height = placement.height, .alignment = align, .max_violations = max_violations});
+}
+
 }  // namespace loadplan::simulator

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "simulator/placement.h"  // the problem and placement types only (no planner code)
+
 namespace loadplan::simulator {
 
 // One placed buffer as the checker sees it: live at times lower <= t < upper, occupying bytes
@@ -43,5 +45,11 @@ struct PlacementCheckOptions {
 // time with a max-segment tree over offsets: O(n log n + k log n) for k reported overlaps.
 std::vector<PlacementViolation> CheckPlacement(const std::vector<PlacedBuffer>& buffers,
                                                const PlacementCheckOptions& options);
+
+// A placer's answer checked as above: buffer i of `problem` at placement.offsets[i] (UINT64_MAX
+// where it has none), its size rounded up to the problem's alignment as Place rounds it, under
+// the placement's height.
+std::vector<PlacementViolation> CheckPlacement(const PlacementProblem& problem, const Placement& placement,
+                                               size_t max_violations = 1000);
 
 }  // namespace loadplan::simulator

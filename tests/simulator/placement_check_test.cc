@@ -28,6 +28,17 @@ TEST(PlacementCheck, ValidPlacementHasNoViolations) {
   EXPECT_TRUE(CheckPlacement(bs, {.height = 8, .alignment = 4}).empty());
 }
 
+// A placer's answer: sizes count rounded up to the alignment, a missing offset is a violation.
+TEST(PlacementCheck, PlacerOutputCountsRoundedSizes) {
+  const PlacementProblem p{.buffers = {{.id = "a", .lower = 0, .upper = 2, .size = 10},
+                                       {.id = "b", .lower = 1, .upper = 3, .size = 10}},
+                           .alignment = 4};
+  EXPECT_TRUE(CheckPlacement(p, Placement{.offsets = {0, 12}, .height = 24}).empty());
+  const auto rounded = CheckPlacement(p, Placement{.offsets = {0, 8}, .height = 20});  // 10 takes 12
+  EXPECT_EQ(Codes(rounded), (decltype(Codes(rounded)){{Kind::kOverlap, 0, 1}}));
+  EXPECT_FALSE(CheckPlacement(p, Placement{.offsets = {0}, .height = 24}).empty());
+}
+
 TEST(PlacementCheck, OverlapNamesBothBuffers) {
   const std::vector<PlacedBuffer> bs = {{"a", 0, 4, 4, 0}, {"b", 3, 6, 4, 2}};
   const std::vector<PlacementViolation> vs = CheckPlacement(bs, {.height = 8});

@@ -145,7 +145,7 @@ std::optional<Mutation> DtypeMismatch(const Manifest& in, const Pick& pick) {
   // A checkpoint tensor must keep whole bytes (else K8 as well): no odd F4 count.
   const bool checkpoint = b.kind == BufferKind::kWeight || b.kind == BufferKind::kSource;
   const std::optional<int64_t> count = Count(b);
-  if (checkpoint && count && (*count % 8) * DtypeBits(b.dtype) % 8 != 0) return std::nullopt;
+  if (checkpoint && count && !FillsWholeBytes(static_cast<uint64_t>(*count), b.dtype)) return std::nullopt;
   std::vector<Expected> expected;
   for (const Use& u : usage.Of(name)) {
     if (!u.param.empty()) expected.push_back({"P6", u.ptr});

@@ -50,6 +50,8 @@ uint32_t DtypeBits(Dtype d) {
   return i < kTable.size() ? kTable[i].bits : 0;
 }
 
+bool FillsWholeBytes(uint64_t elements, Dtype d) { return (elements % 8) * DtypeBits(d) % 8 == 0; }
+
 std::vector<std::string_view> AllDtypeNames() {
   std::vector<std::string_view> names;
   for (const DtypeInfo& info : kTable) names.push_back(info.name);

@@ -16,6 +16,9 @@ enum class Dtype : uint8_t {
 std::optional<Dtype> ParseDtype(std::string_view name);  // exact safetensors spelling
 std::string_view DtypeName(Dtype d);
 uint32_t DtypeBits(Dtype d);  // F4: 4, F6_*: 6, BOOL/U8: 8, ...
+// True when `elements` of `d` make a whole number of bytes (an even F4 count, an F6 count
+// divisible by 4, any count of a byte-sized dtype); safetensors stores no partial byte.
+bool FillsWholeBytes(uint64_t elements, Dtype d);
 std::vector<std::string_view> AllDtypeNames();
 
 }  // namespace loadplan::verifier

@@ -102,7 +102,7 @@ void CheckWholeBytes(const RuleContext& ctx, const Buffer& b, DiagSink& sink) {
   const Expr count = ElementCount(b);
   if (!IsVariableFree(count)) return;  // K5 reports the shape
   const std::optional<int64_t> n = Evaluate(count, {}).value;
-  if (!n || (*n % 8) * bits % 8 == 0) return;
+  if (!n || *n < 0 || FillsWholeBytes(static_cast<uint64_t>(*n), b.dtype)) return;
   sink.Error(std::string(codes::kWholeBytes), ChildPointer(b.ptr, "shape"),
              fmt::format("{} `{}` holds {} {} elements of {} bits: not a whole number of bytes, so no "
                          "safetensors checkpoint can store it",

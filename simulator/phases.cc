@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <set>
 
 #include "simulator/planner.h"
@@ -133,13 +134,10 @@ std::vector<const verifier::Buffer*> OnceScratch(const verifier::Manifest& m) {
   return out;
 }
 
-MemoryPhases ComputePhases(const verifier::Manifest& m, const LoadPlan& plan,
+MemoryPhases ComputePhases(const verifier::Manifest& in, const LoadPlan& plan,
                            const verifier::Assignment& at, const verifier::ProofBudget& budget) {
-  if (!verifier::IsSortedModel(m)) {  // the plan's indices follow the sorted model
-    verifier::Manifest sorted = m;
-    verifier::SortModel(sorted);
-    return ComputePhases(sorted, plan, at, budget);
-  }
+  std::optional<verifier::Manifest> copy;
+  const verifier::Manifest& m = verifier::InNameOrder(in, copy);  // the plan's indices follow it
   const verifier::Box box = m.VarBox();
   const int64_t resident = ToI64(plan.resident_bytes_rounded);
   MemoryPhases out;

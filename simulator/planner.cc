@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <queue>
 
 #include "simulator/plan_internal.h"
@@ -161,12 +162,9 @@ std::vector<PlannedBuffer> BuildBuffers(const verifier::Manifest& m) {
 
 }  // namespace detail
 
-LoadPlan Plan(const verifier::Manifest& verified, const PlanOptions& options) {
-  if (!verifier::IsSortedModel(verified)) {
-    verifier::Manifest sorted = verified;
-    verifier::SortModel(sorted);
-    return Plan(sorted, options);
-  }
+LoadPlan Plan(const verifier::Manifest& in, const PlanOptions& options) {
+  std::optional<verifier::Manifest> copy;
+  const verifier::Manifest& verified = verifier::InNameOrder(in, copy);
   LoadPlan plan;
   plan.manifest_name = verified.name;
   plan.lanes = std::max<uint32_t>(1, options.lanes.value_or(verified.load.lanes));

@@ -149,6 +149,13 @@ void SortModel(Manifest& m) {
   }
 }
 
+const Manifest& InNameOrder(const Manifest& m, std::optional<Manifest>& copy) {
+  if (IsSortedModel(m)) return m;
+  copy = m;
+  SortModel(*copy);
+  return *copy;
+}
+
 void AssignPointers(Manifest& m) {
   SortModel(m);
   for (Variable& v : m.vars) SetChild(v.ptr, "/vars", v.name);

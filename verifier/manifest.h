@@ -150,5 +150,8 @@ void AssignPointers(Manifest& m);
 // (backend::CheckContracts): give them SortModel(m), the model the plan describes.
 [[nodiscard]] bool IsSortedModel(const Manifest& m);
 void SortModel(Manifest& m);  // sorts those vectors (stable); pointers are left as they are
+// `m` itself when it is sorted (the usual case, O(n) to tell), else a sorted copy made in
+// `copy`: the entry points above start with `const Manifest& m = InNameOrder(in, copy);`.
+[[nodiscard]] const Manifest& InNameOrder(const Manifest& m, std::optional<Manifest>& copy);
 
 }  // namespace loadplan::verifier

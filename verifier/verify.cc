@@ -1,6 +1,8 @@
 // The verifier entry points: run every rule family over a model; parse + verify text.
 #include "verifier/verify.h"
 
+#include <optional>
+
 #include "verifier/rules/rules.h"
 
 namespace loadplan::verifier {
@@ -12,12 +14,9 @@ bool VerifyResult::ok() const {
   return true;
 }
 
-VerifyResult Verify(const Manifest& m, const VerifyOptions& options) {
-  if (!IsSortedModel(m)) {
-    Manifest sorted = m;
-    SortModel(sorted);
-    return Verify(sorted, options);
-  }
+VerifyResult Verify(const Manifest& in, const VerifyOptions& options) {
+  std::optional<Manifest> copy;
+  const Manifest& m = InNameOrder(in, copy);
   RuleContext ctx = MakeRuleContext(m, options);
   DiagSink sink;
   for (const RuleFamily& family : AllRuleFamilies()) family.check(ctx, sink);

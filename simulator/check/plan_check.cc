@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "simulator/check/plan_check_internal.h"
@@ -191,12 +192,9 @@ std::string_view PlanViolationKindName(PlanViolationKind k) {
   return kNames[static_cast<size_t>(k)];
 }
 
-std::vector<PlanViolation> CheckPlan(const verifier::Manifest& m, const LoadPlan& plan) {
-  if (!verifier::IsSortedModel(m)) {  // a plan's indices follow the model in name order
-    verifier::Manifest sorted = m;
-    verifier::SortModel(sorted);
-    return CheckPlan(sorted, plan);
-  }
+std::vector<PlanViolation> CheckPlan(const verifier::Manifest& in, const LoadPlan& plan) {
+  std::optional<verifier::Manifest> copy;
+  const verifier::Manifest& m = verifier::InNameOrder(in, copy);  // a plan's indices follow it
   std::vector<PlanViolation> out;
   checkdetail::Ctx c{m, plan, out};
   if (!checkdetail::CheckIndices(c)) return out;

@@ -1,10 +1,8 @@
 // The plan checker: every step present once and inside its window (sequential semantics),
 // and the wait edges an asynchronous backend follows (transitively) are sufficient.
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <optional>
-#include <queue>
 #include <utility>
 #include <vector>
 
@@ -61,11 +59,10 @@ void CheckBufferSteps(Ctx& c, const StepIndex& s, uint32_t resident, uint32_t ar
 
 // Is `target` reachable from `from` through wait edges? A direct wait is found by binary
 // search (the planner sorts wait lists) or, in an unsorted list, by a scan. Otherwise edges
-// point backwards, so the search never goes below `target`, and it expands the lowest step
-// first: the step nearest the target (a release just after the reader it waits for) ends it
-// at once. A step with more than kManyWaits waits (FreeArena waits for every release) gets
-// its whole reachable set once, kept for the last few such steps: searching from it once
-// per staged buffer was quadratic (1.1 s at 10^5 sources).
+// point backwards, so the search never goes below `target`. A step with more than
+// kManyWaits waits (FreeArena waits for every release) gets its whole reachable set once,
+// kept for the last few such steps: scanning its waits once per staged buffer was
+// quadratic (1.1 s at 10^5 sources).
 class Reach {
  public:
   explicit Reach(const LoadPlan& plan) : plan_(plan), seen_(plan.steps.size(), 0), sorted_(plan.steps.size(), 0) {
@@ -81,16 +78,15 @@ class Reach {
     if (hit) return true;
     if (direct.size() > kManyWaits) return ReachableFrom(from)[target] != 0;
     ++epoch_;
-    std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> lowest;
-    lowest.push(from);
-    while (!lowest.empty()) {
-      const uint32_t at = lowest.top();
-      lowest.pop();
+    std::vector<uint32_t> stack{from};
+    while (!stack.empty()) {
+      const uint32_t at = stack.back();
+      stack.pop_back();
       for (uint32_t w : plan_.steps[at].waits) {
         if (w == target) return true;
         if (w > target && seen_[w] != epoch_) {
           seen_[w] = epoch_;
-          lowest.push(w);
+          stack.push_back(w);
         }
       }
     }

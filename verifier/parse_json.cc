@@ -27,6 +27,7 @@ struct Frame {
   Node node;
   std::string key;  // objects: the key whose value comes next (also this frame's child's token)
   bool drop_next = false;  // the next value belongs to a duplicate key
+  bool dropped = false;    // this container is (inside) the value of a duplicate key
   // Large objects: an open-addressing index of member positions (+1; 0 is empty).
   std::vector<size_t> slots;
 
@@ -149,11 +150,7 @@ bool TreeBuilder::key(std::string& k) {
   top.drop_next = top.Seen(top.key);
   // Inside the value of a dropped duplicate, nothing is reported: no pointer can name it
   // (it would name the kept first value), and its own S4 already says to delete it.
-  bool in_dropped = false;
-  for (size_t i = 0; i + 1 < stack_.size(); ++i) {
-    in_dropped = in_dropped || (stack_[i].node.kind == Kind::kObject && stack_[i].drop_next);
-  }
-  if (top.drop_next && !in_dropped) {
+  if (top.drop_next && !top.dropped) {
     sink_.Error(std::string(codes::kDuplicateKey), ChildPointer(PointerOf(stack_.size() - 1), top.key),
                 fmt::format("duplicate key \"{}\"; JSON readers disagree on which one wins", top.key),
                 "keep only one of them (the first is used here)");
@@ -168,7 +165,10 @@ bool TreeBuilder::Open(Kind kind) {
   }
   const size_t depth = stack_.size();
   if (pool_.size() <= depth) pool_.resize(depth + 1);
+  const bool dropped = depth > 0 && (stack_.back().dropped || (stack_.back().node.kind == Kind::kObject &&
+                                                                stack_.back().drop_next));
   stack_.emplace_back();
+  stack_.back().dropped = dropped;
   Node& node = stack_.back().node;
   node.kind = kind;
   node.members.swap(pool_[depth].members);

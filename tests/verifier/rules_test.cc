@@ -50,10 +50,10 @@ const std::vector<Case>& Cases() {
       {"K6", {{"K6", "/buffers/w2/tensor"}}},
       {"K7_kind", {{"K7", "/buffers/w/lane"}}},
       {"K7_range", {{"K7", "/buffers/w.raw/lane"}}},
-      {"K8", {{"K8", "/buffers/q4/shape"}}},
+      {"K8", {{"K8", "/buffers/q4/shape"}}},  // q6: 4 F6 elements are 3 whole bytes
       // lanes 0 is S11 alone: the pinned lane 1 is not checked against a lanes that failed
       {"S11_lanes_pinned", {{"S11", "/load/lanes"}}},
-      {"S3_load_pinned", {{"S3", "/load"}}},  // "load": 5: no lanes value either, so no K7  // q6: 4 F6 elements are 3 whole bytes
+      {"S3_load_pinned", {{"S3", "/load"}}},  // "load": 5: no lanes value either, so no K7
       {"P1_once", {{"P1", "/programs/derive.w/once"}}},
       {"P1_batch", {{"P1", "/programs/derive.w/batch"}}},
       {"P1_graph", {{"P1", "/programs/derive.w/graph"}}},

@@ -54,12 +54,13 @@ loadplan::verifier::Manifest Generate(int n) {
   return m;
 }
 
-double BestOfThree(const loadplan::verifier::Manifest& m, const loadplan::simulator::PlanOptions& o,
-                   loadplan::simulator::LoadPlan& out) {
+// Milliseconds of the fastest of three runs of `f`.
+template <typename F>
+double BestOfThree(F&& f) {
   double best = 1e300;
   for (int rep = 0; rep < 3; ++rep) {
     const auto t0 = std::chrono::steady_clock::now();
-    out = loadplan::simulator::Plan(m, o);
+    f();
     const auto t1 = std::chrono::steady_clock::now();
     best = std::min(best, std::chrono::duration<double, std::milli>(t1 - t0).count());
   }
@@ -73,21 +74,17 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) sizes.push_back(std::stoi(argv[i]));
   if (sizes.empty()) sizes = {1000, 10000, 100000};
   using loadplan::simulator::PlacementPolicy;
+  using loadplan::simulator::Plan;
   std::puts("| sources | calls | steps | first-fit ms | ns per n·log2(n) | arena / lower bound | best-fit ms | arena / lower bound | check ms |");
   std::puts("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (int n : sizes) {
     const loadplan::verifier::Manifest m = Generate(n);
     loadplan::simulator::LoadPlan first, best;
-    const double ms_first = BestOfThree(m, {.placement = PlacementPolicy::kFirstFit}, first);
-    const double ms_best = BestOfThree(m, {.placement = PlacementPolicy::kBestFit}, best);
+    const double ms_first = BestOfThree([&] { first = Plan(m, {.placement = PlacementPolicy::kFirstFit}); });
+    const double ms_best = BestOfThree([&] { best = Plan(m, {.placement = PlacementPolicy::kBestFit}); });
     const double nlogn = n * std::log2(std::max(2, n));
-    double ms_check = 1e300;
     size_t violations = 0;
-    for (int rep = 0; rep < 3; ++rep) {
-      const auto t0 = std::chrono::steady_clock::now();
-      violations = loadplan::simulator::CheckPlan(m, first).size();
-      ms_check = std::min(ms_check, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    }
+    const double ms_check = BestOfThree([&] { violations = loadplan::simulator::CheckPlan(m, first).size(); });
     std::printf("| %d | %zu | %zu | %.1f | %.1f | %.4f | %.1f | %.4f | %.1f%s |\n", n, first.calls.size(), first.steps.size(),
                 ms_first, 1e6 * ms_first / nlogn, static_cast<double>(first.arena_bytes) / first.lower_bound, ms_best,
                 static_cast<double>(best.arena_bytes) / best.lower_bound, ms_check,

@@ -10,6 +10,12 @@
 namespace loadplan::kernels {
 namespace {
 
+// memcpy of `n` bytes that is also defined for n == 0 (where either pointer may be null:
+// an empty vector's data(), a zero-column expert).
+void CopyBytes(uint8_t* dst, const uint8_t* src, int64_t n) {
+  if (n > 0) std::memcpy(dst, src, static_cast<size_t>(n));
+}
+
 // A row-major matrix of `rows` rows of `row_bytes` bytes, zero-initialised (padding is 0).
 struct Matrix {
   int64_t rows = 0;
@@ -27,13 +33,13 @@ Matrix Fc1Rows(const uint8_t* expert, const RowShape& s, int64_t elem) {
   const int64_t i_pad = s.out_rows / 2, n = s.rows / 2, in_row = int64_t{s.cols} * elem;
   Matrix stacked(s.out_rows, int64_t{s.out_cols} * elem);
   for (int64_t i = 0; i < n; ++i) {
-    std::memcpy(stacked.Row(i), expert + (2 * i + 1) * in_row, static_cast<size_t>(in_row));         // up i
-    std::memcpy(stacked.Row(i_pad + i), expert + (2 * i) * in_row, static_cast<size_t>(in_row));     // gate i
+    CopyBytes(stacked.Row(i), expert + (2 * i + 1) * in_row, in_row);         // up i
+    CopyBytes(stacked.Row(i_pad + i), expert + (2 * i) * in_row, in_row);     // gate i
   }
   Matrix interleaved(s.out_rows, stacked.row_bytes);
   for (int64_t i = 0; i < i_pad; ++i) {
-    std::memcpy(interleaved.Row(2 * i), stacked.Row(i), static_cast<size_t>(stacked.row_bytes));
-    std::memcpy(interleaved.Row(2 * i + 1), stacked.Row(i_pad + i), static_cast<size_t>(stacked.row_bytes));
+    CopyBytes(interleaved.Row(2 * i), stacked.Row(i), stacked.row_bytes);
+    CopyBytes(interleaved.Row(2 * i + 1), stacked.Row(i_pad + i), stacked.row_bytes);
   }
   return interleaved;
 }
@@ -43,7 +49,7 @@ Matrix Fc2Rows(const uint8_t* expert, const RowShape& s, int64_t elem) {
   const int64_t in_row = int64_t{s.cols} * elem;
   Matrix padded(s.out_rows, int64_t{s.out_cols} * elem);
   for (int64_t r = 0; r < s.rows; ++r) {
-    std::memcpy(padded.Row(r), expert + r * in_row, static_cast<size_t>(in_row));
+    CopyBytes(padded.Row(r), expert + r * in_row, in_row);
   }
   return padded;
 }
@@ -53,7 +59,7 @@ Matrix BlockShuffle(const Matrix& src) {
   Matrix dst(src.rows, src.row_bytes);
   for (int64_t q = 0; q < src.rows / 32; ++q) {
     for (int64_t d = 0; d < 32; ++d) {
-      std::memcpy(dst.Row(32 * q + d), src.Row(32 * q + 4 * (d % 8) + d / 8), static_cast<size_t>(src.row_bytes));
+      CopyBytes(dst.Row(32 * q + d), src.Row(32 * q + 4 * (d % 8) + d / 8), src.row_bytes);
     }
   }
   return dst;
@@ -102,7 +108,7 @@ void RunRows(const ResolvedCall& c) {
     } else if (scales) {
       Swizzle(m, dst + e * out_elems);
     } else {
-      std::memcpy(dst + e * out_elems, m.bytes.data(), m.bytes.size());
+      CopyBytes(dst + e * out_elems, m.bytes.data(), static_cast<int64_t>(m.bytes.size()));
     }
   }
 }

@@ -7,17 +7,15 @@
 #include <string>
 #include <utility>
 
+#include "base/status.h"
 #include "simulator/plan.h"
 
 namespace loadplan::backend {
 
-// The outcome of an operation: ok, or an error that says what, where and how much
-// ("AllocateArena of 1.10 GiB (1181116006 bytes) failed: 0.42 GiB free of 139.8 GiB").
-// No exceptions cross the interface.
-class [[nodiscard]] Status {
- public:
-  Status() = default;  // ok
-  static Status Ok() { return {}; }
+// The outcome of an operation: base::Status (what, where, how much). No exceptions cross
+// the interface.
+using Status = base::Status;
+}
   static Status Error(std::string message) {
     Status s;
     s.ok_ = false;

@@ -9,22 +9,13 @@
 #include <string>
 #include <utility>
 
+#include "base/status.h"
+
 namespace loadplan::kernels {
 
-// The outcome of a launch or reference run; an error says what and where
+// The outcome of a launch or reference run (base::Status); an error says what and where
 // ("mxfp4_fc1_weight: i_pad = 100 is not a multiple of 128").
-class [[nodiscard]] Status {
- public:
-  static Status Ok() { return Status(); }
-  static Status Error(std::string message) { return Status(std::move(message)); }
-  [[nodiscard]] bool ok() const { return message_.empty(); }
-  [[nodiscard]] const std::string& message() const { return message_; }
-
- private:
-  Status() = default;
-  explicit Status(std::string m) : message_(m.empty() ? std::string("error") : std::move(m)) {}
-  std::string message_;
-};
+using Status = base::Status;
 
 // A buffer bound to a parameter: the start of the bound range and how many bytes
 // of it the kernel may touch (the parameter's extent must fit in it).

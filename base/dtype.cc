@@ -1,10 +1,10 @@
 // safetensors dtype table: names and element sizes in bits.
-#include "verifier/dtype.h"
+#include "base/dtype.h"
 
 #include <array>
 #include <string_view>
 
-namespace loadplan::verifier {
+namespace loadplan::base {
 namespace {
 
 struct DtypeInfo {
@@ -58,4 +58,4 @@ std::vector<std::string_view> AllDtypeNames() {
   return names;
 }
 
-}  // namespace loadplan::verifier
+}  // namespace loadplan::base

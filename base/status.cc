@@ -1,0 +1,33 @@
+// Status: construction and context.
+#include "base/status.h"
+
+namespace loadplan::base {
+
+std::string_view ErrorKindName(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kInvalidInput: return "invalid input";
+    case ErrorKind::kIo: return "I/O error";
+    case ErrorKind::kOutOfMemory: return "out of memory";
+    case ErrorKind::kDevice: return "device error";
+    case ErrorKind::kCancelled: return "cancelled";
+    case ErrorKind::kInternal: return "internal error";
+  }
+  return "error";
+}
+
+Status Status::Error(std::string message, ErrorKind kind) {
+  Status s;
+  s.ok_ = false;
+  s.kind_ = kind;
+  s.message_ = message.empty() ? std::string(ErrorKindName(kind)) : std::move(message);
+  return s;
+}
+
+Status Status::WithContext(std::string_view where) const {
+  if (ok_) return *this;
+  Status s = *this;
+  s.message_ = std::string(where) + ": " + message_;
+  return s;
+}
+
+}  // namespace loadplan::base

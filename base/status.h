@@ -1,0 +1,72 @@
+// One result type for every library: ok, or an error that says what, where and how much
+// ("cudaMalloc of 1.10 GiB for the staging arena failed: 0.42 GiB free of 139.80 GiB").
+// No exception crosses a library boundary: operational failures travel as these values.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace loadplan::base {
+
+// What kind of failure, so a caller can choose an exit code or an exception class without
+// parsing the message. Problems in a manifest are diagnostics (verifier/diag.h), not these.
+enum class ErrorKind : uint8_t {
+  kInvalidInput,  // an argument, option, checkpoint or plan the callee cannot use
+  kIo,            // a file that cannot be opened, read or written
+  kOutOfMemory,   // an allocation refused (device or host), with bytes asked and free
+  kDevice,        // a CUDA error other than out of memory
+  kCancelled,     // the caller asked to stop
+  kInternal,      // an invariant an independent checker caught: a bug, not the caller's fault
+};
+
+std::string_view ErrorKindName(ErrorKind kind);
+
+class [[nodiscard]] Status {
+ public:
+  Status() = default;  // ok
+  static Status Ok() { return {}; }
+  static Status Error(std::string message, ErrorKind kind = ErrorKind::kInvalidInput);
+
+  [[nodiscard]] bool ok() const { return ok_; }
+  [[nodiscard]] const std::string& message() const { return message_; }  // empty when ok
+  [[nodiscard]] ErrorKind kind() const { return kind_; }
+  // The same error with "where: " in front of its message (ok stays ok).
+  [[nodiscard]] Status WithContext(std::string_view where) const;
+  bool operator==(const Status&) const = default;
+
+ private:
+  bool ok_ = true;
+  ErrorKind kind_ = ErrorKind::kInvalidInput;
+  std::string message_;
+};
+
+// A value, or the Status that says why there is none. A Result built from an ok Status is an
+// internal error (there is no value to hand out), never an empty success.
+template <class T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit, like absl::StatusOr
+  Result(Status error) : status_(std::move(error)) {  // NOLINT
+    if (status_.ok()) status_ = Status::Error("Result made from an ok Status", ErrorKind::kInternal);
+  }
+
+  [[nodiscard]] bool ok() const { return value_.has_value(); }
+  [[nodiscard]] const Status& status() const { return status_; }  // ok when a value is held
+  // Precondition: ok().
+  [[nodiscard]] T& value() & { return *value_; }
+  [[nodiscard]] const T& value() const& { return *value_; }
+  [[nodiscard]] T&& value() && { return std::move(*value_); }
+  T* operator->() { return &*value_; }
+  const T* operator->() const { return &*value_; }
+  T& operator*() & { return *value_; }
+  const T& operator*() const& { return *value_; }
+
+ private:
+  std::optional<T> value_;
+  Status status_;
+};
+
+}  // namespace loadplan::base

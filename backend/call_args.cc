@@ -1,104 +1,110 @@
-// Binding planned derive calls to memory, and checking kernel contracts against the registry.
+// Binding planned derive calls to memory, and checking them against the kernel registry.
 #include "backend/call_args.h"
 
-#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
 
 #include "kernels/contract.h"
+#include "verifier/expr.h"
+#include "verifier/manifest.h"
 
 namespace loadplan::backend {
 namespace {
 
-using verifier::Access;
+using simulator::PlannedArg;
+using simulator::PlannedCall;
 
-std::map<std::string, uint32_t, std::less<>> BufferIndex(const simulator::LoadPlan& plan) {
-  std::map<std::string, uint32_t, std::less<>> index;
-  for (uint32_t i = 0; i < plan.buffers.size(); ++i) index.emplace(plan.buffers[i].name, i);
-  return index;
-}
-
-// The param's extent in bytes with the call's scalars substituted (variable-free: rule P4).
-std::optional<uint64_t> ExtentBytes(const verifier::Param& p, const std::map<std::string, int64_t, std::less<>>& scalars) {
-  if (!p.extent || !p.dtype) return std::nullopt;
-  verifier::Assignment at(scalars.begin(), scalars.end());
-  const auto v = verifier::Evaluate(*p.extent, at);
-  if (!v.value || *v.value < 0) return std::nullopt;
-  uint64_t bits = 0;
-  if (__builtin_mul_overflow(static_cast<uint64_t>(*v.value), verifier::DtypeBits(*p.dtype), &bits)) return std::nullopt;
-  return (bits + 7) / 8;
-}
-
-std::string ContractMismatch(const verifier::Kernel& k, const kernels::KernelContract& c) {
-  if (k.params.size() != c.params.size()) {
-    return fmt::format("kernel {} ({}) has {} params, the backend's contract has {}", k.name, k.ptr, k.params.size(), c.params.size());
+const PlannedArg* FindArg(const PlannedCall& call, std::string_view param) {
+  for (const PlannedArg& a : call.args) {
+    if (a.param == param) return &a;
   }
-  for (const verifier::Param& p : k.params) {
-    const kernels::ParamContract* pc = kernels::FindParam(c, p.name);
-    if (!pc) return fmt::format("kernel {} param {} ({}) is not in the backend's contract", k.name, p.name, p.ptr);
-    const std::string dtype = p.dtype ? std::string(verifier::DtypeName(*p.dtype)) : "";
-    const auto want_extent = pc->extent.empty() ? std::nullopt : verifier::ParseExpr(pc->extent).expr;
-    if (std::string(verifier::AccessName(p.access)) != pc->access || dtype != pc->dtype || p.extent != want_extent) {
-      return fmt::format("kernel {} param {} ({}) is {} {} extent {}, the backend implements {} {} extent {}", k.name,
-                         p.name, p.ptr, verifier::AccessName(p.access), dtype, p.extent ? verifier::ToString(*p.extent) : "-",
-                         pc->access, pc->dtype, pc->extent.empty() ? "-" : pc->extent);
+  return nullptr;
+}
+
+bool HasScalar(const PlannedCall& call, std::string_view param) {
+  for (const simulator::PlannedScalar& s : call.scalars) {
+    if (s.param == param) return true;
+  }
+  return false;
+}
+
+// The bytes the contract's extent gives with the call's scalars; nullopt when it does not evaluate.
+std::optional<uint64_t> ContractBytes(const kernels::ParamContract& pc, const verifier::Assignment& scalars) {
+  const auto dtype = verifier::ParseDtype(pc.dtype);
+  const auto extent = verifier::ParseExpr(pc.extent).expr;
+  if (!dtype || !extent) return std::nullopt;
+  const verifier::Param p{.name = pc.name, .access = verifier::Access::kRead, .dtype = dtype, .extent = extent};
+  return verifier::ExtentBytes(p, scalars);
+}
+
+// "" when `call` binds exactly `c`'s parameters as `c` declares them.
+std::string CallMismatch(const simulator::LoadPlan& plan, const PlannedCall& call, const kernels::KernelContract& c) {
+  verifier::Assignment scalars;
+  for (const simulator::PlannedScalar& s : call.scalars) scalars[s.param] = s.value;
+  size_t buffers = 0;
+  for (const kernels::ParamContract& pc : c.params) {
+    if (pc.access == "scalar") {
+      if (!HasScalar(call, pc.name)) return fmt::format("scalar {} is not bound", pc.name);
+      continue;
     }
+    ++buffers;
+    const PlannedArg* a = FindArg(call, pc.name);
+    if (a == nullptr) return fmt::format("buffer param {} is not bound", pc.name);
+    const simulator::PlannedBuffer& b = plan.buffer(a->buffer);
+    const std::string dtype(verifier::DtypeName(b.dtype));
+    const std::optional<uint64_t> want = ContractBytes(pc, scalars);
+    if (std::string(verifier::AccessName(a->access)) != pc.access || dtype != pc.dtype || want != a->bytes) {
+      return fmt::format("param {} is {} {} ({} bytes), the backend implements {} {} ({} bytes)", pc.name,
+                         verifier::AccessName(a->access), dtype, a->bytes, pc.access, pc.dtype,
+                         want ? fmt::format("{}", *want) : std::string("?"));
+    }
+  }
+  if (call.args.size() != buffers || call.scalars.size() != c.params.size() - buffers) {
+    return fmt::format("binds {} buffers and {} scalars, the backend's contract has {} params", call.args.size(),
+                       call.scalars.size(), c.params.size());
   }
   return {};
 }
 
 }  // namespace
 
-BoundCall BindCall(const verifier::Manifest& m, const simulator::LoadPlan& plan, const simulator::PlannedCall& call,
-                   const std::function<uint8_t*(uint32_t)>& address) {
-  BoundCall out;
-  const verifier::Program* prog = m.FindProgram(call.program);
-  if (!prog || call.index >= prog->calls.size()) return {.error = fmt::format("{}: no such call in the manifest", call.ptr)};
-  const verifier::Call& c = prog->calls[call.index];
-  const verifier::Kernel* k = m.FindKernel(c.kernel);
-  if (c.type != verifier::CallType::kKernel || !k) return {.error = fmt::format("{}: not a kernel call", call.ptr)};
-  out.kernel = k->name;
-  const auto index = BufferIndex(plan);
-  for (const verifier::Arg& a : c.args) {
-    if (!a.scalar) continue;
-    const auto v = verifier::Evaluate(*a.scalar, {});
-    if (!v.value) return {.error = fmt::format("{}: scalar {} does not evaluate: {}", a.ptr, a.param, v.error)};
-    out.args.scalars[a.param] = *v.value;
+base::Result<kernels::KernelArgs> BindCall(const simulator::LoadPlan& plan, const PlannedCall& call,
+                                           const std::function<uint8_t*(simulator::BufferId)>& address) {
+  if (call.kernel.empty()) return base::Status::Error(fmt::format("{}: not a kernel call", call.ptr));
+  kernels::KernelArgs args;
+  for (const simulator::PlannedScalar& s : call.scalars) args.scalars[s.param] = s.value;
+  for (const PlannedArg& a : call.args) {
+    if (simulator::Index(a.buffer) >= plan.buffers.size()) {
+      return base::Status::Error(fmt::format("{}: param {} binds buffer {}, which is not in the plan", call.ptr,
+                                             a.param, simulator::Index(a.buffer)));
+    }
+    const simulator::PlannedBuffer& b = plan.buffer(a.buffer);
+    uint8_t* data = address(a.buffer);
+    if (data == nullptr && b.bytes > 0) {
+      return base::Status::Error(fmt::format("{}: param {} binds buffer {}, which is not held now", call.ptr,
+                                             a.param, b.name));
+    }
+    args.buffers[a.param] = {.data = data, .bytes = b.bytes};
   }
-  for (const verifier::Arg& a : c.args) {
-    if (!a.buffer) continue;
-    const auto it = index.find(*a.buffer);
-    const verifier::Param* p = verifier::FindParam(*k, a.param);
-    if (it == index.end() || !p) return {.error = fmt::format("{}: buffer {} is not in the plan", a.ptr, *a.buffer)};
-    const simulator::PlannedBuffer& b = plan.buffers[it->second];
-    out.args.buffers[a.param] = {.data = address(it->second), .bytes = b.bytes};
-    const uint64_t extent = ExtentBytes(*p, out.args.scalars).value_or(b.bytes);
-    out.uses.push_back({.param = a.param, .buffer = it->second, .access = p->access, .extent_bytes = std::min(extent, b.bytes)});
-  }
-  return out;
+  return args;
 }
 
-std::vector<std::string> CheckContracts(const verifier::Manifest& m, const simulator::LoadPlan& plan) {
-  if (!verifier::IsSortedModel(m)) {
-    return {"the manifest model is not in name order (a hand-built model?): its lookups would miss; "
-            "pass verifier::SortModel(m), the model the plan describes"};
-  }
+std::vector<std::string> CheckContracts(const simulator::LoadPlan& plan) {
   std::vector<std::string> errors;
-  std::map<std::string, bool> seen;
-  for (const simulator::PlannedCall& call : plan.calls) {
-    const verifier::Program* prog = m.FindProgram(call.program);
-    if (!prog || call.index >= prog->calls.size()) continue;
-    const std::string& name = prog->calls[call.index].kernel;
-    if (seen[name]) continue;
-    seen[name] = true;
-    const verifier::Kernel* k = m.FindKernel(name);
-    const kernels::KernelContract* c = kernels::FindContract(name);
-    if (!k || !c) {
-      errors.push_back(fmt::format("kernel {} (called at {}) is not implemented by this backend", name, call.ptr));
+  std::map<std::string, bool, std::less<>> reported;  // one message per kernel
+  for (const PlannedCall& call : plan.calls) {
+    if (reported[call.kernel]) continue;
+    const kernels::KernelContract* c = kernels::FindContract(call.kernel);
+    if (c == nullptr) {
+      errors.push_back(fmt::format("kernel {} (called at {}) is not implemented by this backend", call.kernel, call.ptr));
+      reported[call.kernel] = true;
       continue;
     }
-    if (std::string e = ContractMismatch(*k, *c); !e.empty()) errors.push_back(e);
+    if (std::string e = CallMismatch(plan, call, *c); !e.empty()) {
+      errors.push_back(fmt::format("kernel {} at {}: {}", call.kernel, call.ptr, e));
+      reported[call.kernel] = true;
+    }
   }
   return errors;
 }

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "verifier/diag.h"
 #include "verifier/parse_json.h"
 
 namespace loadplan::backend {
@@ -124,11 +125,11 @@ uint64_t Checkpoint::TotalBytes() const {
   return total;
 }
 
-std::vector<std::string> CheckBindings(const verifier::Manifest& m, const Checkpoint& ckpt) {
+std::vector<std::string> CheckBindings(const simulator::LoadPlan& plan, const Checkpoint& ckpt) {
   std::vector<std::string> errors;
-  for (const verifier::Buffer& b : m.buffers) {
+  for (const simulator::PlannedBuffer& b : plan.buffers) {
     if (!b.tensor) continue;
-    const auto where = fmt::format("buffer {} ({})", b.name, b.ptr);
+    const auto where = fmt::format("buffer {} (/buffers/{})", b.name, verifier::EscapePointerToken(b.name));
     const Checkpoint::Located loc = ckpt.Find(*b.tensor);
     if (!loc.info) {
       errors.push_back(fmt::format("{}: tensor {} is not in the checkpoint", where, *b.tensor));
@@ -138,12 +139,11 @@ std::vector<std::string> CheckBindings(const verifier::Manifest& m, const Checkp
       errors.push_back(fmt::format("{}: tensor {} has dtype {} in {}, the manifest says {}", where, *b.tensor,
                                    verifier::DtypeName(loc.info->dtype), loc.file->path(), verifier::DtypeName(b.dtype)));
     }
-    std::vector<int64_t> shape;
-    for (const auto& d : b.shape) shape.push_back(verifier::Evaluate(d, {}).value.value_or(-1));
-    const std::vector<int64_t> have(loc.info->shape.begin(), loc.info->shape.end());
-    if (shape != have) {
+    const std::vector<uint64_t> have(loc.info->shape.begin(), loc.info->shape.end());
+    if (!b.shape || *b.shape != have) {
       errors.push_back(fmt::format("{}: tensor {} has shape [{}] in {}, the manifest says [{}]", where, *b.tensor,
-                                   fmt::join(have, ", "), loc.file->path(), fmt::join(shape, ", ")));
+                                   fmt::join(have, ", "), loc.file->path(),
+                                   b.shape ? fmt::format("{}", fmt::join(*b.shape, ", ")) : "variable"));
     }
   }
   return errors;

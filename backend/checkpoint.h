@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "backend/safetensors.h"
-#include "verifier/manifest.h"
+#include "simulator/plan.h"
 
 namespace loadplan::backend {
 
@@ -37,10 +37,10 @@ struct Checkpoint::OpenResult {
   std::string error;
 };
 
-// Every `tensor` binding of the manifest against the checkpoint: missing tensors,
-// dtype and shape mismatches, all reported at once ("buffer l0.q (/buffers/l0.q):
-// tensor model.layers.0.q.weight has dtype F16 in shard-1.safetensors, the manifest says BF16").
-// Shapes of bound buffers are variable-free (rule K5), so they evaluate exactly.
-std::vector<std::string> CheckBindings(const verifier::Manifest& m, const Checkpoint& ckpt);
+// Every `tensor` binding of the plan against the checkpoint: missing tensors, dtype and shape
+// mismatches, all reported at once ("buffer l0.q (/buffers/l0.q): tensor
+// model.layers.0.q.weight has dtype F16 in shard-1.safetensors, the manifest says BF16").
+// Shapes of bound buffers are variable-free (rule K5), so the plan holds them exactly.
+std::vector<std::string> CheckBindings(const simulator::LoadPlan& plan, const Checkpoint& ckpt);
 
 }  // namespace loadplan::backend

@@ -12,14 +12,16 @@ namespace loadplan::backend {
 struct ExecuteResult {
   Status status;                       // ok, or the first error ("step 12 (fill l0.raw): ...")
   uint32_t steps_done = 0;             // steps that completed
-  std::optional<uint32_t> failed_step;  // the step that failed, when one did
+  std::optional<simulator::StepIndex> failed_step;  // the step that failed (none when Finish did)
   Status cleanup;                      // outcome of the cleanup after a failure (ok otherwise)
 };
 
 // Runs plan.steps[0..] in order (sequentially; an asynchronous backend follows the wait
-// edges it is handed). Before a step runs, its indices are checked (buffer, call, lane and
-// waits in range, waits pointing backwards); a bad index is an error, never UB. After the
-// first error, frees what the run allocated: the arena if it is still held, then the pool.
+// edges it is handed), then Backend::Finish: a successful result means every step is complete.
+// Before a step runs, its ids are checked (buffer, call, lane and waits in range, waits
+// pointing backwards, a buffer's or call's id equal to its position); a bad id is an error,
+// never UB. After the first error (Finish's included), frees what the run allocated: the
+// arena if it is still held, then the pool.
 // O(steps + total waits).
 ExecuteResult Execute(const simulator::LoadPlan& plan, Backend& backend);
 

@@ -20,16 +20,12 @@ using simulator::FormatGiB;
 using simulator::PlannedBuffer;
 using simulator::Residence;
 
-HostBackend::HostBackend(const verifier::Manifest& manifest, const simulator::LoadPlan& plan,
-                         const Checkpoint& checkpoint, HostOptions options)
-    : manifest_(manifest),
-      plan_(plan),
+HostBackend::HostBackend(const simulator::LoadPlan& plan, const Checkpoint& checkpoint, HostOptions options)
+    : plan_(plan),
       checkpoint_(checkpoint),
       options_(options),
       staged_(plan.buffers.size(), Staged::kEmpty),
-      clobber_(plan.buffers.size()) {
-  for (uint32_t i = 0; i < plan.buffers.size(); ++i) index_.emplace(plan.buffers[i].name, i);
-}
+      clobber_(plan.buffers.size()) {}
 
 HostBackend::~HostBackend() = default;
 
@@ -43,9 +39,11 @@ Status HostBackend::Take(const char* what, uint64_t bytes) {
   const std::optional<uint64_t>& limit = options_.limit;
   if (__builtin_add_overflow(live_, bytes, &after) || (limit && after > *limit)) {
     const uint64_t free = limit && *limit > live_ ? *limit - live_ : 0;
-    return Fail({.code = HostError::kOutOfMemory, .buffer = what},
-                fmt::format("allocation of the {} of {} ({} bytes) failed: {} ({} bytes) free of {}", what,
-                            FormatGiB(bytes), bytes, FormatGiB(free), free, limit ? FormatGiB(*limit) : "unlimited"));
+    Status oom = Fail({.code = HostError::kOutOfMemory, .buffer = what},
+                      fmt::format("allocation of the {} of {} ({} bytes) failed: {} ({} bytes) free of {}", what,
+                                  FormatGiB(bytes), bytes, FormatGiB(free), free,
+                                  limit ? FormatGiB(*limit) : "unlimited"));
+    return Status::Error(oom.message(), base::ErrorKind::kOutOfMemory);
   }
   live_ = after;
   peak_ = std::max(peak_, live_);
@@ -54,9 +52,9 @@ Status HostBackend::Take(const char* what, uint64_t bytes) {
 
 // Before a byte moves: the kernels are ours (same contracts) and the tensors match.
 Status HostBackend::Preflight() {
-  std::vector<std::string> errors = CheckContracts(manifest_, plan_);
+  std::vector<std::string> errors = CheckContracts(plan_);
   if (!errors.empty()) return Fail({.code = HostError::kContract}, fmt::format("{}", fmt::join(errors, "; ")));
-  errors = CheckBindings(manifest_, checkpoint_);
+  errors = CheckBindings(plan_, checkpoint_);
   if (!errors.empty()) return Fail({.code = HostError::kTensor}, fmt::format("{}", fmt::join(errors, "; ")));
   return Status::Ok();
 }
@@ -99,9 +97,9 @@ Status HostBackend::AllocateArena(uint64_t bytes, const StepContext&) {
 }
 
 std::optional<uint32_t> HostBackend::BufferIndex(const PlannedBuffer& b) const {
-  const auto it = index_.find(b.name);
-  if (it == index_.end()) return std::nullopt;
-  return it->second;
+  const uint32_t i = simulator::Index(b.id);
+  if (i >= plan_.buffers.size() || plan_.buffers[i].name != b.name) return std::nullopt;
+  return i;
 }
 
 HostRegion* HostBackend::RegionOf(const PlannedBuffer& b) const {
@@ -149,7 +147,7 @@ void HostBackend::MarkStagedFill(uint32_t i) {
   clobber_[i].reset();
 }
 
-Status HostBackend::Fill(const PlannedBuffer& buffer, uint32_t, const StepContext&) {
+Status HostBackend::Fill(const PlannedBuffer& buffer, simulator::Lane, const StepContext&) {
   const std::optional<uint32_t> i = BufferIndex(buffer);
   if (!i) {
     return Fail({.code = HostError::kState, .buffer = buffer.name},
@@ -218,17 +216,17 @@ Status HostBackend::FreeResident() {
   return Status::Ok();
 }
 
-std::span<const uint8_t> HostBackend::Bytes(uint32_t buffer) const {
-  if (buffer >= plan_.buffers.size()) return {};
-  const PlannedBuffer& b = plan_.buffers[buffer];
+std::span<const uint8_t> HostBackend::Bytes(simulator::BufferId buffer) const {
+  if (simulator::Index(buffer) >= plan_.buffers.size()) return {};
+  const PlannedBuffer& b = plan_.buffer(buffer);
   const HostRegion* r = RegionOf(b);
   if (!r || !r->Holds(b.offset, b.bytes) || b.bytes == 0) return {};
   return {r->bytes.get() + b.offset, b.bytes};
 }
 
-bool HostBackend::FullyWritten(uint32_t buffer) const {
-  if (buffer >= plan_.buffers.size()) return false;
-  const PlannedBuffer& b = plan_.buffers[buffer];
+bool HostBackend::FullyWritten(simulator::BufferId buffer) const {
+  if (simulator::Index(buffer) >= plan_.buffers.size()) return false;
+  const PlannedBuffer& b = plan_.buffer(buffer);
   const HostRegion* r = RegionOf(b);
   return r && r->Holds(b.offset, b.bytes) && !r->FirstUnwritten(b.offset, b.bytes);
 }

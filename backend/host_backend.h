@@ -17,7 +17,6 @@
 
 namespace loadplan::backend {
 
-struct BoundCall;
 struct HostRegion;
 
 struct HostOptions {
@@ -65,33 +64,34 @@ struct HostFailure {
 // Every violation is a Status error (and LastFailure()), never UB.
 // Cost: O(bytes) per fill/launch plus O(staged buffers) per staged fill; memory 2x pool+arena.
 //
-// `manifest`, `plan` and `checkpoint` must outlive the backend.
+// `plan` and `checkpoint` must outlive the backend (temporaries are refused at compile time).
 class HostBackend final : public Backend {
  public:
-  HostBackend(const verifier::Manifest& manifest, const simulator::LoadPlan& plan, const Checkpoint& checkpoint,
-              HostOptions options = {});
+  HostBackend(const simulator::LoadPlan& plan, const Checkpoint& checkpoint, HostOptions options = {});
+  HostBackend(simulator::LoadPlan&&, const Checkpoint&, HostOptions = {}) = delete;
   ~HostBackend() override;
   HostBackend(const HostBackend&) = delete;
   HostBackend& operator=(const HostBackend&) = delete;
 
-  // AllocateResident first checks the plan's kernels against the registry (CheckContracts)
-  // and the manifest's bindings against the checkpoint (CheckBindings): before a byte moves.
+  // AllocateResident first checks the plan's calls against the registry (CheckContracts)
+  // and the plan's bindings against the checkpoint (CheckBindings): before a byte moves.
   Status AllocateResident(uint64_t bytes, const StepContext& at) override;
   Status AllocateArena(uint64_t bytes, const StepContext& at) override;
-  Status Fill(const simulator::PlannedBuffer& buffer, uint32_t lane, const StepContext& at) override;
-  Status Launch(const simulator::PlannedCall& call, uint32_t index, const StepContext& at) override;
+  Status Fill(const simulator::PlannedBuffer& buffer, simulator::Lane lane, const StepContext& at) override;
+  Status Launch(const simulator::PlannedCall& call, const StepContext& at) override;
   Status Release(const simulator::PlannedBuffer& buffer, const StepContext& at) override;
   Status FreeArena(const StepContext& at) override;
+  Status Finish() override { return Status::Ok(); }  // every step ran to completion already
   Status FreeResident() override;
   uint64_t LiveBytes() const override { return live_; }
   uint64_t PeakBytes() const override { return peak_; }
 
-  // The bytes of plan buffer `buffer` (index into plan.buffers) where they live now: in the
-  // pool (weights, carries) or the arena while it is held (sources). Empty when the buffer is
-  // neither, or its pool/arena is not held.
-  [[nodiscard]] std::span<const uint8_t> Bytes(uint32_t buffer) const;
+  // The bytes of plan buffer `buffer` where they live now: in the pool (weights, carries) or
+  // the arena while it is held (sources). Empty when the buffer is neither, or its pool/arena
+  // is not held.
+  [[nodiscard]] std::span<const uint8_t> Bytes(simulator::BufferId buffer) const;
   // Whether every byte of `buffer` is written (shadow state), false where Bytes() is empty.
-  [[nodiscard]] bool FullyWritten(uint32_t buffer) const;
+  [[nodiscard]] bool FullyWritten(simulator::BufferId buffer) const;
   // The violation behind the last error Status, if the last failing step was a checked one.
   [[nodiscard]] const std::optional<HostFailure>& LastFailure() const { return failure_; }
   [[nodiscard]] uint32_t Launches() const { return launches_; }
@@ -104,18 +104,17 @@ class HostBackend final : public Backend {
   Status Preflight();
   HostRegion* RegionOf(const simulator::PlannedBuffer& b) const;
   Status Locate(const simulator::PlannedBuffer& b, const std::string& call, HostRegion*& out);
-  uint8_t* Address(uint32_t buffer) const;
+  uint8_t* Address(simulator::BufferId buffer) const;
   void MarkStagedFill(uint32_t buffer);
-  Status CheckUses(const simulator::PlannedCall& call, uint32_t index, const BoundCall& bound);
-  Status CheckStaged(const simulator::PlannedCall& call, uint32_t index, const std::string& param, uint32_t buffer);
+  Status CheckUses(const simulator::PlannedCall& call);
+  Status CheckStaged(const simulator::PlannedCall& call, const std::string& param, uint32_t buffer);
+  // The plan's own buffer at `b`'s id, or nullopt when `b` is not one of this plan's buffers.
   std::optional<uint32_t> BufferIndex(const simulator::PlannedBuffer& b) const;
 
-  const verifier::Manifest& manifest_;
   const simulator::LoadPlan& plan_;
   const Checkpoint& checkpoint_;
   HostOptions options_;
   std::unique_ptr<HostRegion> pool_, arena_;
-  std::map<std::string, uint32_t, std::less<>> index_;  // buffer name -> plan index
   std::vector<Staged> staged_;                   // per plan buffer (staged ones only matter)
   std::vector<std::optional<uint32_t>> clobber_;  // kOverwritten: the fill that did it
   uint64_t live_ = 0, peak_ = 0;

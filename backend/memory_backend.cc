@@ -15,7 +15,8 @@ Status MemoryBackend::Take(const std::string& what, uint64_t bytes) {
   if (__builtin_add_overflow(live_, bytes, &after) || (limit_ && after > *limit_)) {
     const uint64_t free = limit_ && *limit_ > live_ ? *limit_ - live_ : 0;
     return Status::Error(fmt::format("{} of {} ({} bytes) failed: {} free of {}", what, FormatGiB(bytes), bytes,
-                                     FormatGiB(free), limit_ ? FormatGiB(*limit_) : "unlimited"));
+                                     FormatGiB(free), limit_ ? FormatGiB(*limit_) : "unlimited"),
+                         base::ErrorKind::kOutOfMemory);
   }
   live_ = after;
   peak_ = std::max(peak_, live_);
@@ -38,7 +39,7 @@ Status MemoryBackend::AllocateArena(uint64_t bytes, const StepContext&) {
   return s;
 }
 
-Status MemoryBackend::Fill(const simulator::PlannedBuffer& b, uint32_t, const StepContext&) {
+Status MemoryBackend::Fill(const simulator::PlannedBuffer& b, simulator::Lane, const StepContext&) {
   uint64_t end = 0;
   const bool wraps = __builtin_add_overflow(b.offset, b.bytes, &end);
   if (b.residence == simulator::Residence::kStaged) {
@@ -58,7 +59,7 @@ Status MemoryBackend::Fill(const simulator::PlannedBuffer& b, uint32_t, const St
   return Status::Ok();
 }
 
-Status MemoryBackend::Launch(const simulator::PlannedCall&, uint32_t, const StepContext&) {
+Status MemoryBackend::Launch(const simulator::PlannedCall&, const StepContext&) {
   ++launches_;
   return Status::Ok();
 }
@@ -76,6 +77,8 @@ Status MemoryBackend::FreeArena(const StepContext&) {
   staged_ = 0;
   return Status::Ok();
 }
+
+Status MemoryBackend::Finish() { return Status::Ok(); }
 
 Status MemoryBackend::FreeResident() {
   Give(resident_);

@@ -23,10 +23,11 @@ class MemoryBackend final : public Backend {
 
   Status AllocateResident(uint64_t bytes, const StepContext& at) override;
   Status AllocateArena(uint64_t bytes, const StepContext& at) override;
-  Status Fill(const simulator::PlannedBuffer& buffer, uint32_t lane, const StepContext& at) override;
-  Status Launch(const simulator::PlannedCall& call, uint32_t index, const StepContext& at) override;
+  Status Fill(const simulator::PlannedBuffer& buffer, simulator::Lane lane, const StepContext& at) override;
+  Status Launch(const simulator::PlannedCall& call, const StepContext& at) override;
   Status Release(const simulator::PlannedBuffer& buffer, const StepContext& at) override;
   Status FreeArena(const StepContext& at) override;
+  Status Finish() override;
   Status FreeResident() override;
   uint64_t LiveBytes() const override { return live_; }
   uint64_t PeakBytes() const override { return peak_; }

@@ -79,9 +79,15 @@ int main(int argc, char** argv) {
   std::puts("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (int n : sizes) {
     const loadplan::verifier::Manifest m = Generate(n);
+    const loadplan::verifier::VerifyResult verified = loadplan::verifier::Verify(m);
+    if (!verified.verified) {
+      std::fprintf(stderr, "the generated manifest of %d sources does not verify\n", n);
+      return 1;
+    }
+    const loadplan::verifier::VerifiedManifest& vm = *verified.verified;
     loadplan::simulator::LoadPlan first, best;
-    const double ms_first = BestOfThree([&] { first = Plan(m, {.placement = PlacementPolicy::kFirstFit}); });
-    const double ms_best = BestOfThree([&] { best = Plan(m, {.placement = PlacementPolicy::kBestFit}); });
+    const double ms_first = BestOfThree([&] { first = Plan(vm, {.placement = PlacementPolicy::kFirstFit}); });
+    const double ms_best = BestOfThree([&] { best = Plan(vm, {.placement = PlacementPolicy::kBestFit}); });
     const double nlogn = n * std::log2(std::max(2, n));
     size_t violations = 0;
     const double ms_check = BestOfThree([&] { violations = loadplan::simulator::CheckPlan(m, first).size(); });

@@ -35,7 +35,7 @@ PlannedInput LoadAndPlan(const std::string& file, const simulator::PlanOptions& 
     std::fprintf(stderr, "%s: not planned: the manifest has verification errors\n", in.display_name.c_str());
     return {std::nullopt, 1};
   }
-  simulator::LoadPlan plan = simulator::Plan(*in.check.manifest, options);
+  simulator::LoadPlan plan = simulator::Plan(*in.check.result.verified, options);
   if (!PlanPassesChecker(*in.check.manifest, plan, in.display_name)) return {std::nullopt, kInternalError};
   return {std::move(plan), 0};
 }

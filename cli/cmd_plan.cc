@@ -96,7 +96,7 @@ int RunPlan(const PlanCliOptions& options) {
   PlanReport r{.display_name = in.display_name};
   if (!BindAt(m, options.at, r.at) || !ResolveDevice(options, r)) return 2;
   r.warnings = CountWarnings(in.check.result.diags);
-  r.plan = simulator::Plan(m, options.plan);
+  r.plan = simulator::Plan(*in.check.result.verified, options.plan);
   if (!PlanPassesChecker(m, r.plan, "loadplan plan")) return kInternalError;
   r.phases = simulator::ComputePhases(m, r.plan, r.at);
   r.widest = simulator::FindWidestMoment(r.plan);

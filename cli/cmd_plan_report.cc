@@ -3,11 +3,13 @@
 
 #include <fmt/format.h>
 
+#include "simulator/plan_totals.h"
+
 namespace loadplan::cli {
 namespace {
 
 using nlohmann::json;
-uint64_t LoadPeak(const PlanReport& r) { return r.plan.resident_bytes_rounded + r.plan.arena_bytes_rounded; }
+uint64_t LoadPeak(const PlanReport& r) { return simulator::LoadPeakBytes(r.plan); }
 
 double Ratio(uint64_t a, uint64_t b) { return b == 0 ? 1.0 : static_cast<double>(a) / static_cast<double>(b); }
 
@@ -30,9 +32,9 @@ Counts CountOf(const PlanReport& r) {
   return c;
 }
 
-std::string CallName(const PlanReport& r, uint32_t t) {
-  const simulator::PlannedCall& c = r.plan.calls[t];
-  return fmt::format("{} call {}", c.program, c.index);
+std::string CallName(const PlanReport& r, simulator::CallId t) {
+  const simulator::PlannedCall& c = r.plan.call(t);
+  return fmt::format("{} call {}", c.program, c.call_in_program);
 }
 
 json BoundJson(const std::optional<simulator::PhaseBound>& b) {
@@ -43,13 +45,15 @@ json BoundJson(const std::optional<simulator::PhaseBound>& b) {
 json WidestJson(const PlanReport& r) {
   if (!r.widest) return nullptr;
   json live = json::array();
-  for (uint32_t i : r.widest->live) {
-    const simulator::PlannedBuffer& b = r.plan.buffers[i];
-    live.push_back({{"name", b.name}, {"bytes", b.bytes}, {"offset", b.offset}, {"lane", b.lane.value_or(0)},
-                    {"window", {b.window_begin, b.window_end}},
+  for (simulator::BufferId i : r.widest->live) {
+    const simulator::PlannedBuffer& b = r.plan.buffer(i);
+    live.push_back({{"name", b.name}, {"bytes", b.bytes}, {"offset", b.offset},
+                    {"lane", b.lane ? simulator::Index(*b.lane) : 0},
+                    {"window", {simulator::Index(b.window_begin), simulator::Index(b.window_end)}},
                     {"readers", {{"first", CallName(r, b.first_reader)}, {"last", CallName(r, b.last_reader)}}}});
   }
-  return {{"call", r.widest->time}, {"at", CallName(r, r.widest->time)}, {"bytes", r.widest->bytes}, {"live", live}};
+  const simulator::CallId at{simulator::Index(r.widest->time)};
+  return {{"call", simulator::Index(r.widest->time)}, {"at", CallName(r, at)}, {"bytes", r.widest->bytes}, {"live", live}};
 }
 
 json DeviceJson(const PlanReport& r) {
@@ -85,7 +89,7 @@ json ReportJson(const verifier::Manifest& m, const PlanReport& r) {
                       {"at", ph.at ? json{{"min", ph.at->min}, {"max", ph.at->max}} : json(nullptr)}});
   }
   return {{"manifest", m.name}, {"file", r.display_name}, {"warnings", r.warnings},
-          {"options", {{"lanes", p.lanes}, {"prefetch", p.prefetch}, {"placement", p.placement},
+          {"options", {{"lanes", p.lanes}, {"prefetch", p.prefetch}, {"placement", simulator::PlacementPolicyName(p.placement)},
                        {"alignment", p.alignment}, {"granularity", p.granularity}}},
           {"counts", {{"derive_programs", c.derive}, {"calls", p.calls.size()}, {"staged_sources", c.staged},
                       {"unread_sources", c.skipped}, {"steps", p.steps.size()}}},

@@ -1,7 +1,9 @@
 // `loadplan plan`'s report as text: load breakdown, staging saving, phases, widest moment, fit.
 #include <fmt/format.h>
 
+#include "base/bytes.h"
 #include "cli/cmd_plan_report.h"
+#include "simulator/plan_totals.h"
 
 namespace loadplan::cli {
 namespace {
@@ -20,8 +22,8 @@ std::string Clip(std::string s) {
 
 // GiB for sizes that show in GiB, bytes for small ones.
 std::string Human(int64_t bytes) {
-  if (bytes < (1 << 24)) return fmt::format("{} B", bytes);
-  return FormatGiB(static_cast<uint64_t>(bytes));
+  if (bytes < 0) return fmt::format("{} B", bytes);
+  return base::FormatBytesOrGiB(static_cast<uint64_t>(bytes), uint64_t{1} << 24);
 }
 
 std::string BoundText(const std::optional<simulator::PhaseBound>& b) {
@@ -48,14 +50,15 @@ std::string Header(const verifier::Manifest& m, const PlanReport& r) {
   out += fmt::format("  derive: {} programs, {} calls in dataflow order; {} sources staged, {} unread\n",
                      p.derive_order.size(), p.calls.size(), staged, skipped);
   out += fmt::format("  load: {} lane{}, prefetch {}, placement {}, alignment {} B, allocations rounded to {} B\n",
-                     p.lanes, p.lanes == 1 ? "" : "s", p.prefetch, p.placement, p.alignment, p.granularity);
+                     p.lanes, p.lanes == 1 ? "" : "s", p.prefetch, simulator::PlacementPolicyName(p.placement),
+                     p.alignment, p.granularity);
   if (r.warnings > 0) out += fmt::format("  verifier: {} warning{} (run `loadplan check`)\n", r.warnings, r.warnings == 1 ? "" : "s");
   return out;
 }
 
 std::string LoadSection(const PlanReport& r) {
   const simulator::LoadPlan& p = r.plan;
-  const uint64_t load = p.resident_bytes_rounded + p.arena_bytes_rounded;
+  const uint64_t load = simulator::LoadPeakBytes(p);
   std::string out = "\nload: one resident pool + one staging arena\n";
   for (const simulator::KindTotal& k : r.phases.kinds) {
     if ((k.kind == "weight" || k.kind == "carry") && k.range) {
@@ -99,17 +102,18 @@ std::string PhaseSection(const PlanReport& r) {
 std::string WidestSection(const PlanReport& r) {
   if (!r.widest) return "\nwidest moment: nothing is staged\n";
   const simulator::LoadPlan& p = r.plan;
-  const simulator::PlannedCall& c = p.calls[r.widest->time];
+  const simulator::PlannedCall& c = p.call(simulator::CallId{simulator::Index(r.widest->time)});
   std::string out = fmt::format("\nwidest moment: call {} ({} call {}): {} sources live, {} ({} B)\n", r.widest->time,
-                                c.program, c.index, r.widest->live.size(), FormatGiB(r.widest->bytes), r.widest->bytes);
+                                c.program, c.call_in_program, r.widest->live.size(), FormatGiB(r.widest->bytes),
+                                r.widest->bytes);
   for (size_t k = 0; k < r.widest->live.size() && k < kMaxListed; ++k) {
-    const simulator::PlannedBuffer& b = p.buffers[r.widest->live[k]];
-    const simulator::PlannedCall& first = p.calls[b.first_reader];
-    const simulator::PlannedCall& last = p.calls[b.last_reader];
+    const simulator::PlannedBuffer& b = p.buffer(r.widest->live[k]);
+    const simulator::PlannedCall& first = p.call(b.first_reader);
+    const simulator::PlannedCall& last = p.call(b.last_reader);
     const std::string readers = b.first_reader == b.last_reader
-        ? fmt::format("call {} ({} call {})", b.first_reader, first.program, first.index)
+        ? fmt::format("call {} ({} call {})", b.first_reader, first.program, first.call_in_program)
         : fmt::format("calls {}..{} ({} call {} .. {} call {})", b.first_reader, b.last_reader, first.program,
-                      first.index, last.program, last.index);
+                      first.call_in_program, last.program, last.call_in_program);
     out += fmt::format("  {:<36} {:>12}  window [{}, {})  read by {}\n", b.name, FormatGiB(b.bytes), b.window_begin,
                        b.window_end, readers);
   }

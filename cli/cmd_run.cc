@@ -10,11 +10,14 @@
 #include <fmt/format.h>
 
 #include "backend/executor.h"
+#include "backend/load_output.h"
+#include "backend/preflight.h"
 #include "cli/cmd_run_internal.h"
 #include "cli/input.h"
 #include "cli/progress.h"
 #include "cli/self_check.h"
 #include "simulator/phases.h"
+#include "simulator/plan_totals.h"
 #include "verifier/writer.h"
 
 namespace loadplan::cli {
@@ -28,16 +31,8 @@ int Fail(int code, const std::string& message) {
   return code;
 }
 
-// Naive mode: every source becomes a weight, every weight is filled before the first call.
-void MakeNaive(verifier::Manifest& m, simulator::PlanOptions& o) {
-  for (verifier::Buffer& b : m.buffers) {
-    if (b.kind == verifier::BufferKind::kSource) b.kind = verifier::BufferKind::kWeight;
-  }
-  o.prefetch = uint32_t{1} << 30;
-}
-
 struct Setup {
-  verifier::Manifest manifest;
+  std::optional<verifier::VerifiedManifest> manifest;
   simulator::LoadPlan plan;
   std::unique_ptr<backend::Checkpoint> checkpoint;
   backend::CudaOptions cuda;
@@ -55,15 +50,15 @@ int Prepare(const RunCliOptions& o, Setup& s) {
     std::fputs(verifier::FormatText(in.check.result.diags, in.display_name).c_str(), stderr);
     return in.check.parsed ? 1 : 2;
   }
-  s.manifest = *in.check.manifest;
+  s.manifest = std::move(in.check.result.verified);
   simulator::PlanOptions po = o.plan;
-  if (o.naive) MakeNaive(s.manifest, po);
-  s.plan = simulator::Plan(s.manifest, po);
-  if (!PlanPassesChecker(s.manifest, s.plan, "loadplan run")) return kInternalError;
+  po.naive = o.naive;
+  s.plan = simulator::Plan(*s.manifest, po);
+  if (!PlanPassesChecker(s.manifest->manifest(), s.plan, "loadplan run")) return kInternalError;
   backend::Checkpoint::OpenResult opened = backend::Checkpoint::Open(o.checkpoint);
   if (!opened.checkpoint) return Fail(2, opened.error);
   s.checkpoint = std::move(opened.checkpoint);
-  const std::vector<std::string> problems = backend::Preflight(s.manifest, s.plan, *s.checkpoint);
+  const std::vector<std::string> problems = backend::Preflight(s.plan, *s.checkpoint);
   for (const std::string& p : problems) std::fprintf(stderr, "loadplan run: %s\n", p.c_str());
   if (!problems.empty()) return 1;
   s.cuda = {.io_threads = o.io_threads, .chunk_bytes = static_cast<uint64_t>(std::llround(o.chunk_mib * (1 << 20))),
@@ -76,20 +71,19 @@ int Prepare(const RunCliOptions& o, Setup& s) {
 }
 
 run::Report BaseReport(const RunCliOptions& o, const Setup& s) {
-  run::Report r{.manifest = s.manifest.name, .checkpoint = o.checkpoint, .mode = o.naive ? "naive" : "staged",
+  run::Report r{.manifest = s.plan.manifest_name, .checkpoint = o.checkpoint, .mode = o.naive ? "naive" : "staged",
                 .derive = !o.no_derive, .lanes = s.plan.lanes, .prefetch = s.plan.prefetch,
-                .io_threads = s.cuda.io_threads, .chunk_bytes = s.cuda.chunk_bytes, .placement = s.plan.placement};
+                .io_threads = s.cuda.io_threads, .chunk_bytes = s.cuda.chunk_bytes,
+                .placement = std::string(simulator::PlacementPolicyName(s.plan.placement))};
   r.resident_rounded = s.plan.resident_bytes_rounded;
   r.arena_rounded = s.plan.arena_bytes_rounded;
   r.lower_bound = s.plan.lower_bound;
   r.granularity = s.plan.granularity;
-  r.predicted_peak = r.resident_rounded + r.arena_rounded;
-  r.naive_peak = simulator::ComputePhases(s.manifest, s.plan).naive_peak;
+  r.predicted_peak = simulator::LoadPeakBytes(s.plan);
+  r.naive_peak = simulator::ComputePhases(s.manifest->manifest(), s.plan).naive_peak;
   r.checkpoint_bytes = s.checkpoint->TotalBytes();
-  for (const simulator::Step& st : s.plan.steps) {
-    if (st.kind == simulator::StepKind::kFill) r.fill_bytes += s.plan.buffers[*st.buffer].bytes;
-  }
-  for (uint32_t i : run::DerivedCarries(s.plan)) r.derived_bytes += s.plan.buffers[i].bytes;
+  r.fill_bytes = simulator::FillBytes(s.plan);
+  for (simulator::BufferId i : simulator::DerivedCarries(s.plan)) r.derived_bytes += s.plan.buffer(i).bytes;
   return r;
 }
 
@@ -104,16 +98,12 @@ int LoadOnce(const Setup& s, uint32_t index, std::unique_ptr<CudaBackend>& kept,
     ended = done >= total;
     bar->Update(done, total);
   };
-  CudaBackend::CreateResult created = CudaBackend::Create(s.manifest, s.plan, *s.checkpoint, options);
+  CudaBackend::CreateResult created = CudaBackend::Create(s.plan, *s.checkpoint, options);
   if (!created.backend) return Fail(3, created.status.message());
-  const backend::ExecuteResult er = backend::Execute(s.plan, *created.backend);
+  const backend::ExecuteResult er = backend::Execute(s.plan, *created.backend);  // done means done
   if (!er.status.ok()) {
     if (!er.cleanup.ok()) std::fprintf(stderr, "loadplan run: cleanup: %s\n", er.cleanup.message().c_str());
     return Fail(3, er.status.message());
-  }
-  if (Status st = created.backend->Synchronize(); !st.ok()) {
-    (void)created.backend->FreeResident();
-    return Fail(3, st.message());
   }
   report.runs.push_back({.memory = created.backend->Memory(), .times = created.backend->Times()});
   kept = std::move(created.backend);
@@ -147,12 +137,15 @@ int RunRun(const RunCliOptions& o) {
     if (int rc = LoadOnce(s, i, gpu, report); rc >= 0) return rc;
   }
   report.median = MedianRun(report.runs);
-  if (o.check) report.check = run::CompareWithHost(s.manifest, s.plan, *s.checkpoint, *gpu, !o.no_derive);
+  const backend::ReadResident read = [&gpu](simulator::BufferId b, uint64_t offset, std::span<uint8_t> out) {
+    return gpu->CopyOut(b, offset, out);
+  };
+  if (o.check) report.check = backend::CompareWithHost(s.plan, *s.checkpoint, read, !o.no_derive);
   int rc = 0;
   if (!o.save_derived.empty()) {
-    if (std::string e = run::SaveDerived(s.manifest, s.plan, *gpu, o.save_derived, report.saved); !e.empty()) {
-      rc = Fail(2, e);
-    }
+    base::Result<std::string> saved = backend::SaveDerived(s.plan, read, o.save_derived);
+    if (saved.ok()) report.saved = *saved;
+    else rc = Fail(2, saved.status().message());
   }
   if (o.format == Format::kJson) {
     run::PrintJson(report);

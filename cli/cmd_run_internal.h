@@ -1,4 +1,4 @@
-// Internals of `loadplan run` shared by its files: the report, the host check and the saver.
+// Internals of `loadplan run` shared by its files: the report and its printers.
 #pragma once
 
 #include <cstdint>
@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backend/checkpoint.h"
+#include "backend/load_output.h"
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/probe.h"
 #include "cli/cmd_run.h"
@@ -15,13 +16,7 @@
 
 namespace loadplan::cli::run {
 
-struct CheckSummary {
-  std::string host_error;               // the host backend's own failure, if any
-  uint32_t compared = 0;                // buffers compared
-  uint64_t bytes = 0;                   // bytes compared
-  std::vector<std::string> mismatches;  // "l0.fc1_w: first difference at byte 4096"
-  [[nodiscard]] bool ok() const { return host_error.empty() && mismatches.empty(); }
-};
+using CheckSummary = backend::HostComparison;
 
 struct Measurement {
   backend::CudaMemory memory;
@@ -44,19 +39,6 @@ struct Report {
   std::string saved;  // the file --save-derived wrote
   [[nodiscard]] bool PeakMatches() const;
 };
-
-// Plan indices of the carries written by derive calls, and of the weights.
-std::vector<uint32_t> DerivedCarries(const simulator::LoadPlan& plan);
-std::vector<uint32_t> Weights(const simulator::LoadPlan& plan);
-
-// Runs the host backend on the same plan and compares the weights and (with derive) every
-// derived carry byte for byte with the GPU's copy.
-CheckSummary CompareWithHost(const verifier::Manifest& m, const simulator::LoadPlan& plan,
-                             const backend::Checkpoint& ckpt, const backend::CudaBackend& gpu, bool derive);
-
-// Writes every derived carry into DIR/derived.safetensors; returns the error or "".
-std::string SaveDerived(const verifier::Manifest& m, const simulator::LoadPlan& plan,
-                        const backend::CudaBackend& gpu, const std::string& dir, std::string& path);
 
 void PrintText(const Report& r);
 void PrintJson(const Report& r);

@@ -1,9 +1,11 @@
 // `loadplan run`'s report: predicted vs measured peak, the time split, the rate, the check.
+#include <algorithm>
 #include <cstdio>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/bytes.h"
 #include "cli/cmd_run_internal.h"
 
 namespace loadplan::cli::run {
@@ -11,8 +13,8 @@ namespace {
 
 using nlohmann::json;
 
-double GiB(uint64_t b) { return b / double(uint64_t{1} << 30); }
-std::string Bytes(uint64_t b) { return fmt::format("{:.3f} GiB ({} B)", GiB(b), b); }
+double GiB(uint64_t b) { return base::ToGiB(b); }
+std::string Bytes(uint64_t b) { return base::FormatGiBExact(b, 3, "B"); }
 double Rate(uint64_t bytes, double s) { return s > 0 ? bytes / s / 1e9 : 0; }
 
 int64_t Delta(const Report& r, const Measurement& m) {
@@ -51,6 +53,11 @@ void PrintCheck(const Report& r) {
 }
 
 }  // namespace
+
+bool Report::PeakMatches() const {
+  return std::all_of(runs.begin(), runs.end(),
+                     [&](const Measurement& m) { return m.memory.peak_allocated == predicted_peak; });
+}
 
 void PrintText(const Report& r) {
   const Measurement& m = r.runs[r.median];

@@ -57,7 +57,7 @@ void CheckPlanIsValid(const verifier::Manifest& m) {
                                         simulator::PlacementPolicy::kExact, simulator::PlacementPolicy::kBest);
   options.alignment = *rc::gen::element<uint64_t>(0, 1, 8, 256);
   options.granularity = *rc::gen::element<uint64_t>(0, 1, 256, 2ull << 20);
-  const simulator::LoadPlan plan = simulator::Plan(m, options);
+  const simulator::LoadPlan plan = simulator::Plan(*r.verified, options);
   std::string why;
   for (const simulator::PlanViolation& v : simulator::CheckPlan(m, plan)) {
     why += std::string(simulator::PlanViolationKindName(v.kind)) + ": " + v.message + "\n";

@@ -59,7 +59,7 @@ simulator::PlanOptions DrawHostPlanOptions() {
 }
 
 void CheckRun(const verifier::Manifest& m, const simulator::LoadPlan& plan, const backend::Checkpoint& ckpt) {
-  backend::HostBackend host(m, plan, ckpt);
+  backend::HostBackend host(plan, ckpt);
   const backend::ExecuteResult run = backend::Execute(plan, host);
   if (!run.status.ok()) RC_FAIL("host: " + run.status.message() + "\n" + verifier::WriteManifest(m));
   backend::MemoryBackend memory;
@@ -68,8 +68,8 @@ void CheckRun(const verifier::Manifest& m, const simulator::LoadPlan& plan, cons
   RC_ASSERT(host.PeakBytes() <= plan.resident_bytes_rounded + plan.arena_bytes_rounded);
   RC_ASSERT(host.Launches() == plan.calls.size());
   for (const std::string& carry : DeriveWritten(m)) {
-    for (uint32_t i = 0; i < plan.buffers.size(); ++i) {
-      if (plan.buffers[i].name == carry && !host.FullyWritten(i)) RC_FAIL("carry " + carry + " not fully written");
+    for (const simulator::PlannedBuffer& b : plan.buffers) {
+      if (b.name == carry && !host.FullyWritten(b.id)) RC_FAIL("carry " + carry + " not fully written");
     }
   }
 }
@@ -77,8 +77,9 @@ void CheckRun(const verifier::Manifest& m, const simulator::LoadPlan& plan, cons
 }  // namespace
 
 void CheckHostReplay(const verifier::Manifest& m) {
-  RC_PRE(verifier::Verify(m).ok());
-  const simulator::LoadPlan plan = simulator::Plan(m, DrawHostPlanOptions());
+  const verifier::VerifyResult verified = verifier::Verify(m);
+  RC_PRE(verified.ok());
+  const simulator::LoadPlan plan = simulator::Plan(*verified.verified, DrawHostPlanOptions());
   // Real host memory (twice: bytes and shadow): the generator keeps almost every plan tiny.
   RC_PRE(plan.resident_bytes_rounded + plan.arena_bytes_rounded <= (uint64_t{64} << 20));
   TagShape(m);

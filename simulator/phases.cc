@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "base/bytes.h"
 #include "simulator/planner.h"
 
 namespace loadplan::simulator {
@@ -65,7 +66,7 @@ uint64_t AlignedTotal(const LoadPlan& plan, BufferKind k) {
   uint64_t total = 0;
   for (const PlannedBuffer& b : plan.buffers) {
     if (b.kind != k) continue;
-    const uint64_t a = RoundUpBytes(b.bytes, plan.alignment);
+    const uint64_t a = base::RoundUp(b.bytes, plan.alignment);
     total = std::min<uint64_t>(total + a, std::numeric_limits<int64_t>::max());
   }
   return total;
@@ -96,10 +97,10 @@ uint64_t NaivePeak(const LoadPlan& plan) {
   uint64_t total = plan.resident_bytes;
   for (const PlannedBuffer& b : plan.buffers) {
     if (b.kind != BufferKind::kSource) continue;
-    const uint64_t a = RoundUpBytes(b.bytes, plan.alignment);
+    const uint64_t a = base::RoundUp(b.bytes, plan.alignment);
     if (__builtin_add_overflow(total, a, &total)) return UINT64_MAX;
   }
-  return RoundUpBytes(total, plan.granularity);
+  return base::RoundUp(total, plan.granularity);
 }
 
 }  // namespace
@@ -164,20 +165,20 @@ MemoryPhases ComputePhases(const verifier::Manifest& in, const LoadPlan& plan,
 std::optional<WidestMoment> FindWidestMoment(const LoadPlan& plan) {
   if (plan.arrival.empty()) return std::nullopt;
   std::vector<uint64_t> add(plan.calls.size() + 1), sub(plan.calls.size() + 1);
-  for (uint32_t i : plan.arrival) {
-    const PlannedBuffer& b = plan.buffers[i];
-    const uint64_t a = RoundUpBytes(b.bytes, plan.alignment);
-    add[b.window_begin] += a;
-    sub[b.window_end] += a;
+  for (BufferId i : plan.arrival) {
+    const PlannedBuffer& b = plan.buffer(i);
+    const uint64_t a = base::RoundUp(b.bytes, plan.alignment);
+    add[Index(b.window_begin)] += a;
+    sub[Index(b.window_end)] += a;
   }
   WidestMoment w;
   uint64_t live = 0;
   for (uint32_t t = 0; t < plan.calls.size(); ++t) {
     live = live + add[t] - sub[t];
-    if (live > w.bytes) w = WidestMoment{t, live, {}};
+    if (live > w.bytes) w = WidestMoment{ClockTime{t}, live, {}};
   }
-  for (uint32_t i : plan.arrival) {
-    const PlannedBuffer& b = plan.buffers[i];
+  for (BufferId i : plan.arrival) {
+    const PlannedBuffer& b = plan.buffer(i);
     if (b.window_begin <= w.time && w.time < b.window_end) w.live.push_back(i);
   }
   return w;

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/bytes.h"
 #include "simulator/plan.h"
 #include "verifier/expr.h"
 #include "verifier/manifest.h"
@@ -69,9 +70,9 @@ std::vector<const verifier::Buffer*> OnceScratch(const verifier::Manifest& m);
 // The widest moment of the arena: the first clock time where the live sources' aligned
 // bytes reach their maximum (the lower bound), with the live sources and their readers.
 struct WidestMoment {
-  uint32_t time = 0;
+  ClockTime time{};
   uint64_t bytes = 0;
-  std::vector<uint32_t> live;  // buffer indices, arrival order
+  std::vector<BufferId> live;  // arrival order
 };
 std::optional<WidestMoment> FindWidestMoment(const LoadPlan& plan);
 
@@ -89,6 +90,6 @@ const std::vector<DevicePreset>& DevicePresets();
 // A preset name (case-insensitive) or a size.
 std::optional<uint64_t> ParseDeviceMemory(std::string_view text);
 
-std::string FormatGiB(uint64_t bytes);  // "139.80 GiB"
+using base::FormatGiB;  // "139.80 GiB"
 
 }  // namespace loadplan::simulator

@@ -76,8 +76,5 @@ std::optional<uint64_t> ParseDeviceMemory(std::string_view text) {
   return ParseByteSize(text);
 }
 
-std::string FormatGiB(uint64_t bytes) {
-  return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / static_cast<double>(1ull << 30));
-}
 
 }  // namespace loadplan::simulator

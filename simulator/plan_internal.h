@@ -11,11 +11,13 @@
 namespace loadplan::simulator::detail {
 
 // The clock: derive programs in dataflow order (set in `order`, the order
-// verifier::OrderDerivePrograms defines), their calls flattened, with read/write buffer indices.
+// verifier::OrderDerivePrograms defines), their calls flattened and resolved (kernel, scalars,
+// buffer arguments with extents, read/write sets). `m` is sorted by name.
 std::vector<PlannedCall> BuildCalls(const verifier::Manifest& m, std::vector<std::string>& order);
 
-// Every manifest buffer (name order) with residence and byte size; no offsets yet.
-std::vector<PlannedBuffer> BuildBuffers(const verifier::Manifest& m);
+// Every manifest buffer (name order) with id, residence, dtype, shape and byte size; no offsets.
+// `naive`: sources become resident weights (PlanOptions::naive).
+std::vector<PlannedBuffer> BuildBuffers(const verifier::Manifest& m, bool naive);
 
 // Sets first/last reader and window of each staged source (kSkipped when nothing reads it),
 // the arrival order and the lanes of sources and weights.
@@ -28,12 +30,7 @@ void AssignOffsets(LoadPlan& plan, const PlanOptions& options);
 std::vector<Step> BuildSteps(const LoadPlan& plan);
 
 // When a weight read by derive calls is filled: max(0, first reader - prefetch); nullopt
-// for weights no derive call reads (filled after the arena is freed).
-std::vector<std::optional<uint32_t>> WeightFillTimes(const LoadPlan& plan);
-
-inline uint64_t AddSat(uint64_t a, uint64_t b) {
-  uint64_t r = 0;
-  return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
-}
+// for weights no derive call reads (filled after the arena is freed). Indexed by buffer.
+std::vector<std::optional<ClockTime>> WeightFillTimes(const LoadPlan& plan);
 
 }  // namespace loadplan::simulator::detail

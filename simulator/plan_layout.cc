@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "base/bytes.h"
 #include "simulator/plan_internal.h"
 
 namespace loadplan::simulator::detail {
@@ -23,31 +24,31 @@ void ReaderSpans(const LoadPlan& plan, std::vector<uint32_t>& first, std::vector
   first.assign(plan.buffers.size(), kNone);
   last.assign(plan.buffers.size(), kNone);
   for (uint32_t t = 0; t < plan.calls.size(); ++t) {
-    for (uint32_t r : plan.calls[t].reads) {
-      if (first[r] == kNone) first[r] = t;
-      last[r] = t;
+    for (BufferId r : plan.calls[t].reads) {
+      if (first[Index(r)] == kNone) first[Index(r)] = t;
+      last[Index(r)] = t;
     }
   }
 }
 
 // Deals lanes round robin over `order`; a pinned `lane` is kept (modulo the lane count)
 // and does not advance the round robin.
-void DealLanes(LoadPlan& plan, const std::vector<uint32_t>& order) {
+void DealLanes(LoadPlan& plan, const std::vector<BufferId>& order) {
   uint32_t next = 0;
-  for (uint32_t i : order) {
-    PlannedBuffer& b = plan.buffers[i];
-    b.lane = b.lane ? *b.lane % plan.lanes : next++ % plan.lanes;
+  for (BufferId i : order) {
+    PlannedBuffer& b = plan.buffers[Index(i)];
+    b.lane = Lane{b.lane ? Index(*b.lane) % plan.lanes : next++ % plan.lanes};
   }
 }
 
 }  // namespace
 
-std::vector<std::optional<uint32_t>> WeightFillTimes(const LoadPlan& plan) {
-  std::vector<std::optional<uint32_t>> at(plan.buffers.size());
+std::vector<std::optional<ClockTime>> WeightFillTimes(const LoadPlan& plan) {
+  std::vector<std::optional<ClockTime>> at(plan.buffers.size());
   for (uint32_t t = 0; t < plan.calls.size(); ++t) {
-    for (uint32_t r : plan.calls[t].reads) {
-      if (plan.buffers[r].kind == verifier::BufferKind::kWeight && !at[r]) {
-        at[r] = t >= plan.prefetch ? t - plan.prefetch : 0;
+    for (BufferId r : plan.calls[t].reads) {
+      if (plan.buffer(r).kind == verifier::BufferKind::kWeight && !at[Index(r)]) {
+        at[Index(r)] = ClockTime{t >= plan.prefetch ? t - plan.prefetch : 0};
       }
     }
   }
@@ -66,25 +67,25 @@ void AssignWindowsAndLanes(LoadPlan& plan) {
       b.lane.reset();
       continue;
     }
-    b.first_reader = first[i];
-    b.last_reader = last[i];
-    b.window_begin = first[i] >= plan.prefetch ? first[i] - plan.prefetch : 0;
-    b.window_end = last[i] + 1;
-    plan.arrival.push_back(i);
+    b.first_reader = CallId{first[i]};
+    b.last_reader = CallId{last[i]};
+    b.window_begin = ClockTime{first[i] >= plan.prefetch ? first[i] - plan.prefetch : 0};
+    b.window_end = ClockTime{last[i] + 1};
+    plan.arrival.push_back(b.id);
   }
-  // Buffer indices are in name order, so (first reader, index) is (first reader, name).
-  std::stable_sort(plan.arrival.begin(), plan.arrival.end(), [&](uint32_t a, uint32_t b) {
-    return plan.buffers[a].first_reader < plan.buffers[b].first_reader;
+  // Buffer ids are in name order, so (first reader, id) is (first reader, name).
+  std::stable_sort(plan.arrival.begin(), plan.arrival.end(), [&](BufferId a, BufferId b) {
+    return plan.buffer(a).first_reader < plan.buffer(b).first_reader;
   });
   DealLanes(plan, plan.arrival);
   // Weights: those derive calls read, by fill time then name; then the others by name.
-  const std::vector<std::optional<uint32_t>> at = WeightFillTimes(plan);
-  std::vector<uint32_t> weights;
-  for (uint32_t i = 0; i < plan.buffers.size(); ++i) {
-    if (plan.buffers[i].kind == verifier::BufferKind::kWeight) weights.push_back(i);
+  const std::vector<std::optional<ClockTime>> at = WeightFillTimes(plan);
+  std::vector<BufferId> weights;
+  for (const PlannedBuffer& b : plan.buffers) {
+    if (b.kind == verifier::BufferKind::kWeight) weights.push_back(b.id);
   }
-  std::stable_sort(weights.begin(), weights.end(), [&](uint32_t a, uint32_t b) {
-    return at[a].value_or(kNone) < at[b].value_or(kNone);
+  std::stable_sort(weights.begin(), weights.end(), [&](BufferId a, BufferId b) {
+    return (at[Index(a)] ? Index(*at[Index(a)]) : kNone) < (at[Index(b)] ? Index(*at[Index(b)]) : kNone);
   });
   DealLanes(plan, weights);
 }
@@ -95,18 +96,18 @@ void AssignOffsets(LoadPlan& plan, const PlanOptions& options) {
     b.offset = 0;
     if (b.residence != Residence::kResident) continue;
     b.offset = cursor;
-    cursor = AddSat(cursor, RoundUpBytes(b.bytes, plan.alignment));
+    cursor = base::AddSat(cursor, base::RoundUp(b.bytes, plan.alignment));
   }
   plan.resident_bytes = cursor;
-  plan.resident_bytes_rounded = RoundUpBytes(cursor, plan.granularity);
+  plan.resident_bytes_rounded = base::RoundUp(cursor, plan.granularity);
 
   PlacementProblem problem{.buffers = {}, .alignment = plan.alignment};
   problem.buffers.reserve(plan.arrival.size());
   for (size_t rank = 0; rank < plan.arrival.size(); ++rank) {
-    const PlannedBuffer& b = plan.buffers[plan.arrival[rank]];
+    const PlannedBuffer& b = plan.buffer(plan.arrival[rank]);
     // Ids sort like the arrival order, so first fit's (lower, id) order is the arrival order.
     problem.buffers.push_back(PlacementBuffer{.id = fmt::format("{:010d}", rank),
-                                              .lower = b.window_begin, .upper = b.window_end,
+                                              .lower = Index(b.window_begin), .upper = Index(b.window_end),
                                               .size = b.bytes});
   }
   if (ValidateProblem(problem)) {  // sizes beyond 63 bits: saturate, the checker rejects it
@@ -115,10 +116,10 @@ void AssignOffsets(LoadPlan& plan, const PlanOptions& options) {
   }
   const Placement placed = Place(problem, PlacementOptions{.policy = options.placement});
   for (size_t rank = 0; rank < plan.arrival.size(); ++rank) {
-    plan.buffers[plan.arrival[rank]].offset = placed.offsets[rank];
+    plan.buffers[Index(plan.arrival[rank])].offset = placed.offsets[rank];
   }
   plan.arena_bytes = placed.height;
-  plan.arena_bytes_rounded = RoundUpBytes(placed.height, plan.granularity);
+  plan.arena_bytes_rounded = base::RoundUp(placed.height, plan.granularity);
   plan.lower_bound = LowerBound(problem);
 }
 

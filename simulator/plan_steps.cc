@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <map>
 
+#include "base/bytes.h"
 #include "simulator/plan_internal.h"
 
 namespace loadplan::simulator::detail {
@@ -26,13 +27,13 @@ namespace {
 
 struct Segment {
   uint64_t end = 0;
-  uint32_t who = 0;  // buffer index of the latest occupant
+  BufferId who{};  // the latest occupant
 };
 using ByteMap = std::map<uint64_t, Segment>;
 
 // Paints [b, e) with `who`; returns the previous occupants of any byte in it.
-std::vector<uint32_t> Paint(ByteMap& m, uint64_t b, uint64_t e, uint32_t who) {
-  std::vector<uint32_t> hit;
+std::vector<BufferId> Paint(ByteMap& m, uint64_t b, uint64_t e, BufferId who) {
+  std::vector<BufferId> hit;
   if (b >= e) return hit;
   auto it = m.lower_bound(b);
   if (it != m.begin() && std::prev(it)->second.end > b) --it;
@@ -51,7 +52,7 @@ std::vector<uint32_t> Paint(ByteMap& m, uint64_t b, uint64_t e, uint32_t who) {
   return hit;
 }
 
-void SortUnique(std::vector<uint32_t>& v) {
+void SortUnique(std::vector<StepIndex>& v) {
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
 }
@@ -65,74 +66,74 @@ class StepBuilder {
   std::vector<Step> Build();
 
  private:
-  uint32_t Push(Step s) {
+  StepIndex Push(Step s) {
     SortUnique(s.waits);
     steps_.push_back(std::move(s));
-    return static_cast<uint32_t>(steps_.size() - 1);
+    return StepIndex{static_cast<uint32_t>(steps_.size() - 1)};
   }
-  void Fill(uint32_t buffer);
-  void Launch(uint32_t t);
+  void Fill(BufferId buffer);
+  void Launch(CallId t);
 
   const LoadPlan& plan_;
   std::vector<Step> steps_;
-  std::vector<std::optional<uint32_t>> fill_, writer_, lane_last_;
-  std::vector<uint32_t> launch_;
+  std::vector<std::optional<StepIndex>> fill_, writer_, lane_last_;  // by buffer, buffer, lane
+  std::vector<StepIndex> launch_;                                    // by call
   ByteMap arena_;
 };
 
-void StepBuilder::Fill(uint32_t i) {
-  const PlannedBuffer& b = plan_.buffers[i];
-  const uint32_t lane = b.lane.value_or(0) % plan_.lanes;
+void StepBuilder::Fill(BufferId i) {
+  const PlannedBuffer& b = plan_.buffer(i);
+  const Lane lane{b.lane ? Index(*b.lane) % plan_.lanes : 0};
   Step s{.kind = StepKind::kFill, .buffer = i, .call = {}, .lane = lane, .waits = {}};
-  if (lane_last_[lane]) s.waits.push_back(*lane_last_[lane]);
+  if (lane_last_[Index(lane)]) s.waits.push_back(*lane_last_[Index(lane)]);
   if (b.residence == Residence::kStaged) {
-    const uint64_t end = AddSat(b.offset, b.bytes);
-    for (uint32_t prev : Paint(arena_, b.offset, end, i)) {
-      s.waits.push_back(launch_[plan_.buffers[prev].last_reader]);
+    const uint64_t end = base::AddSat(b.offset, b.bytes);
+    for (BufferId prev : Paint(arena_, b.offset, end, i)) {
+      s.waits.push_back(launch_[Index(plan_.buffer(prev).last_reader)]);
     }
   }
-  fill_[i] = lane_last_[lane] = Push(std::move(s));
+  fill_[Index(i)] = lane_last_[Index(lane)] = Push(std::move(s));
 }
 
-void StepBuilder::Launch(uint32_t t) {
-  const PlannedCall& c = plan_.calls[t];
+void StepBuilder::Launch(CallId t) {
+  const PlannedCall& c = plan_.call(t);
   Step s{.kind = StepKind::kLaunch, .buffer = {}, .call = t, .lane = {}, .waits = {}};
-  for (uint32_t r : c.reads) {
-    if (fill_[r]) s.waits.push_back(*fill_[r]);
-    if (writer_[r]) s.waits.push_back(*writer_[r]);
+  for (BufferId r : c.reads) {
+    if (fill_[Index(r)]) s.waits.push_back(*fill_[Index(r)]);
+    if (writer_[Index(r)]) s.waits.push_back(*writer_[Index(r)]);
   }
-  launch_[t] = Push(std::move(s));
-  for (uint32_t w : c.writes) writer_[w] = launch_[t];
+  launch_[Index(t)] = Push(std::move(s));
+  for (BufferId w : c.writes) writer_[Index(w)] = launch_[Index(t)];
 }
 
 std::vector<Step> StepBuilder::Build() {
   const size_t n = plan_.calls.size();
-  std::vector<std::vector<uint32_t>> arrive(n), weights(n), release(n);
-  for (uint32_t i : plan_.arrival) {
-    arrive[plan_.buffers[i].window_begin].push_back(i);
-    release[plan_.buffers[i].last_reader].push_back(i);
+  std::vector<std::vector<BufferId>> arrive(n), weights(n), release(n);
+  for (BufferId i : plan_.arrival) {
+    arrive[Index(plan_.buffer(i).window_begin)].push_back(i);
+    release[Index(plan_.buffer(i).last_reader)].push_back(i);
   }
-  const std::vector<std::optional<uint32_t>> weight_at = WeightFillTimes(plan_);
-  std::vector<uint32_t> late;
-  for (uint32_t i = 0; i < plan_.buffers.size(); ++i) {
-    if (plan_.buffers[i].kind != verifier::BufferKind::kWeight) continue;
-    if (weight_at[i]) weights[*weight_at[i]].push_back(i);
-    else late.push_back(i);
+  const std::vector<std::optional<ClockTime>> weight_at = WeightFillTimes(plan_);
+  std::vector<BufferId> late;
+  for (const PlannedBuffer& b : plan_.buffers) {
+    if (b.kind != verifier::BufferKind::kWeight) continue;
+    if (weight_at[Index(b.id)]) weights[Index(*weight_at[Index(b.id)])].push_back(b.id);
+    else late.push_back(b.id);
   }
   Push(Step{.kind = StepKind::kAllocResident});
   Push(Step{.kind = StepKind::kAllocArena});
-  std::vector<uint32_t> last_launches;
+  std::vector<StepIndex> last_launches;
   for (uint32_t t = 0; t < n; ++t) {
-    for (uint32_t i : arrive[t]) Fill(i);
-    for (uint32_t i : weights[t]) Fill(i);
-    Launch(t);
-    for (uint32_t i : release[t]) {
+    for (BufferId i : arrive[t]) Fill(i);
+    for (BufferId i : weights[t]) Fill(i);
+    Launch(CallId{t});
+    for (BufferId i : release[t]) {
       Push(Step{.kind = StepKind::kRelease, .buffer = i, .waits = {launch_[t]}});
     }
     if (!release[t].empty()) last_launches.push_back(launch_[t]);
   }
   Push(Step{.kind = StepKind::kFreeArena, .waits = last_launches});
-  for (uint32_t i : late) Fill(i);
+  for (BufferId i : late) Fill(i);
   return std::move(steps_);
 }
 

@@ -16,25 +16,28 @@
 #include "simulator/placement.h"
 #include "simulator/plan.h"
 #include "verifier/manifest.h"
+#include "verifier/verify.h"
 
 namespace loadplan::simulator {
 
 struct PlanOptions {
   std::optional<uint32_t> lanes;     // overrides load.lanes (0 is read as 1)
   std::optional<uint32_t> prefetch;  // overrides load.prefetch (counts derive calls)
-  PlacementPolicy placement = PlacementPolicy::kFirstFit;  // the seed's policy
+  PlacementPolicy placement = PlacementPolicy::kFirstFit;  // arrival order, lowest offset: fast, predictable
   uint64_t alignment = 256;          // of every pool and arena offset (0 is read as 1)
   uint64_t granularity = 2ull << 20; // device allocator rounding of the two pooled allocations
+  // The baseline a staged load is measured against (`loadplan run --naive`): every source is
+  // planned as a resident weight and filled before the first derive call (prefetch kNaivePrefetch),
+  // so the raw checkpoint and the derived carries are resident together.
+  bool naive = false;
 };
+inline constexpr uint32_t kNaivePrefetch = uint32_t{1} << 30;
 
-// Contract: `verified` passed the verifier without errors (acyclic derive dataflow, every
-// size evaluates in int64 over the box). Deterministic: the same manifest and options give
-// the same plan, whatever the JSON key order was. Sizes that would overflow 64 bits saturate
-// (the plan checker then rejects the plan). O(n log n) in buffers and calls plus Place().
-LoadPlan Plan(const verifier::Manifest& verified, const PlanOptions& options = {});
-
-// Rounds `bytes` up to a multiple of `to` (0 or 1: unchanged), saturating at UINT64_MAX.
-uint64_t RoundUpBytes(uint64_t bytes, uint64_t to);
+// Only a verified manifest can be planned (acyclic derive dataflow, every size evaluates in
+// int64 over the box, in name order). Deterministic: the same manifest and options give the
+// same plan, whatever the JSON key order was. Sizes that would overflow 64 bits saturate (the
+// plan checker then rejects the plan). O(n log n) in buffers and calls plus Place().
+LoadPlan Plan(const verifier::VerifiedManifest& verified, const PlanOptions& options = {});
 
 // The largest byte size of `b` over the variable box (its exact size when fixed);
 // nullopt when it cannot be bounded in int64 (a manifest the verifier rejects).

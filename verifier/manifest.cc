@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "base/bytes.h"
 #include "verifier/diag.h"
 #include "verifier/sort_by_name.h"
 
@@ -113,6 +114,13 @@ Expr ByteSize(const Buffer& b) {
   Expr total_bits = Times(std::move(elements), Expr::Const(bits));
   if (total_bits.IsConst() && total_bits.value >= 0) return Expr::Const(total_bits.value / 8 + (total_bits.value % 8 != 0));
   return Expr::Binary(ExprOp::kCeilDiv, std::move(total_bits), Expr::Const(8));
+}
+
+std::optional<uint64_t> ExtentBytes(const Param& p, const Assignment& scalars) {
+  if (!p.extent || !p.dtype) return std::nullopt;
+  const EvalResult v = Evaluate(*p.extent, scalars);
+  if (!v.value || *v.value < 0) return std::nullopt;
+  return base::ElementBytes(static_cast<uint64_t>(*v.value), *p.dtype);
 }
 
 namespace {

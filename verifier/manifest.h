@@ -138,6 +138,11 @@ const Arg* FindArg(const Call& c, std::string_view param);
 // (elements * bits / 8, rounded up) as an expression.
 Expr ElementCount(const Buffer& b);
 Expr ByteSize(const Buffer& b);
+// Bytes that buffer param `p`'s extent touches with `scalars` substituted (elements x dtype
+// bits, rounded up to whole bytes); nullopt when it does not evaluate to a non-negative count
+// or the byte count overflows. The planner, the plan checker and the backends' contract check
+// share this one definition.
+std::optional<uint64_t> ExtentBytes(const Param& p, const Assignment& scalars);
 
 // Points the model at a new pointer prefix after sorting; used by the parser and the builder.
 void AssignPointers(Manifest& m);

@@ -7,6 +7,12 @@
 
 namespace loadplan::verifier {
 
+struct VerifyAccess {
+  static VerifiedManifest Make(Manifest m, std::vector<std::string> order) {
+    return VerifiedManifest(std::move(m), std::move(order));
+  }
+};
+
 bool VerifyResult::ok() const {
   for (const Diagnostic& d : diags) {
     if (d.severity == Severity::kError) return false;
@@ -22,6 +28,7 @@ VerifyResult Verify(const Manifest& in, const VerifyOptions& options) {
   for (const RuleFamily& family : AllRuleFamilies()) family.check(ctx, sink);
   VerifyResult out{.diags = sink.Sorted(), .derive_order = {}};
   if (ctx.derive.cycle.empty()) out.derive_order = ctx.derive.order;
+  if (out.ok()) out.verified = VerifyAccess::Make(copy ? std::move(*copy) : in, out.derive_order);
   return out;
 }
 
@@ -35,9 +42,11 @@ CheckOutput CheckText(std::string_view text, const VerifyOptions& options, const
     VerifyResult r = Verify(*parsed.manifest, options);
     for (Diagnostic& d : r.diags) sink.Report(std::move(d));
     out.result.derive_order = std::move(r.derive_order);
+    out.result.verified = std::move(r.verified);
     out.manifest = std::move(parsed.manifest);
   }
   out.result.diags = sink.Sorted();
+  if (!out.result.ok()) out.result.verified.reset();  // a parse error counts too
   return out;
 }
 

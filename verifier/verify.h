@@ -2,7 +2,9 @@
 // returns all diagnostics, sorted, in one pass.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <string_view>
 #include <vector>
 
@@ -17,12 +19,30 @@ struct VerifyOptions {
   ProofBudget budget;
 };
 
+// A manifest that passed every rule without an error, in name order (vars, buffers, kernels,
+// their params, programs, call args), with its derive order: what simulator::Plan takes, so
+// "verified" is a type and not a comment. Only Verify and CheckText make one.
+class VerifiedManifest {
+ public:
+  [[nodiscard]] const Manifest& manifest() const { return manifest_; }
+  [[nodiscard]] const std::vector<std::string>& derive_order() const { return derive_order_; }
+
+ private:
+  friend struct VerifyAccess;
+  VerifiedManifest(Manifest m, std::vector<std::string> order)
+      : manifest_(std::move(m)), derive_order_(std::move(order)) {}
+  Manifest manifest_;
+  std::vector<std::string> derive_order_;
+};
+
 struct VerifyResult {
   std::vector<Diagnostic> diags;          // sorted; parse diagnostics included by CheckText
   std::vector<std::string> derive_order;  // derive programs in dataflow order (when acyclic)
+  std::optional<VerifiedManifest> verified;  // set iff ok()
   [[nodiscard]] bool ok() const;          // no errors (warnings allowed)
 };
 
+// Runs every rule; the model may come in any order (a sorted copy is verified).
 VerifyResult Verify(const Manifest& m, const VerifyOptions& options = {});
 
 struct CheckOutput {

@@ -10,15 +10,12 @@
 
 #include <fmt/format.h>
 
-#include "backend/call_args.h"
 #include "backend/cuda/cuda_backend_impl.h"
+#include "backend/preflight.h"
+#include "base/bytes.h"
+#include "simulator/plan_totals.h"
 
 namespace loadplan::backend {
-namespace {
-
-std::string Size(uint64_t bytes) { return fmt::format("{:.2f} GiB ({} bytes)", bytes / double(1ull << 30), bytes); }
-
-}  // namespace
 
 FileDescriptor& FileDescriptor::operator=(FileDescriptor&& o) noexcept {
   if (this != &o) {
@@ -52,18 +49,14 @@ Status CudaBackend::Impl::Init() {
   if (Status st = cuda::IoPool::Create(options.io_threads, options.chunk_bytes, options.device, steps, io); !st.ok()) {
     return st;
   }
-  for (const simulator::Step& s : plan.steps) {
-    if (s.kind == simulator::StepKind::kFill && s.buffer && *s.buffer < plan.buffers.size()) {
-      fill_total += plan.buffers[*s.buffer].bytes;
-    }
-  }
+  fill_total = simulator::FillBytes(plan);
   LOADPLAN_CUDA_TRY(cudaDeviceSynchronize());
   return cuda::GetMemInfo(baseline);
 }
 
 Status CudaBackend::Impl::Fault(const StepContext& at) const {
-  if (options.fail_at_step && *options.fail_at_step == at.index) {
-    return Status::Error(fmt::format("injected fault at step {}", at.index));
+  if (options.fail_at_step && *options.fail_at_step == simulator::Index(at.index)) {
+    return Status::Error(fmt::format("injected fault at step {}", simulator::Index(at.index)));
   }
   return Status::Ok();
 }
@@ -72,10 +65,11 @@ Status CudaBackend::Impl::OutOfMemory(const char* what, uint64_t bytes, const st
   cuda::MemInfo now;
   std::string free = "device free memory unknown";
   if (cuda::GetMemInfo(now).ok()) {
-    free = fmt::format("{:.2f} GiB free of {:.2f} GiB", now.free / double(1ull << 30), now.total / double(1ull << 30));
+    free = fmt::format("{} free of {}", base::FormatGiB(now.free), base::FormatGiB(now.total));
   }
-  return Status::Error(fmt::format("{} of {} failed: {}; {} live on this backend; {}", what, Size(bytes), reason,
-                                   Size(live), free));
+  return Status::Error(fmt::format("{} of {} failed: {}; {} live on this backend; {}", what,
+                                   base::FormatGiBExact(bytes), reason, base::FormatGiBExact(live), free),
+                       base::ErrorKind::kOutOfMemory);
 }
 
 Status CudaBackend::Impl::Allocate(const char* what, uint64_t bytes, cuda::DeviceMemory& out) {
@@ -85,7 +79,7 @@ Status CudaBackend::Impl::Allocate(const char* what, uint64_t bytes, cuda::Devic
     return OutOfMemory(what, bytes, fmt::format("injected fault at allocation {}", k));
   }
   if (options.memory_limit && (bytes > *options.memory_limit || live > *options.memory_limit - bytes)) {
-    return OutOfMemory(what, bytes, fmt::format("over the memory limit of {}", Size(*options.memory_limit)));
+    return OutOfMemory(what, bytes, fmt::format("over the memory limit of {}", base::FormatGiBExact(*options.memory_limit)));
   }
   if (Status st = cuda::AllocateDevice(bytes, out); !st.ok()) return OutOfMemory(what, bytes, st.message());
   live += bytes;
@@ -122,11 +116,11 @@ void CudaBackend::Impl::Progress() const {
 CudaBackend::CudaBackend(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 CudaBackend::~CudaBackend() = default;
 
-CudaBackend::CreateResult CudaBackend::Create(const verifier::Manifest& manifest, const simulator::LoadPlan& plan,
-                                              const Checkpoint& checkpoint, CudaOptions options) {
-  const std::vector<std::string> problems = Preflight(manifest, plan, checkpoint);
+CudaBackend::CreateResult CudaBackend::Create(const simulator::LoadPlan& plan, const Checkpoint& checkpoint,
+                                              CudaOptions options) {
+  const std::vector<std::string> problems = Preflight(plan, checkpoint);
   if (!problems.empty()) return {nullptr, Status::Error(fmt::format("{}", fmt::join(problems, "\n")))};
-  auto impl = std::make_unique<Impl>(manifest, plan, checkpoint, std::move(options));
+  auto impl = std::make_unique<Impl>(plan, checkpoint, std::move(options));
   if (Status st = impl->Init(); !st.ok()) return {nullptr, st};
   return {std::unique_ptr<CudaBackend>(new CudaBackend(std::move(impl))), Status::Ok()};
 }
@@ -145,13 +139,6 @@ CudaTimes CudaBackend::Times() const {
   return {.read_s = io.read_s / threads, .copy_s = io.copy_s / threads, .slot_wait_s = io.slot_wait_s / threads,
           .derive_s = impl_->derive_s, .wall_s = impl_->wall_s, .bytes_filled = io.bytes, .chunks = io.chunks,
           .launches = static_cast<uint32_t>(impl_->launch_events.size())};
-}
-
-std::vector<std::string> Preflight(const verifier::Manifest& m, const simulator::LoadPlan& plan,
-                                   const Checkpoint& checkpoint) {
-  std::vector<std::string> out = CheckBindings(m, checkpoint);
-  for (std::string& s : CheckContracts(m, plan)) out.push_back(std::move(s));
-  return out;
 }
 
 std::string NoDeviceReason(int device) {

@@ -45,7 +45,7 @@ struct CudaMemory {
 // Seconds. read_s: pread time per I/O thread (sum / threads); copy_s: device time of the
 // host-to-device copies per stream (sum / threads); derive_s: device time of the derive
 // kernels on the compute stream; wall_s: from the first fill to the last work done
-// (Synchronize), context creation and allocation excluded.
+// (Finish), context creation and allocation excluded.
 struct CudaTimes {
   double read_s = 0, copy_s = 0, slot_wait_s = 0, derive_s = 0, wall_s = 0;
   uint64_t bytes_filled = 0;
@@ -58,32 +58,33 @@ class CudaBackend final : public Backend {
   struct CreateResult;
   // Binds to the device, creates the streams and the I/O pool, takes the memory baseline.
   // Refuses (before any device allocation) a plan whose bindings or kernel contracts do not
-  // match (Preflight). `manifest`, `plan` and `checkpoint` must outlive the backend.
-  static CreateResult Create(const verifier::Manifest& manifest, const simulator::LoadPlan& plan,
-                             const Checkpoint& checkpoint, CudaOptions options = {});
+  // match (Preflight). `plan` and `checkpoint` must outlive the backend.
+  static CreateResult Create(const simulator::LoadPlan& plan, const Checkpoint& checkpoint,
+                             CudaOptions options = {});
+  static CreateResult Create(simulator::LoadPlan&&, const Checkpoint&, CudaOptions = {}) = delete;
   ~CudaBackend() override;
   CudaBackend(const CudaBackend&) = delete;
   CudaBackend& operator=(const CudaBackend&) = delete;
 
   Status AllocateResident(uint64_t bytes, const StepContext& at) override;
   Status AllocateArena(uint64_t bytes, const StepContext& at) override;
-  Status Fill(const simulator::PlannedBuffer& buffer, uint32_t lane, const StepContext& at) override;
-  Status Launch(const simulator::PlannedCall& call, uint32_t index, const StepContext& at) override;
+  Status Fill(const simulator::PlannedBuffer& buffer, simulator::Lane lane, const StepContext& at) override;
+  Status Launch(const simulator::PlannedCall& call, const StepContext& at) override;
   Status Release(const simulator::PlannedBuffer& buffer, const StepContext& at) override;
   Status FreeArena(const StepContext& at) override;
+  // Waits for every fill and launch; the first asynchronous error (a read, a copy, a kernel).
+  // The executor calls it after the last step; it stops the wall clock.
+  Status Finish() override;
   Status FreeResident() override;
   uint64_t LiveBytes() const override;
   uint64_t PeakBytes() const override;
 
-  // Waits for every fill and launch; the first asynchronous error (a read, a copy, a kernel).
-  // Call after Execute succeeded; stops the wall clock.
-  Status Synchronize();
-  // Copies [offset, offset + out.size()) of resident buffer `buffer` (plan index) to the host.
-  Status CopyOut(uint32_t buffer, uint64_t offset, std::span<uint8_t> out) const;
-  Status CopyOut(uint32_t buffer, std::vector<uint8_t>& out) const;
+  // Copies [offset, offset + out.size()) of resident buffer `buffer` to the host.
+  Status CopyOut(simulator::BufferId buffer, uint64_t offset, std::span<uint8_t> out) const;
+  Status CopyOut(simulator::BufferId buffer, std::vector<uint8_t>& out) const;
 
   [[nodiscard]] CudaMemory Memory() const;
-  [[nodiscard]] CudaTimes Times() const;  // complete after Synchronize
+  [[nodiscard]] CudaTimes Times() const;  // complete after Finish
 
  private:
   struct Impl;
@@ -95,11 +96,6 @@ struct CudaBackend::CreateResult {
   std::unique_ptr<CudaBackend> backend;
   Status status;
 };
-
-// Before a byte moves: every binding against the checkpoint (CheckBindings) and every
-// kernel against the registry (CheckContracts), all mismatches at once.
-std::vector<std::string> Preflight(const verifier::Manifest& m, const simulator::LoadPlan& plan,
-                                   const Checkpoint& checkpoint);
 
 // "" when device `device` is usable; else why not ("no CUDA device (cudaErrorInsufficientDriver)").
 std::string NoDeviceReason(int device = 0);

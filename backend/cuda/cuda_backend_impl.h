@@ -41,8 +41,8 @@ struct CudaBackend::Impl {
     return st;
   }
 
-  Impl(const verifier::Manifest& m, const simulator::LoadPlan& p, const Checkpoint& c, CudaOptions o)
-      : manifest(m), plan(p), checkpoint(c), options(std::move(o)), steps(p.steps.size()) {}
+  Impl(const simulator::LoadPlan& p, const Checkpoint& c, CudaOptions o)
+      : plan(p), checkpoint(c), options(std::move(o)), steps(p.steps.size()) {}
   ~Impl();
 
   Status Init();
@@ -54,11 +54,10 @@ struct CudaBackend::Impl {
   Status SampleDelta();
   int FdOf(const SafetensorsFile* file) const;
   cuda::DeviceMemory* RegionOf(const simulator::PlannedBuffer& b);
-  uint8_t* Address(uint32_t buffer);
-  Status CheckUses(const simulator::PlannedCall& call, const std::vector<uint32_t>& buffers);
+  uint8_t* Address(simulator::BufferId buffer);
+  Status CheckUses(const simulator::PlannedCall& call);
   void Progress() const;
 
-  const verifier::Manifest& manifest;
   const simulator::LoadPlan& plan;
   const Checkpoint& checkpoint;
   CudaOptions options;

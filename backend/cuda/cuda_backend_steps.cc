@@ -17,18 +17,22 @@ cuda::DeviceMemory* CudaBackend::Impl::RegionOf(const PlannedBuffer& b) {
   return nullptr;
 }
 
-uint8_t* CudaBackend::Impl::Address(uint32_t buffer) {
-  if (buffer >= plan.buffers.size()) return nullptr;
-  const PlannedBuffer& b = plan.buffers[buffer];
+uint8_t* CudaBackend::Impl::Address(simulator::BufferId buffer) {
+  if (simulator::Index(buffer) >= plan.buffers.size()) return nullptr;
+  const PlannedBuffer& b = plan.buffer(buffer);
   cuda::DeviceMemory* region = RegionOf(b);
   if (region == nullptr || !region->held() || b.offset > region->bytes()) return nullptr;
   return region->get() + b.offset;
 }
 
-// Every buffer a call binds lies inside its held pool or arena.
-Status CudaBackend::Impl::CheckUses(const simulator::PlannedCall& call, const std::vector<uint32_t>& buffers) {
-  for (uint32_t i : buffers) {
-    const PlannedBuffer& b = plan.buffers[i];
+// Every buffer a call binds lies inside its held pool or arena, and the call's range inside it.
+Status CudaBackend::Impl::CheckUses(const simulator::PlannedCall& call) {
+  for (const simulator::PlannedArg& a : call.args) {
+    const PlannedBuffer& b = plan.buffer(a.buffer);
+    if (a.bytes > b.bytes) {
+      return Status::Error(fmt::format("{}: param {} touches {} bytes of buffer {}, which has {}", call.ptr, a.param,
+                                       a.bytes, b.name, b.bytes));
+    }
     cuda::DeviceMemory* region = RegionOf(b);
     if (region == nullptr || !region->held()) {
       return Status::Error(fmt::format("{}: buffer {} is in neither a held pool nor a held arena", call.ptr, b.name));
@@ -55,7 +59,7 @@ Status CudaBackend::AllocateArena(uint64_t bytes, const StepContext& at) {
   return st;
 }
 
-Status CudaBackend::Fill(const PlannedBuffer& buffer, uint32_t /*lane*/, const StepContext& at) {
+Status CudaBackend::Fill(const PlannedBuffer& buffer, simulator::Lane /*lane*/, const StepContext& at) {
   Impl& d = *impl_;
   if (Status f = d.Fault(at); !f.ok()) return f;
   if (Status e = d.io->error(); !e.ok()) return d.ReportIo(std::move(e));
@@ -85,7 +89,7 @@ Status CudaBackend::Fill(const PlannedBuffer& buffer, uint32_t /*lane*/, const S
   return st;
 }
 
-Status CudaBackend::Launch(const simulator::PlannedCall& call, uint32_t /*index*/, const StepContext& at) {
+Status CudaBackend::Launch(const simulator::PlannedCall& call, const StepContext& at) {
   Impl& d = *impl_;
   if (Status f = d.Fault(at); !f.ok()) return f;
   std::vector<cudaEvent_t> events;
@@ -98,12 +102,11 @@ Status CudaBackend::Launch(const simulator::PlannedCall& call, uint32_t /*index*
   if (Status st = cuda::CreateEvent(end, true); !st.ok()) return st;
   LOADPLAN_CUDA_TRY(cudaEventRecord(start.get(), stream));
   if (d.options.derive) {
-    const BoundCall bound = BindCall(d.manifest, d.plan, call, [&d](uint32_t i) { return d.Address(i); });
-    if (!bound.error.empty()) return Status::Error(bound.error);
-    std::vector<uint32_t> used;
-    for (const BoundCall::Use& u : bound.uses) used.push_back(u.buffer);
-    if (Status st = d.CheckUses(call, used); !st.ok()) return st;
-    const kernels::Status ks = kernels::LaunchDerive(bound.kernel, bound.args, stream);
+    if (Status st = d.CheckUses(call); !st.ok()) return st;
+    const base::Result<kernels::KernelArgs> bound =
+        BindCall(d.plan, call, [&d](simulator::BufferId i) { return d.Address(i); });
+    if (!bound.ok()) return bound.status();
+    const kernels::Status ks = kernels::LaunchDerive(call.kernel, *bound, stream);
     if (!ks.ok()) return Status::Error(fmt::format("{}: {}", call.ptr, ks.message()));
   }
   LOADPLAN_CUDA_TRY(cudaEventRecord(end.get(), stream));
@@ -151,7 +154,7 @@ Status CudaBackend::FreeResident() {
   return sync;
 }
 
-Status CudaBackend::Synchronize() {
+Status CudaBackend::Finish() {
   Impl& d = *impl_;
   Status st = d.io->Drain([&d] { d.Progress(); });
   Status sync = LOADPLAN_CUDA_CHECK(cudaStreamSynchronize(d.compute.get()));
@@ -169,10 +172,12 @@ Status CudaBackend::Synchronize() {
   return Status::Ok();
 }
 
-Status CudaBackend::CopyOut(uint32_t buffer, uint64_t offset, std::span<uint8_t> out) const {
+Status CudaBackend::CopyOut(simulator::BufferId buffer, uint64_t offset, std::span<uint8_t> out) const {
   const Impl& d = *impl_;
-  if (buffer >= d.plan.buffers.size()) return Status::Error(fmt::format("no plan buffer {}", buffer));
-  const PlannedBuffer& b = d.plan.buffers[buffer];
+  if (simulator::Index(buffer) >= d.plan.buffers.size()) {
+    return Status::Error(fmt::format("no plan buffer {}", simulator::Index(buffer)));
+  }
+  const PlannedBuffer& b = d.plan.buffer(buffer);
   if (b.residence != Residence::kResident || !d.pool.held()) {
     return Status::Error(fmt::format("{} is not in a held resident pool", b.name));
   }
@@ -184,9 +189,11 @@ Status CudaBackend::CopyOut(uint32_t buffer, uint64_t offset, std::span<uint8_t>
   return Status::Ok();
 }
 
-Status CudaBackend::CopyOut(uint32_t buffer, std::vector<uint8_t>& out) const {
-  if (buffer >= impl_->plan.buffers.size()) return Status::Error(fmt::format("no plan buffer {}", buffer));
-  out.resize(impl_->plan.buffers[buffer].bytes);
+Status CudaBackend::CopyOut(simulator::BufferId buffer, std::vector<uint8_t>& out) const {
+  if (simulator::Index(buffer) >= impl_->plan.buffers.size()) {
+    return Status::Error(fmt::format("no plan buffer {}", simulator::Index(buffer)));
+  }
+  out.resize(impl_->plan.buffer(buffer).bytes);
   return CopyOut(buffer, 0, out);
 }
 

@@ -29,8 +29,8 @@
 namespace loadplan::backend::cuda {
 
 struct FillRequest {
-  uint32_t step = 0;             // the plan step; published when every chunk is enqueued
-  std::vector<uint32_t> waits;   // steps whose events the copies wait for
+  simulator::StepIndex step{};            // the plan step; published when every chunk is enqueued
+  std::vector<simulator::StepIndex> waits;  // steps whose events the copies wait for
   int fd = -1;                   // the file, read with pread
   uint64_t file_offset = 0;
   uint8_t* dst = nullptr;        // device address

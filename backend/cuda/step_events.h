@@ -11,6 +11,8 @@
 #include <span>
 #include <vector>
 
+#include "simulator/plan.h"
+
 namespace loadplan::backend::cuda {
 
 class StepEvents {
@@ -19,7 +21,8 @@ class StepEvents {
 
   // Step `step` is final: waiting for it on a stream means waiting for `events`
   // (none: nothing to wait for on the device). Out-of-range steps are ignored.
-  void Publish(uint32_t step, std::vector<cudaEvent_t> events) {
+  void Publish(simulator::StepIndex at, std::vector<cudaEvent_t> events) {
+    const uint32_t step = simulator::Index(at);
     {
       std::lock_guard lock(mu_);
       if (step >= events_.size()) return;
@@ -30,9 +33,10 @@ class StepEvents {
 
   // Blocks until every step in `waits` is published; appends their events to `out`.
   // Out-of-range waits count as published with no events (the executor rejects them).
-  void Collect(std::span<const uint32_t> waits, std::vector<cudaEvent_t>& out) {
+  void Collect(std::span<const simulator::StepIndex> waits, std::vector<cudaEvent_t>& out) {
     std::unique_lock lock(mu_);
-    for (uint32_t w : waits) {
+    for (simulator::StepIndex at : waits) {
+      const uint32_t w = simulator::Index(at);
       if (w >= events_.size()) continue;
       cv_.wait(lock, [&] { return events_[w].has_value(); });
       out.insert(out.end(), events_[w]->begin(), events_[w]->end());

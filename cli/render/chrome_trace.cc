@@ -13,6 +13,8 @@ namespace loadplan::render {
 namespace {
 
 using nlohmann::json;
+using simulator::BufferId;
+using simulator::Index;
 using simulator::LoadPlan;
 using simulator::PlannedBuffer;
 
@@ -27,9 +29,9 @@ json SortIndex(int tid) {
   return {{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", kPid}, {"tid", tid}, {"args", {{"sort_index", tid}}}};
 }
 
-json Names(const LoadPlan& plan, const std::vector<uint32_t>& indices) {
+json Names(const LoadPlan& plan, const std::vector<BufferId>& ids) {
   json out = json::array();
-  for (const uint32_t i : indices) out.push_back(i < plan.buffers.size() ? plan.buffers[i].name : fmt::format("#{}", i));
+  for (const BufferId i : ids) out.push_back(Index(i) < plan.buffers.size() ? plan.buffer(i).name : fmt::format("#{}", i));
   return out;
 }
 
@@ -47,40 +49,42 @@ void AddCalls(json& events, const LoadPlan& plan) {
 
 // Staged buffers per lane, each lane's split into rows of disjoint windows (greedy by
 // window begin: the fewest rows, as for interval colouring).
-using LaneRows = std::map<uint32_t, std::vector<std::vector<uint32_t>>>;
+using LaneRows = std::map<uint32_t, std::vector<std::vector<BufferId>>>;
 
 LaneRows PackLanes(const LoadPlan& plan) {
-  std::vector<uint32_t> staged = StagedBuffers(plan);
-  std::stable_sort(staged.begin(), staged.end(), [&](uint32_t a, uint32_t b) {
-    return plan.buffers[a].window_begin < plan.buffers[b].window_begin;
+  std::vector<BufferId> staged = StagedBuffers(plan);
+  std::stable_sort(staged.begin(), staged.end(), [&](BufferId a, BufferId b) {
+    return plan.buffer(a).window_begin < plan.buffer(b).window_begin;
   });
   LaneRows lanes;
   for (uint32_t lane = 0; lane < plan.lanes; ++lane) lanes[lane];  // every lane gets a track
   std::map<uint32_t, std::vector<uint32_t>> row_ends;
-  for (const uint32_t i : staged) {
-    const PlannedBuffer& b = plan.buffers[i];
-    const uint32_t lane = b.lane.value_or(0);
+  for (const BufferId i : staged) {
+    const PlannedBuffer& b = plan.buffer(i);
+    const uint32_t lane = b.lane ? Index(*b.lane) : 0;
+    const uint32_t begin = Index(b.window_begin), end = Index(b.window_end);
     auto& rows = lanes[lane];
     auto& ends = row_ends[lane];
     size_t r = 0;
-    while (r < ends.size() && ends[r] > b.window_begin) ++r;
+    while (r < ends.size() && ends[r] > begin) ++r;
     if (r == ends.size()) {
       rows.emplace_back();
       ends.push_back(0);
     }
     rows[r].push_back(i);
-    ends[r] = std::max(b.window_begin, b.window_end);
+    ends[r] = std::max(begin, end);
   }
   return lanes;
 }
 
 json SourceEvent(const PlannedBuffer& b, int tid) {
-  json args = {{"lane", b.lane.value_or(0)}, {"bytes", b.bytes}, {"size", FormatBytes(b.bytes)},
-               {"offset", b.offset}, {"window", fmt::format("[{}, {})", b.window_begin, b.window_end)},
-               {"first_reader", b.first_reader}, {"last_reader", b.last_reader}};
+  const uint32_t begin = Index(b.window_begin), end = Index(b.window_end);
+  json args = {{"lane", b.lane ? Index(*b.lane) : 0}, {"bytes", b.bytes}, {"size", FormatBytes(b.bytes)},
+               {"offset", b.offset}, {"window", fmt::format("[{}, {})", begin, end)},
+               {"first_reader", Index(b.first_reader)}, {"last_reader", Index(b.last_reader)}};
   if (b.tensor) args["tensor"] = *b.tensor;
-  const uint32_t dur = b.window_end > b.window_begin ? b.window_end - b.window_begin : 0;
-  return {{"name", b.name}, {"cat", "source"}, {"ph", "X"}, {"ts", b.window_begin}, {"dur", dur},
+  const uint32_t dur = end > begin ? end - begin : 0;
+  return {{"name", b.name}, {"cat", "source"}, {"ph", "X"}, {"ts", begin}, {"dur", dur},
           {"pid", kPid}, {"tid", tid}, {"args", std::move(args)}};
 }
 
@@ -93,7 +97,7 @@ void AddLanes(json& events, const LoadPlan& plan) {
                                                            : fmt::format("lane {} (overlap {})", lane, r)));
       events.push_back(SortIndex(tid));
       if (r >= rows.size()) continue;
-      for (const uint32_t i : rows[r]) events.push_back(SourceEvent(plan.buffers[i], tid));
+      for (const BufferId i : rows[r]) events.push_back(SourceEvent(plan.buffer(i), tid));
     }
   }
 }

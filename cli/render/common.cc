@@ -80,8 +80,8 @@ std::optional<MemorySeries> ComputeMemorySeries(const simulator::LoadPlan& plan)
       continue;
     }
     if (b.residence != simulator::Residence::kStaged) continue;
-    const size_t end = std::min<size_t>(b.window_end, s.arena_live.size());
-    for (size_t t = b.window_begin; t < end; ++t) {
+    const size_t end = std::min<size_t>(simulator::Index(b.window_end), s.arena_live.size());
+    for (size_t t = simulator::Index(b.window_begin); t < end; ++t) {
       if (__builtin_add_overflow(s.arena_live[t], b.bytes, &s.arena_live[t])) return std::nullopt;
     }
   }
@@ -89,22 +89,22 @@ std::optional<MemorySeries> ComputeMemorySeries(const simulator::LoadPlan& plan)
   return s;
 }
 
-std::vector<uint32_t> StagedBuffers(const simulator::LoadPlan& plan) {
-  std::vector<uint32_t> out;
+std::vector<simulator::BufferId> StagedBuffers(const simulator::LoadPlan& plan) {
+  std::vector<simulator::BufferId> out;
   std::vector<bool> seen(plan.buffers.size(), false);
   auto take = [&](uint32_t i) {
     if (i >= plan.buffers.size() || seen[i]) return;
     if (plan.buffers[i].residence != simulator::Residence::kStaged) return;
     seen[i] = true;
-    out.push_back(i);
+    out.push_back(simulator::BufferId{i});
   };
-  for (const uint32_t i : plan.arrival) take(i);
+  for (const simulator::BufferId i : plan.arrival) take(simulator::Index(i));
   for (uint32_t i = 0; i < plan.buffers.size(); ++i) take(i);  // any the arrival list misses
   return out;
 }
 
 std::string CallLabel(const simulator::PlannedCall& call) {
-  return fmt::format("{}#{}", call.program, call.index);
+  return fmt::format("{}#{}", call.program, call.call_in_program);
 }
 
 }  // namespace loadplan::render

@@ -47,7 +47,7 @@ std::optional<MemorySeries> ComputeMemorySeries(const simulator::LoadPlan& plan)
 
 // The staged buffers (Residence::kStaged) of a plan, in arrival order when the plan
 // lists one, otherwise in buffer order.
-std::vector<uint32_t> StagedBuffers(const simulator::LoadPlan& plan);
+std::vector<simulator::BufferId> StagedBuffers(const simulator::LoadPlan& plan);
 
 // "<program>#<index>" for a call of the clock.
 std::string CallLabel(const simulator::PlannedCall& call);

@@ -16,6 +16,7 @@
 namespace loadplan::render {
 namespace {
 
+using simulator::Index;
 using simulator::LoadPlan;
 using simulator::PlannedBuffer;
 using simulator::Residence;
@@ -37,8 +38,8 @@ std::vector<bool> BuffersShown(const LoadPlan& plan) {
     shown[i] = plan.buffers[i].residence == Residence::kStaged;
   }
   for (const auto& call : plan.calls) {
-    for (const uint32_t i : call.reads) if (i < shown.size()) shown[i] = true;
-    for (const uint32_t i : call.writes) if (i < shown.size()) shown[i] = true;
+    for (const simulator::BufferId i : call.reads) if (Index(i) < shown.size()) shown[Index(i)] = true;
+    for (const simulator::BufferId i : call.writes) if (Index(i) < shown.size()) shown[Index(i)] = true;
   }
   return shown;
 }
@@ -103,7 +104,9 @@ GvStatus AddEdge(Agraph_t* g, Agnode_t* tail, Agnode_t* head, bool write) {
   return ok ? GvStatus{} : GvError("cannot style an edge");
 }
 
-std::vector<uint32_t> Unique(std::vector<uint32_t> v) {
+std::vector<uint32_t> Unique(const std::vector<simulator::BufferId>& ids) {
+  std::vector<uint32_t> v;
+  for (const simulator::BufferId i : ids) v.push_back(Index(i));
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
   return v;

@@ -25,7 +25,9 @@ double GiB(uint64_t bytes) { return static_cast<double>(bytes) / kGiB; }
 // The end of the clock: every call and every window fits in [0, end); at least 1.
 uint32_t ClockEnd(const LoadPlan& plan) {
   uint64_t end = std::max<uint64_t>(plan.calls.size(), 1);
-  for (const uint32_t i : StagedBuffers(plan)) end = std::max<uint64_t>(end, plan.buffers[i].window_end);
+  for (const simulator::BufferId i : StagedBuffers(plan)) {
+    end = std::max<uint64_t>(end, simulator::Index(plan.buffer(i).window_end));
+  }
   return static_cast<uint32_t>(std::min<uint64_t>(end, UINT32_MAX));
 }
 
@@ -122,18 +124,19 @@ std::string SourceTooltip(const PlannedBuffer& b) {
 }
 
 void DrawArenaPanel(SvgWriter& svg, const LoadPlan& plan, const Scale& x, uint32_t end) {
-  const std::vector<uint32_t> staged = StagedBuffers(plan);
+  const std::vector<simulator::BufferId> staged = StagedBuffers(plan);
   double top = std::max(GiB(plan.arena_bytes), GiB(plan.lower_bound));
-  for (const uint32_t i : staged) top = std::max(top, GiB(plan.buffers[i].offset) + GiB(plan.buffers[i].bytes));
+  for (const simulator::BufferId i : staged) top = std::max(top, GiB(plan.buffer(i).offset) + GiB(plan.buffer(i).bytes));
   const Ticks ticks = NiceTicks(top, 5);
   const Scale y{0, std::max(ticks.values.back(), 1e-12), kTop2 + kPanelHeight, kTop2};
   svg.Text(kLeft, kTop2 - 12, "Staging arena: sources by window (x) and offset (y)", "start", 13, "title");
   DrawByteAxis(svg, y, ticks, x.p0, x.p1);
-  for (const uint32_t i : staged) {
-    const PlannedBuffer& b = plan.buffers[i];
+  for (const simulator::BufferId i : staged) {
+    const PlannedBuffer& b = plan.buffer(i);
     const double y0 = y(GiB(b.offset)), y1 = y(GiB(b.offset) + GiB(b.bytes));
-    svg.Rect(x(b.window_begin), y1, std::max(x(b.window_end) - x(b.window_begin), 1.0), std::max(y0 - y1, 1.0),
-             LaneColour(b.lane.value_or(0)), "source", SourceTooltip(b));
+    const double begin = simulator::Index(b.window_begin), end_t = simulator::Index(b.window_end);
+    svg.Rect(x(begin), y1, std::max(x(end_t) - x(begin), 1.0), std::max(y0 - y1, 1.0),
+             LaneColour(b.lane ? simulator::Index(*b.lane) : 0), "source", SourceTooltip(b));
   }
   Marker(svg, x, y(GiB(plan.arena_bytes)), kArenaLine, "arena-size", "arena " + FormatBytes(plan.arena_bytes),
          true);

@@ -50,7 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const verifier::ParseOutput again = verifier::ParseManifest(written);
   if (!again.manifest || !(*again.manifest == *out.manifest)) Fail("parse(write(m)) != m");
   if (verifier::WriteManifest(*again.manifest) != written) Fail("write(parse(write(m))) != write(m)");
-  const simulator::LoadPlan plan = simulator::Plan(*out.manifest);
+  const simulator::LoadPlan plan = simulator::Plan(*out.result.verified);
   const auto violations = simulator::CheckPlan(*out.manifest, plan);
   if (!violations.empty()) Fail("plan violates " + std::string(simulator::PlanViolationKindName(violations[0].kind)) + ": " + violations[0].message);
   return 0;

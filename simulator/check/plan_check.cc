@@ -14,14 +14,9 @@ namespace {
 
 using verifier::BufferKind;
 
-Residence ExpectedResidence(BufferKind k) {
-  switch (k) {
-    case BufferKind::kWeight:
-    case BufferKind::kCarry: return Residence::kResident;
-    case BufferKind::kSource: return Residence::kStaged;
-    case BufferKind::kPeer: return Residence::kPeer;
-    default: return Residence::kServe;
-  }
+template <class Id>
+bool InRange(std::optional<Id> id, size_t n) {
+  return id && Index(*id) < n;
 }
 
 void CheckStepIndices(Ctx& c, uint32_t i, const Step& s, bool& ok) {
@@ -31,23 +26,23 @@ void CheckStepIndices(Ctx& c, uint32_t i, const Step& s, bool& ok) {
     ok = false;
   };
   const bool needs_buffer = s.kind == StepKind::kFill || s.kind == StepKind::kRelease;
-  if (needs_buffer && (!s.buffer || *s.buffer >= p.buffers.size())) bad("buffer index missing or out of range");
-  if (s.kind == StepKind::kLaunch && (!s.call || *s.call >= p.calls.size())) bad("call index missing or out of range");
-  if (s.kind == StepKind::kFill && (!s.lane || *s.lane >= p.lanes)) bad("lane missing or >= lanes");
-  for (uint32_t w : s.waits) {
-    if (w >= i) bad(fmt::format("waits for step {}, which is not earlier", w));
+  if (needs_buffer && !InRange(s.buffer, p.buffers.size())) bad("buffer index missing or out of range");
+  if (s.kind == StepKind::kLaunch && !InRange(s.call, p.calls.size())) bad("call index missing or out of range");
+  if (s.kind == StepKind::kFill && !InRange(s.lane, p.lanes)) bad("lane missing or >= lanes");
+  for (StepIndex w : s.waits) {
+    if (Index(w) >= i) bad(fmt::format("waits for step {}, which is not earlier", Index(w)));
   }
 }
 
 // Expected reads/writes of one derive call, recomputed from the manifest (the checker
 // must not trust the plan's own lists).
 void ExpectedAccess(const verifier::Manifest& m, const verifier::Call& call,
-                    std::set<uint32_t>& reads, std::set<uint32_t>& writes) {
-  auto index = [&](const verifier::Buffer* b) { return static_cast<uint32_t>(b - m.buffers.data()); };
+                    std::set<BufferId>& reads, std::set<BufferId>& writes) {
+  auto id = [&](const verifier::Buffer* b) { return BufferId{static_cast<uint32_t>(b - m.buffers.data())}; };
   if (call.type == verifier::CallType::kCollective) {
     if (const verifier::Buffer* b = m.FindBuffer(call.buffer)) {
-      reads.insert(index(b));
-      writes.insert(index(b));
+      reads.insert(id(b));
+      writes.insert(id(b));
     }
     return;
   }
@@ -56,35 +51,67 @@ void ExpectedAccess(const verifier::Manifest& m, const verifier::Call& call,
     const verifier::Param* prm = (k != nullptr && a.buffer) ? verifier::FindParam(*k, a.param) : nullptr;
     const verifier::Buffer* b = a.buffer ? m.FindBuffer(*a.buffer) : nullptr;
     if (prm == nullptr || b == nullptr) continue;
-    if (verifier::Reads(prm->access)) reads.insert(index(b));
-    if (verifier::Writes(prm->access)) writes.insert(index(b));
+    if (verifier::Reads(prm->access)) reads.insert(id(b));
+    if (verifier::Writes(prm->access)) writes.insert(id(b));
   }
+}
+
+std::optional<std::vector<uint64_t>> FixedShape(const verifier::Buffer& b) {
+  std::vector<uint64_t> dims;
+  for (const verifier::Expr& d : b.shape) {
+    const verifier::EvalResult r = verifier::Evaluate(d, {});
+    if (!verifier::IsVariableFree(d) || !r.value || *r.value < 0) return std::nullopt;
+    dims.push_back(static_cast<uint64_t>(*r.value));
+  }
+  return dims;
+}
+
+bool IdsArePositions(Ctx& c) {
+  bool ok = true;
+  const LoadPlan& p = c.plan;
+  for (uint32_t i = 0; i < p.buffers.size(); ++i) {
+    if (Index(p.buffers[i].id) == i) continue;
+    c.Add(PlanViolationKind::kIndex, "buffer {}: id {} is not its position {}", p.buffers[i].name,
+          Index(p.buffers[i].id), i);
+    ok = false;
+  }
+  for (uint32_t t = 0; t < p.calls.size(); ++t) {
+    if (Index(p.calls[t].id) == t) continue;
+    c.Add(PlanViolationKind::kIndex, "call {}: id {} is not its position", t, Index(p.calls[t].id));
+    ok = false;
+  }
+  return ok;
 }
 
 }  // namespace
 
 bool CheckIndices(Ctx& c) {
-  bool ok = true;
+  bool ok = IdsArePositions(c);
   const LoadPlan& p = c.plan;
   const size_t nb = p.buffers.size(), nc = p.calls.size();
   for (uint32_t t = 0; t < nc; ++t) {
     for (const auto* list : {&p.calls[t].reads, &p.calls[t].writes}) {
-      for (uint32_t b : *list) {
-        if (b < nb) continue;
-        c.Add(PlanViolationKind::kIndex, "call {}: buffer index {} out of range", t, b);
+      for (BufferId b : *list) {
+        if (Index(b) < nb) continue;
+        c.Add(PlanViolationKind::kIndex, "call {}: buffer index {} out of range", t, Index(b));
         ok = false;
       }
     }
+    for (const PlannedArg& a : p.calls[t].args) {
+      if (Index(a.buffer) < nb) continue;
+      c.Add(PlanViolationKind::kIndex, "call {} param {}: buffer index {} out of range", t, a.param, Index(a.buffer));
+      ok = false;
+    }
   }
-  for (uint32_t a : p.arrival) {
-    if (a >= nb) {
-      c.Add(PlanViolationKind::kIndex, "arrival: buffer index {} out of range", a);
+  for (BufferId a : p.arrival) {
+    if (Index(a) >= nb) {
+      c.Add(PlanViolationKind::kIndex, "arrival: buffer index {} out of range", Index(a));
       ok = false;
     }
   }
   for (const PlannedBuffer& b : p.buffers) {
-    if (b.residence == Residence::kStaged && (b.last_reader >= nc || b.first_reader >= nc)) {
-      c.Add(PlanViolationKind::kIndex, "source {}: reader {} is not a call", b.name, b.last_reader);
+    if (b.residence == Residence::kStaged && (Index(b.last_reader) >= nc || Index(b.first_reader) >= nc)) {
+      c.Add(PlanViolationKind::kIndex, "source {}: reader {} is not a call", b.name, Index(b.last_reader));
       ok = false;
     }
   }
@@ -102,13 +129,17 @@ void CheckBuffers(Ctx& c) {
   for (size_t i = 0; i < c.m.buffers.size(); ++i) {
     const verifier::Buffer& mb = c.m.buffers[i];
     const PlannedBuffer& pb = c.plan.buffers[i];
-    if (pb.name != mb.name || pb.kind != mb.kind) {
+    const BufferKind kind = c.plan.naive && mb.kind == BufferKind::kSource ? BufferKind::kWeight : mb.kind;
+    if (pb.name != mb.name || pb.kind != kind) {
       c.Add(PlanViolationKind::kBuffers, "buffer {}: plan says {} ({})", mb.name, pb.name,
             verifier::BufferKindName(pb.kind));
       continue;
     }
-    const Residence want = ExpectedResidence(mb.kind);
-    const bool skipped_source = mb.kind == BufferKind::kSource && pb.residence == Residence::kSkipped;
+    if (pb.tensor != mb.tensor || pb.dtype != mb.dtype || pb.shape != FixedShape(mb)) {
+      c.Add(PlanViolationKind::kBuffers, "buffer {}: tensor, dtype or shape differ from the manifest's", mb.name);
+    }
+    const Residence want = ResidenceOf(kind);
+    const bool skipped_source = kind == BufferKind::kSource && pb.residence == Residence::kSkipped;
     if (pb.residence != want && !skipped_source) {
       c.Add(PlanViolationKind::kBuffers, "buffer {}: wrong residence for a {}", mb.name,
             verifier::BufferKindName(mb.kind));
@@ -137,11 +168,11 @@ void CheckCalls(Ctx& c) {
     for (uint32_t i = 0; i < p->calls.size(); ++i, ++t) {
       if (t >= c.plan.calls.size()) break;
       const PlannedCall& pc = c.plan.calls[t];
-      std::set<uint32_t> reads, writes;
+      std::set<BufferId> reads, writes;
       ExpectedAccess(c.m, p->calls[i], reads, writes);
-      const bool same = pc.program == name && pc.index == i &&
-                        std::set<uint32_t>(pc.reads.begin(), pc.reads.end()) == reads &&
-                        std::set<uint32_t>(pc.writes.begin(), pc.writes.end()) == writes;
+      const bool same = pc.program == name && pc.call_in_program == i &&
+                        std::set<BufferId>(pc.reads.begin(), pc.reads.end()) == reads &&
+                        std::set<BufferId>(pc.writes.begin(), pc.writes.end()) == writes;
       if (!same) c.Add(PlanViolationKind::kCalls, "call {}: expected {} call {} with its reads and writes", t, name, i);
     }
   }
@@ -152,33 +183,34 @@ void CheckCalls(Ctx& c) {
   std::vector<std::optional<uint32_t>> first_writer(c.plan.buffers.size());
   for (uint32_t u = 0; u < c.plan.calls.size(); ++u) {
     const PlannedCall& pc = c.plan.calls[u];
-    for (uint32_t r : pc.reads) {
-      if (c.plan.buffers[r].kind != BufferKind::kCarry) continue;
-      if (!first_writer[r] || *first_writer[r] >= u) {
+    for (BufferId r : pc.reads) {
+      if (c.plan.buffer(r).kind != BufferKind::kCarry) continue;
+      if (!first_writer[Index(r)] || *first_writer[Index(r)] >= u) {
         c.Add(PlanViolationKind::kProducer, "call {} ({} call {}): reads carry {} before any derive call writes it",
-              u, pc.program, pc.index, c.Name(r));
+              u, pc.program, pc.call_in_program, c.Name(r));
       }
     }
-    for (uint32_t w : pc.writes) {
-      if (!first_writer[w]) first_writer[w] = u;
+    for (BufferId w : pc.writes) {
+      if (!first_writer[Index(w)]) first_writer[Index(w)] = u;
     }
   }
 }
 
-StepIndex IndexSteps(const LoadPlan& plan) {
-  StepIndex s;
+StepSites IndexSteps(const LoadPlan& plan) {
+  StepSites s;
   s.fills.resize(plan.buffers.size());
   s.releases.resize(plan.buffers.size());
   s.launches.resize(plan.calls.size());
-  for (uint32_t i = 0; i < plan.steps.size(); ++i) {
-    const Step& st = plan.steps[i];
+  for (uint32_t n = 0; n < plan.steps.size(); ++n) {
+    const Step& st = plan.steps[n];
+    const uint32_t i = n;
     switch (st.kind) {
       case StepKind::kAllocResident: s.alloc_resident.push_back(i); break;
       case StepKind::kAllocArena: s.alloc_arena.push_back(i); break;
       case StepKind::kFreeArena: s.free_arena.push_back(i); break;
-      case StepKind::kFill: s.fills[*st.buffer].push_back(i); break;
-      case StepKind::kRelease: s.releases[*st.buffer].push_back(i); break;
-      case StepKind::kLaunch: s.launches[*st.call].push_back(i); break;
+      case StepKind::kFill: s.fills[Index(*st.buffer)].push_back(i); break;
+      case StepKind::kRelease: s.releases[Index(*st.buffer)].push_back(i); break;
+      case StepKind::kLaunch: s.launches[Index(*st.call)].push_back(i); break;
     }
   }
   return s;
@@ -187,7 +219,7 @@ StepIndex IndexSteps(const LoadPlan& plan) {
 }  // namespace checkdetail
 
 std::string_view PlanViolationKindName(PlanViolationKind k) {
-  static constexpr std::string_view kNames[] = {"index", "buffers", "calls", "overlap", "window", "arena",
+  static constexpr std::string_view kNames[] = {"index", "buffers", "calls", "args", "overlap", "window", "arena",
                                                 "producer", "steps", "launch-wait", "fill-wait", "release-wait"};
   return kNames[static_cast<size_t>(k)];
 }
@@ -200,9 +232,10 @@ std::vector<PlanViolation> CheckPlan(const verifier::Manifest& in, const LoadPla
   if (!checkdetail::CheckIndices(c)) return out;
   checkdetail::CheckBuffers(c);
   checkdetail::CheckCalls(c);
-  if (!out.empty()) return out;  // layout and steps are judged against a matching clock
+  if (!out.empty()) return out;  // arguments, layout and steps are judged against a matching clock
+  checkdetail::CheckArgs(c);
   checkdetail::CheckLayout(c);
-  const checkdetail::StepIndex s = checkdetail::IndexSteps(plan);
+  const checkdetail::StepSites s = checkdetail::IndexSteps(plan);
   checkdetail::CheckSteps(c, s);
   checkdetail::CheckWaits(c, s);
   return out;

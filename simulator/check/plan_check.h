@@ -14,8 +14,9 @@ namespace loadplan::simulator {
 
 enum class PlanViolationKind : uint8_t {
   kIndex,       // a buffer/call/lane/wait index out of range, or a wait that does not point back
-  kBuffers,     // plan buffers differ from the manifest's (names, kinds, residence, sizes)
+  kBuffers,     // plan buffers differ from the manifest's (names, kinds, residence, sizes, tensor, dtype, shape)
   kCalls,       // the clock differs from the manifest's derive calls, or derive order is wrong
+  kArgs,        // a call's kernel, scalars or buffer arguments differ, or an argument passes its buffer
   kOverlap,     // two staged buffers share bytes while both live; resident pool overlap
   kWindow,      // a window misses a reader; a fill or release outside its window
   kArena,       // arena/pool smaller than what is placed, bad rounding, misaligned offset

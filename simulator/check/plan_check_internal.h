@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "base/bytes.h"
 #include "simulator/check/plan_check.h"
 
 namespace loadplan::simulator::checkdetail {
@@ -20,31 +21,27 @@ struct Ctx {
   void Add(PlanViolationKind k, fmt::format_string<Args...> f, Args&&... args) {
     out.push_back(PlanViolation{k, fmt::format(f, std::forward<Args>(args)...)});
   }
-  [[nodiscard]] const std::string& Name(uint32_t buffer) const { return plan.buffers[buffer].name; }
+  [[nodiscard]] const std::string& Name(BufferId buffer) const { return plan.buffer(buffer).name; }
 };
 
-inline uint64_t AddSat(uint64_t a, uint64_t b) {
-  uint64_t r = 0;
-  return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
-}
-inline uint64_t RoundUp(uint64_t v, uint64_t to) {
-  if (to <= 1 || v % to == 0) return v;
-  return AddSat(v / to * to, to);
-}
+using base::AddSat;
+using base::RoundUp;
 
-// Where each kind of step sits (step indices), once indices are known valid.
-struct StepIndex {
+// Where each kind of step sits (step positions), once indices are known valid. The checker
+// works on plain positions inside; the plan's typed ids are converted where they are read.
+struct StepSites {
   std::vector<std::vector<uint32_t>> fills, releases;  // per buffer
   std::vector<std::vector<uint32_t>> launches;         // per call
   std::vector<uint32_t> alloc_resident, alloc_arena, free_arena;
 };
-StepIndex IndexSteps(const LoadPlan& plan);
+StepSites IndexSteps(const LoadPlan& plan);
 
 bool CheckIndices(Ctx& c);
 void CheckBuffers(Ctx& c);
 void CheckCalls(Ctx& c);
 void CheckLayout(Ctx& c);
-void CheckSteps(Ctx& c, const StepIndex& s);
-void CheckWaits(Ctx& c, const StepIndex& s);
+void CheckArgs(Ctx& c);
+void CheckSteps(Ctx& c, const StepSites& s);
+void CheckWaits(Ctx& c, const StepSites& s);
 
 }  // namespace loadplan::simulator::checkdetail

@@ -15,12 +15,12 @@ void CheckWindows(Ctx& c) {
   const LoadPlan& p = c.plan;
   std::vector<uint32_t> first(p.buffers.size(), kNone), last(p.buffers.size(), kNone);
   for (uint32_t t = 0; t < p.calls.size(); ++t) {
-    for (uint32_t r : p.calls[t].reads) {
-      if (first[r] == kNone) first[r] = t;
-      last[r] = t;
+    for (BufferId r : p.calls[t].reads) {
+      if (first[Index(r)] == kNone) first[Index(r)] = t;
+      last[Index(r)] = t;
     }
   }
-  std::set<uint32_t> staged;
+  std::set<BufferId> staged;
   for (uint32_t i = 0; i < p.buffers.size(); ++i) {
     const PlannedBuffer& b = p.buffers[i];
     if (b.kind != verifier::BufferKind::kSource) continue;
@@ -31,17 +31,18 @@ void CheckWindows(Ctx& c) {
       continue;
     }
     if (!read) continue;
-    staged.insert(i);
-    if (!(b.window_begin <= first[i] && last[i] < b.window_end)) {
+    staged.insert(b.id);
+    const uint32_t begin = Index(b.window_begin), end = Index(b.window_end);
+    if (!(begin <= first[i] && last[i] < end)) {
       c.Add(PlanViolationKind::kWindow, "source {}: window [{}, {}) does not cover its readers {}..{}",
-            b.name, b.window_begin, b.window_end, first[i], last[i]);
+            b.name, begin, end, first[i], last[i]);
     }
-    if (b.first_reader != first[i] || b.last_reader != last[i]) {
+    if (Index(b.first_reader) != first[i] || Index(b.last_reader) != last[i]) {
       c.Add(PlanViolationKind::kWindow, "source {}: readers recorded as {}..{}, actually {}..{}", b.name,
-            b.first_reader, b.last_reader, first[i], last[i]);
+            Index(b.first_reader), Index(b.last_reader), first[i], last[i]);
     }
   }
-  const std::set<uint32_t> arrival(p.arrival.begin(), p.arrival.end());
+  const std::set<BufferId> arrival(p.arrival.begin(), p.arrival.end());
   if (arrival != staged || arrival.size() != p.arrival.size()) {
     c.Add(PlanViolationKind::kBuffers, "arrival does not list each staged source exactly once");
   }
@@ -54,7 +55,7 @@ void CheckOverlap(Ctx& c) {
   std::vector<PlacedBuffer> placed;
   for (const PlannedBuffer& b : p.buffers) {
     if (b.residence != Residence::kStaged) continue;
-    placed.push_back(PlacedBuffer{.id = b.name, .lower = b.window_begin, .upper = b.window_end,
+    placed.push_back(PlacedBuffer{.id = b.name, .lower = Index(b.window_begin), .upper = Index(b.window_end),
                                   .size = b.bytes, .offset = b.offset});
   }
   const PlacementCheckOptions options{.height = p.arena_bytes, .alignment = p.alignment, .max_violations = 100};
@@ -100,8 +101,8 @@ void CheckLowerBound(Ctx& c) {
   std::vector<uint64_t> add(p.calls.size() + 1), sub(p.calls.size() + 1);
   for (const PlannedBuffer& b : p.buffers) {
     if (b.residence != Residence::kStaged || b.window_begin >= b.window_end) continue;
-    add[std::min<size_t>(b.window_begin, p.calls.size())] += RoundUp(b.bytes, p.alignment);
-    sub[std::min<size_t>(b.window_end, p.calls.size())] += RoundUp(b.bytes, p.alignment);
+    add[std::min<size_t>(Index(b.window_begin), p.calls.size())] += RoundUp(b.bytes, p.alignment);
+    sub[std::min<size_t>(Index(b.window_end), p.calls.size())] += RoundUp(b.bytes, p.alignment);
   }
   uint64_t live = 0, widest = 0;
   for (size_t t = 0; t <= p.calls.size(); ++t) {

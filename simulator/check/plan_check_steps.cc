@@ -19,23 +19,27 @@ bool Once(Ctx& c, const std::vector<uint32_t>& v, std::string_view what) {
   return false;
 }
 
-void CheckSourceSteps(Ctx& c, const StepIndex& s, uint32_t i, uint32_t arena, uint32_t free) {
+void CheckSourceSteps(Ctx& c, const StepSites& s, uint32_t i, uint32_t arena, uint32_t free) {
   const PlannedBuffer& b = c.plan.buffers[i];
   const size_t n = c.plan.calls.size();
   const uint32_t f = s.fills[i][0], r = s.releases[i][0];
-  const bool fill_ok = f > arena && f < s.launches[b.first_reader][0] &&
-                       (b.window_begin == 0 || f > s.launches[std::min<size_t>(b.window_begin, n) - 1][0]);
-  const bool release_ok = r > s.launches[b.last_reader][0] && r < free &&
-                          (b.window_end >= n || r < s.launches[b.window_end][0]);
-  if (!fill_ok) c.Add(PlanViolationKind::kWindow, "source {}: fill (step {}) outside window [{}, {})", b.name, f, b.window_begin, b.window_end);
-  if (!release_ok) c.Add(PlanViolationKind::kWindow, "source {}: release (step {}) outside window [{}, {})", b.name, r, b.window_begin, b.window_end);
+  const uint32_t begin = Index(b.window_begin), end = Index(b.window_end);
+  const bool fill_ok = f > arena && f < s.launches[Index(b.first_reader)][0] &&
+                       (begin == 0 || f > s.launches[std::min<size_t>(begin, n) - 1][0]);
+  const bool release_ok = r > s.launches[Index(b.last_reader)][0] && r < free && (end >= n || r < s.launches[end][0]);
+  if (!fill_ok) {
+    c.Add(PlanViolationKind::kWindow, "source {}: fill (step {}) outside window [{}, {})", b.name, f, begin, end);
+  }
+  if (!release_ok) {
+    c.Add(PlanViolationKind::kWindow, "source {}: release (step {}) outside window [{}, {})", b.name, r, begin, end);
+  }
 }
 
-void CheckBufferSteps(Ctx& c, const StepIndex& s, uint32_t resident, uint32_t arena, uint32_t free) {
+void CheckBufferSteps(Ctx& c, const StepSites& s, uint32_t resident, uint32_t arena, uint32_t free) {
   const LoadPlan& p = c.plan;
   std::vector<std::optional<uint32_t>> first_read(p.buffers.size());
   for (uint32_t t = 0; t < p.calls.size(); ++t) {
-    for (uint32_t r : p.calls[t].reads) first_read[r] = first_read[r].value_or(t);
+    for (BufferId r : p.calls[t].reads) first_read[Index(r)] = first_read[Index(r)].value_or(t);
   }
   for (uint32_t i = 0; i < p.buffers.size(); ++i) {
     const PlannedBuffer& b = p.buffers[i];
@@ -47,7 +51,10 @@ void CheckBufferSteps(Ctx& c, const StepIndex& s, uint32_t resident, uint32_t ar
     }
     if (!Once(c, s.fills[i], "fill of " + b.name)) continue;
     for (uint32_t f : s.fills[i]) {
-      if (b.lane && p.steps[f].lane != b.lane) c.Add(PlanViolationKind::kSteps, "{}: filled on lane {}, planned on {}", b.name, p.steps[f].lane.value_or(0), *b.lane);
+      if (b.lane && p.steps[f].lane != b.lane) {
+        c.Add(PlanViolationKind::kSteps, "{}: filled on lane {}, planned on {}", b.name,
+              p.steps[f].lane ? Index(*p.steps[f].lane) : 0, Index(*b.lane));
+      }
     }
     if (staged) {
       if (Once(c, s.releases[i], "release of " + b.name)) CheckSourceSteps(c, s, i, arena, free);
@@ -73,8 +80,9 @@ class Reach {
 
   bool operator()(uint32_t from, uint32_t target) {
     const auto& direct = plan_.steps[from].waits;
-    const bool hit = sorted_[from] != 0 ? std::binary_search(direct.begin(), direct.end(), target)
-                                        : std::find(direct.begin(), direct.end(), target) != direct.end();
+    const StepIndex want{target};
+    const bool hit = sorted_[from] != 0 ? std::binary_search(direct.begin(), direct.end(), want)
+                                        : std::find(direct.begin(), direct.end(), want) != direct.end();
     if (hit) return true;
     if (direct.size() > kManyWaits) return ReachableFrom(from)[target] != 0;
     ++epoch_;
@@ -82,7 +90,8 @@ class Reach {
     while (!stack.empty()) {
       const uint32_t at = stack.back();
       stack.pop_back();
-      for (uint32_t w : plan_.steps[at].waits) {
+      for (StepIndex sw : plan_.steps[at].waits) {
+        const uint32_t w = Index(sw);
         if (w == target) return true;
         if (w > target && seen_[w] != epoch_) {
           seen_[w] = epoch_;
@@ -108,7 +117,8 @@ class Reach {
     while (!stack.empty()) {
       const uint32_t at = stack.back();
       stack.pop_back();
-      for (uint32_t w : plan_.steps[at].waits) {
+      for (StepIndex sw : plan_.steps[at].waits) {
+        const uint32_t w = Index(sw);
         if (w < set.size() && set[w] == 0) {
           set[w] = 1;
           stack.push_back(w);
@@ -126,12 +136,13 @@ class Reach {
   std::vector<std::pair<uint32_t, std::vector<char>>> cache_;  // ReachableFrom, oldest first
 };
 
-void CheckLaunchWaits(Ctx& c, const StepIndex& s, Reach& reach) {
+void CheckLaunchWaits(Ctx& c, const StepSites& s, Reach& reach) {
   const LoadPlan& p = c.plan;
   std::vector<std::optional<uint32_t>> writer(p.buffers.size());
   for (uint32_t t = 0; t < p.calls.size(); ++t) {
     const uint32_t launch = s.launches[t][0];
-    for (uint32_t r : p.calls[t].reads) {
+    for (BufferId id : p.calls[t].reads) {
+      const uint32_t r = Index(id);
       const PlannedBuffer& b = p.buffers[r];
       std::optional<uint32_t> need;
       if (b.residence == Residence::kStaged || b.kind == BufferKind::kWeight) need = s.fills[r][0];
@@ -140,15 +151,16 @@ void CheckLaunchWaits(Ctx& c, const StepIndex& s, Reach& reach) {
         c.Add(PlanViolationKind::kLaunchWait, "launch of call {} (step {}) does not wait for step {} ({})", t, launch, *need, b.name);
       }
     }
-    for (uint32_t w : p.calls[t].writes) writer[w] = writer[w].value_or(t);
+    for (BufferId w : p.calls[t].writes) writer[Index(w)] = writer[Index(w)].value_or(t);
   }
 }
 
 // Paints the arena in window order; each fill must reach the last reader of every latest
 // earlier occupant of its bytes (older occupants are reached through theirs, inductively).
-void CheckFillWaits(Ctx& c, const StepIndex& s, Reach& reach) {
+void CheckFillWaits(Ctx& c, const StepSites& s, Reach& reach) {
   const LoadPlan& p = c.plan;
-  std::vector<uint32_t> order(p.arrival);
+  std::vector<uint32_t> order;
+  for (BufferId id : p.arrival) order.push_back(Index(id));
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     return std::pair(p.buffers[a].window_begin, s.fills[a][0]) < std::pair(p.buffers[b].window_begin, s.fills[b][0]);
   });
@@ -161,9 +173,10 @@ void CheckFillWaits(Ctx& c, const StepIndex& s, Reach& reach) {
     if (it != arena.begin() && std::prev(it)->second.first > lo) --it;
     while (it != arena.end() && it->first < hi) {
       const auto [start, seg] = *it;
-      const uint32_t need = s.launches[p.buffers[seg.second].last_reader][0];
+      const uint32_t need = s.launches[Index(p.buffers[seg.second].last_reader)][0];
       if (!reach(s.fills[i][0], need)) {
-        c.Add(PlanViolationKind::kFillWait, "fill of {} (step {}) does not wait for the last reader of {} (step {})", b.name, s.fills[i][0], c.Name(seg.second), need);
+        c.Add(PlanViolationKind::kFillWait, "fill of {} (step {}) does not wait for the last reader of {} (step {})",
+              b.name, s.fills[i][0], c.Name(BufferId{seg.second}), need);
       }
       it = arena.erase(it);
       if (start < lo) arena.emplace(start, std::pair(lo, seg.second));
@@ -176,26 +189,35 @@ void CheckFillWaits(Ctx& c, const StepIndex& s, Reach& reach) {
   }
 }
 
-void CheckLaneAndReleaseWaits(Ctx& c, const StepIndex& s, Reach& reach) {
+void CheckLaneAndReleaseWaits(Ctx& c, const StepSites& s, Reach& reach) {
   const LoadPlan& p = c.plan;
   std::vector<std::optional<uint32_t>> lane_last(p.lanes);
   for (uint32_t i = 0; i < p.steps.size(); ++i) {
     const Step& st = p.steps[i];
     if (st.kind != StepKind::kFill) continue;
-    auto& last = lane_last[*st.lane];
-    if (last && !reach(i, *last)) c.Add(PlanViolationKind::kFillWait, "fill step {} on lane {} does not wait for step {}, the lane's previous fill", i, *st.lane, *last);
+    auto& last = lane_last[Index(*st.lane)];
+    if (last && !reach(i, *last)) {
+      c.Add(PlanViolationKind::kFillWait, "fill step {} on lane {} does not wait for step {}, the lane's previous fill",
+            i, Index(*st.lane), *last);
+    }
     last = i;
   }
-  for (uint32_t i : p.arrival) {
-    const uint32_t need = s.launches[p.buffers[i].last_reader][0];
-    if (!reach(s.releases[i][0], need)) c.Add(PlanViolationKind::kReleaseWait, "release of {} does not wait for its last reader (step {})", c.Name(i), need);
-    if (!reach(s.free_arena[0], need)) c.Add(PlanViolationKind::kReleaseWait, "freeing the arena does not wait for the last reader of {} (step {})", c.Name(i), need);
+  for (BufferId id : p.arrival) {
+    const uint32_t need = s.launches[Index(p.buffer(id).last_reader)][0];
+    if (!reach(s.releases[Index(id)][0], need)) {
+      c.Add(PlanViolationKind::kReleaseWait, "release of {} does not wait for its last reader (step {})", c.Name(id),
+            need);
+    }
+    if (!reach(s.free_arena[0], need)) {
+      c.Add(PlanViolationKind::kReleaseWait, "freeing the arena does not wait for the last reader of {} (step {})",
+            c.Name(id), need);
+    }
   }
 }
 
 }  // namespace
 
-void CheckSteps(Ctx& c, const StepIndex& s) {
+void CheckSteps(Ctx& c, const StepSites& s) {
   // Each check runs (and reports) even when an earlier one failed: no short circuit.
   const bool resident_once = Once(c, s.alloc_resident, "AllocResident");
   const bool arena_once = Once(c, s.alloc_arena, "AllocArena");
@@ -211,7 +233,7 @@ void CheckSteps(Ctx& c, const StepIndex& s) {
   CheckBufferSteps(c, s, s.alloc_resident[0], s.alloc_arena[0], s.free_arena[0]);
 }
 
-void CheckWaits(Ctx& c, const StepIndex& s) {
+void CheckWaits(Ctx& c, const StepSites& s) {
   for (const PlanViolation& v : c.out) {
     if (v.kind == PlanViolationKind::kSteps || v.kind == PlanViolationKind::kOverlap ||
         v.kind == PlanViolationKind::kBuffers) {

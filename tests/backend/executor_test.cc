@@ -11,6 +11,7 @@
 #include "simulator/planner.h"
 #include "tests/backend/recording_backend.h"
 #include "tests/simulator/plan_fixtures.h"
+#include "tests/verified_plan.h"
 
 namespace loadplan::backend {
 namespace {
@@ -21,6 +22,10 @@ using simulator::testing::ManifestMaker;
 using testing::CallKind;
 using testing::RecordedCall;
 using verifier::BufferKind;
+
+LoadPlan PlanOf(const verifier::Manifest& m, const simulator::PlanOptions& o = {}) {
+  return test_support::PlanOf(m, o);
+}
 
 verifier::Manifest Chain() {
   return ManifestMaker("chain", 2, 0)
@@ -34,27 +39,33 @@ verifier::Manifest Chain() {
       .Done();
 }
 
-// What the log should be: one call per step, in step order.
+// What the log should be: one call per step, in step order, then Finish.
 std::vector<RecordedCall> Expected(const LoadPlan& p) {
   std::vector<RecordedCall> out;
   for (uint32_t i = 0; i < p.steps.size(); ++i) {
     const simulator::Step& s = p.steps[i];
-    RecordedCall c{.step = i, .waits = s.waits};
+    RecordedCall c{.step = i};
+    for (simulator::StepIndex w : s.waits) c.waits.push_back(simulator::Index(w));
     switch (s.kind) {
       case StepKind::kAllocResident: c.kind = CallKind::kAllocateResident; c.bytes = p.resident_bytes_rounded; break;
       case StepKind::kAllocArena: c.kind = CallKind::kAllocateArena; c.bytes = p.arena_bytes_rounded; break;
-      case StepKind::kFill: c.kind = CallKind::kFill; c.buffer = p.buffers[*s.buffer].name; c.lane = s.lane; break;
-      case StepKind::kLaunch: c.kind = CallKind::kLaunch; c.call = s.call; break;
-      case StepKind::kRelease: c.kind = CallKind::kRelease; c.buffer = p.buffers[*s.buffer].name; break;
+      case StepKind::kFill:
+        c.kind = CallKind::kFill;
+        c.buffer = p.buffer(*s.buffer).name;
+        c.lane = simulator::Index(*s.lane);
+        break;
+      case StepKind::kLaunch: c.kind = CallKind::kLaunch; c.call = simulator::Index(*s.call); break;
+      case StepKind::kRelease: c.kind = CallKind::kRelease; c.buffer = p.buffer(*s.buffer).name; break;
       case StepKind::kFreeArena: c.kind = CallKind::kFreeArena; break;
     }
     out.push_back(std::move(c));
   }
+  out.push_back({.kind = CallKind::kFinish});
   return out;
 }
 
 TEST(Executor, LogIsThePlansSteps) {
-  const LoadPlan p = simulator::Plan(Chain());
+  const LoadPlan p = PlanOf(Chain());
   testing::RecordingBackend rec;
   const ExecuteResult r = Execute(p, rec);
   ASSERT_TRUE(r.status.ok()) << r.status.message();
@@ -64,13 +75,13 @@ TEST(Executor, LogIsThePlansSteps) {
 }
 
 TEST(Executor, StopsAtFirstErrorAndCleansUp) {
-  const LoadPlan p = simulator::Plan(Chain());
+  const LoadPlan p = PlanOf(Chain());
   size_t launch = 0;
   while (p.steps[launch].kind != StepKind::kLaunch) ++launch;
   testing::RecordingBackend rec(launch);
   const ExecuteResult r = Execute(p, rec);
   EXPECT_FALSE(r.status.ok());
-  EXPECT_EQ(r.failed_step, launch);
+  EXPECT_EQ(r.failed_step, simulator::StepIndex{static_cast<uint32_t>(launch)});
   EXPECT_EQ(r.steps_done, launch);
   EXPECT_NE(r.status.message().find(fmt::format("step {} (launch derive.p call 0)", launch)), std::string::npos)
       << r.status.message();
@@ -81,28 +92,45 @@ TEST(Executor, StopsAtFirstErrorAndCleansUp) {
 }
 
 TEST(Executor, FailedArenaFreesOnlyThePool) {
-  const LoadPlan p = simulator::Plan(Chain());
+  const LoadPlan p = PlanOf(Chain());
   testing::RecordingBackend rec(1);  // AllocateArena fails
   const ExecuteResult r = Execute(p, rec);
-  EXPECT_EQ(r.failed_step, 1u);
+  EXPECT_EQ(r.failed_step, simulator::StepIndex{1});
   ASSERT_EQ(rec.log().size(), 3u);
   EXPECT_EQ(rec.log()[2].kind, CallKind::kFreeResident);
 }
 
+TEST(Executor, FailedFinishIsAFailedLoadAndCleansUp) {
+  const LoadPlan p = PlanOf(Chain());
+  testing::RecordingBackend rec(p.steps.size());  // every step succeeds, Finish fails
+  const ExecuteResult r = Execute(p, rec);
+  EXPECT_FALSE(r.status.ok());
+  EXPECT_EQ(r.failed_step, std::nullopt);
+  EXPECT_EQ(r.steps_done, p.steps.size());
+  EXPECT_NE(r.status.message().find("finishing the load"), std::string::npos) << r.status.message();
+  ASSERT_EQ(rec.log().size(), p.steps.size() + 2);
+  EXPECT_EQ(rec.log().back().kind, CallKind::kFreeResident);  // the arena was freed by the plan
+}
+
 TEST(Executor, BadIndexIsAnErrorNotACrash) {
-  LoadPlan p = simulator::Plan(Chain());
-  p.steps[2].buffer = 1000;
+  LoadPlan p = PlanOf(Chain());
+  p.steps[2].buffer = simulator::BufferId{1000};
   testing::RecordingBackend rec;
   const ExecuteResult r = Execute(p, rec);
-  EXPECT_EQ(r.failed_step, 2u);
+  EXPECT_EQ(r.failed_step, simulator::StepIndex{2});
   EXPECT_EQ(rec.log().size(), 4u);  // two allocations, then their cleanup
-  p = simulator::Plan(Chain());
-  p.steps[3].waits = {3};
-  EXPECT_EQ(Execute(p, rec).failed_step, 3u);
+  p = PlanOf(Chain());
+  p.steps[3].waits = {simulator::StepIndex{3}};
+  EXPECT_EQ(Execute(p, rec).failed_step, simulator::StepIndex{3});
+  size_t launch = 0;
+  p = PlanOf(Chain());
+  while (p.steps[launch].kind != StepKind::kLaunch) ++launch;
+  p.calls[simulator::Index(*p.steps[launch].call)].args[0].buffer = simulator::BufferId{1000};
+  EXPECT_EQ(Execute(p, rec).failed_step, simulator::StepIndex{static_cast<uint32_t>(launch)});
 }
 
 TEST(MemoryBackend, PeakIsPoolPlusArena) {
-  const LoadPlan p = simulator::Plan(Chain());
+  const LoadPlan p = PlanOf(Chain());
   MemoryBackend mb;
   ASSERT_TRUE(Execute(p, mb).status.ok());
   EXPECT_EQ(mb.PeakBytes(), p.resident_bytes_rounded + p.arena_bytes_rounded);
@@ -112,10 +140,11 @@ TEST(MemoryBackend, PeakIsPoolPlusArena) {
 }
 
 TEST(MemoryBackend, SimulatedOomSaysWhatAndHowMuch) {
-  const LoadPlan p = simulator::Plan(Chain());
+  const LoadPlan p = PlanOf(Chain());
   MemoryBackend mb(p.resident_bytes_rounded + 1000);
   const ExecuteResult r = Execute(p, mb);
-  EXPECT_EQ(r.failed_step, 1u);
+  EXPECT_EQ(r.failed_step, simulator::StepIndex{1});
+  EXPECT_EQ(r.status.kind(), base::ErrorKind::kOutOfMemory);
   const std::string& msg = r.status.message();
   EXPECT_NE(msg.find(fmt::format("({} bytes)", p.arena_bytes_rounded)), std::string::npos) << msg;
   EXPECT_NE(msg.find("free of"), std::string::npos) << msg;
@@ -124,7 +153,7 @@ TEST(MemoryBackend, SimulatedOomSaysWhatAndHowMuch) {
 
 TEST(MemoryBackend, ServeAllocationsAtAPoint) {
   const verifier::Manifest m = Chain();
-  const LoadPlan p = simulator::Plan(m);
+  const LoadPlan p = PlanOf(m);
   const SimulatedPeaks s = SimulateMemory(m, p, {{"batch", 3}});
   ASSERT_TRUE(s.status.ok()) << s.status.message();
   EXPECT_EQ(s.serve, p.resident_bytes_rounded + (3u << 20));
@@ -134,7 +163,7 @@ TEST(MemoryBackend, ServeAllocationsAtAPoint) {
 
 RC_GTEST_PROP(ExecutorProps, RecordedLogMatchesSteps, ()) {
   const verifier::Manifest m = simulator::testing::RandomManifest();
-  const LoadPlan p = simulator::Plan(m);
+  const LoadPlan p = PlanOf(m);
   testing::RecordingBackend rec;
   RC_ASSERT(Execute(p, rec).status.ok());
   RC_ASSERT(rec.log() == Expected(p));
@@ -145,7 +174,7 @@ RC_GTEST_PROP(ExecutorProps, RecordedLogMatchesSteps, ()) {
 // lower bound (exact sizes vs aligned sizes).
 RC_GTEST_PROP(ExecutorProps, ReplayedPeakMatchesSymbolicPhases, ()) {
   const verifier::Manifest m = simulator::testing::RandomManifest();
-  const LoadPlan p = simulator::Plan(m, simulator::PlanOptions{.granularity = *rc::gen::element<uint64_t>(1, 4096)});
+  const LoadPlan p = PlanOf(m, simulator::PlanOptions{.granularity = *rc::gen::element<uint64_t>(1, 4096)});
   const verifier::Range batch = m.VarBox().at("batch");
   const verifier::Assignment at{{"batch", *rc::gen::inRange<int64_t>(batch.min, batch.max + 1)}};
   const SimulatedPeaks s = SimulateMemory(m, p, at);
@@ -161,8 +190,9 @@ RC_GTEST_PROP(ExecutorProps, ReplayedPeakMatchesSymbolicPhases, ()) {
   uint64_t widest = 0;
   for (uint32_t t = 0; t < p.calls.size(); ++t) {
     uint64_t live = 0;
-    for (uint32_t i : p.arrival) {
-      if (p.buffers[i].window_begin <= t && t < p.buffers[i].window_end) live += p.buffers[i].bytes;
+    for (simulator::BufferId i : p.arrival) {
+      const simulator::PlannedBuffer& b = p.buffer(i);
+      if (simulator::Index(b.window_begin) <= t && t < simulator::Index(b.window_end)) live += b.bytes;
     }
     widest = std::max(widest, live);
   }

@@ -18,6 +18,7 @@
 #include "examples/examples.h"
 #include "kernels/reference.h"
 #include "simulator/planner.h"
+#include "tests/verified_plan.h"
 #include "verifier/verify.h"
 
 namespace loadplan::backend {
@@ -26,6 +27,11 @@ namespace {
 using simulator::LoadPlan;
 using simulator::PlanOptions;
 using simulator::Residence;
+using simulator::BufferId;
+using simulator::CallId;
+using simulator::Index;
+using simulator::PlannedBuffer;
+using simulator::StepIndex;
 using simulator::StepKind;
 
 // A verified manifest and its synthetic checkpoint in a temp dir (removed at the end).
@@ -106,35 +112,43 @@ struct HostRun {
   std::optional<HostFailure> failure;
 };
 
-HostRun RunHost(const Model& model, const LoadPlan& plan, HostOptions options = {}) {
-  HostBackend host(model.manifest, plan, *model.checkpoint, options);
+HostRun RunHost(const LoadPlan& plan, const Checkpoint& checkpoint, HostOptions options = {}) {
+  HostBackend host(plan, checkpoint, options);
   HostRun r{.result = Execute(plan, host), .peak = host.PeakBytes(), .live = host.LiveBytes(),
         .failure = host.LastFailure()};
-  for (uint32_t i = 0; i < plan.buffers.size(); ++i) {
-    if (plan.buffers[i].kind != verifier::BufferKind::kCarry) continue;
-    EXPECT_TRUE(!r.result.status.ok() || host.FullyWritten(i)) << plan.buffers[i].name;
-    const auto bytes = host.Bytes(i);
-    r.carries[plan.buffers[i].name].assign(bytes.begin(), bytes.end());
+  for (const simulator::PlannedBuffer& b : plan.buffers) {
+    if (b.kind != verifier::BufferKind::kCarry) continue;
+    EXPECT_TRUE(!r.result.status.ok() || host.FullyWritten(b.id)) << b.name;
+    const auto bytes = host.Bytes(b.id);
+    r.carries[b.name].assign(bytes.begin(), bytes.end());
   }
   return r;
 }
+HostRun RunHost(const Model& model, const LoadPlan& plan, HostOptions options = {}) {
+  return RunHost(plan, *model.checkpoint, options);
+}
 
-uint32_t Index(const LoadPlan& p, std::string_view name) {
-  for (uint32_t i = 0; i < p.buffers.size(); ++i) {
-    if (p.buffers[i].name == name) return i;
+LoadPlan PlanOf(const Model& model, const simulator::PlanOptions& options = {}) {
+  return test_support::PlanOf(model.manifest, options);
+}
+
+BufferId Id(const LoadPlan& p, std::string_view name) {
+  for (const simulator::PlannedBuffer& b : p.buffers) {
+    if (b.name == name) return b.id;
   }
   ADD_FAILURE() << "no buffer " << name;
-  return 0;
+  return BufferId{0};
 }
 
 // The step of `kind` for buffer `buffer` (fills, releases) or call `call` (launches).
-size_t StepOf(const LoadPlan& p, StepKind kind, std::optional<uint32_t> buffer, std::optional<uint32_t> call = {}) {
+size_t StepOf(const LoadPlan& p, StepKind kind, std::optional<BufferId> buffer, std::optional<CallId> call = {}) {
   for (size_t s = 0; s < p.steps.size(); ++s) {
     if (p.steps[s].kind == kind && p.steps[s].buffer == buffer && p.steps[s].call == call) return s;
   }
   ADD_FAILURE() << "no such step";
   return 0;
 }
+std::optional<StepIndex> AtStep(size_t s) { return StepIndex{static_cast<uint32_t>(s)}; }
 
 // Hand edits move steps: drop every wait edge (a sequential backend runs steps in order).
 void DropWaits(LoadPlan& p) {
@@ -143,7 +157,7 @@ void DropWaits(LoadPlan& p) {
 
 TEST(HostBackend, SmallGptOssDerivesLikeTheReferenceAndPeaksLikeTheSimulator) {
   const Model& model = SmallGptOss();
-  const LoadPlan plan = simulator::Plan(model.manifest);
+  const LoadPlan plan = PlanOf(model);
   ASSERT_GT(plan.calls.size(), 0u);
   const HostRun run = RunHost(model, plan);
   ASSERT_TRUE(run.result.status.ok()) << run.result.status.message();
@@ -162,64 +176,63 @@ TEST(HostBackend, SmallGptOssDerivesLikeTheReferenceAndPeaksLikeTheSimulator) {
 
 TEST(HostBackend, WeightsAreCopiedFromTheCheckpoint) {
   const Model& model = SmallGptOss();
-  const LoadPlan plan = simulator::Plan(model.manifest);
-  HostBackend host(model.manifest, plan, *model.checkpoint);
+  const LoadPlan plan = PlanOf(model);
+  HostBackend host(plan, *model.checkpoint);
   ASSERT_TRUE(Execute(plan, host).status.ok());
-  const uint32_t w = Index(plan, "l1.q_w");
-  const auto loc = model.checkpoint->Find(*plan.buffers[w].tensor);
+  const BufferId w = Id(plan, "l1.q_w");
+  const auto loc = model.checkpoint->Find(*plan.buffer(w).tensor);
   const auto want = loc.file->Data(*loc.info);
   const auto got = host.Bytes(w);
   ASSERT_EQ(got.size(), want.size());
   EXPECT_TRUE(std::equal(got.begin(), got.end(), want.begin()));
-  EXPECT_TRUE(host.Bytes(Index(plan, "l0.fc1_w.raw")).empty());  // the arena is gone
+  EXPECT_TRUE(host.Bytes(Id(plan, "l0.fc1_w.raw")).empty());  // the arena is gone
 }
 
-// A hand-built model out of name order: the plan is the sorted model's, and the backend
-// refuses the unsorted one before allocating anything (its lookups would miss).
-TEST(HostBackend, UnsortedModelIsRefusedBeforeAllocating) {
+// A hand-built model out of name order verifies as its sorted self, so its plan is the sorted
+// model's, and the backend (which needs only the plan) runs it like any other.
+TEST(HostBackend, UnsortedModelPlansAndRunsLikeTheSortedOne) {
   const Model& model = SmallGptOss();
   verifier::Manifest reversed = model.manifest;
   std::reverse(reversed.buffers.begin(), reversed.buffers.end());
   std::reverse(reversed.programs.begin(), reversed.programs.end());
-  const LoadPlan plan = simulator::Plan(reversed);
-  EXPECT_EQ(plan, simulator::Plan(model.manifest));
-  HostBackend host(reversed, plan, *model.checkpoint);
-  const ExecuteResult r = Execute(plan, host);
-  ASSERT_FALSE(r.status.ok());
-  EXPECT_NE(r.status.message().find("not in name order"), std::string::npos) << r.status.message();
-  EXPECT_EQ(host.LiveBytes(), 0u);
+  const LoadPlan plan = test_support::PlanOf(reversed);
+  EXPECT_EQ(plan, PlanOf(model));
+  const HostRun run = RunHost(model, plan);
+  ASSERT_TRUE(run.result.status.ok()) << run.result.status.message();
+  EXPECT_EQ(run.carries, DirectDerive(model));
 }
 
 TEST(HostBackend, TinyDequantRuns) {
   const auto model = MakeModel(examples::Tiny(), "tiny");
-  const LoadPlan plan = simulator::Plan(model->manifest);
+  const LoadPlan plan = PlanOf(*model);
   const HostRun run = RunHost(*model, plan);
   ASSERT_TRUE(run.result.status.ok()) << run.result.status.message();
   EXPECT_EQ(run.carries, DirectDerive(*model));
 }
 
 // Every staged buffer whose window a test shrinks, moves or breaks: the first call's source.
-uint32_t FirstSource(const LoadPlan& p) { return p.arrival.at(0); }
+BufferId FirstSource(const LoadPlan& p) { return p.arrival.at(0); }
 
 TEST(HostBackend, WindowTooShortNamesTheCall) {
-  LoadPlan plan = simulator::Plan(SmallGptOss().manifest);
-  const uint32_t x = FirstSource(plan);
-  plan.buffers[x].window_end = plan.buffers[x].last_reader;  // ends before its last reader
+  LoadPlan plan = PlanOf(SmallGptOss());
+  const BufferId x = FirstSource(plan);
+  PlannedBuffer& bx = plan.buffers[Index(x)];
+  bx.window_end = simulator::TimeOf(bx.last_reader);  // ends before its last reader
   const HostRun run = RunHost(SmallGptOss(), plan);
   ASSERT_FALSE(run.result.status.ok());
   ASSERT_TRUE(run.failure);
   EXPECT_EQ(run.failure->code, HostError::kWindow);
-  EXPECT_EQ(run.failure->call, plan.calls[plan.buffers[x].last_reader].ptr);
-  EXPECT_EQ(run.failure->buffer, plan.buffers[x].name);
-  EXPECT_EQ(run.result.failed_step, StepOf(plan, StepKind::kLaunch, {}, plan.buffers[x].last_reader));
-  EXPECT_NE(run.result.status.message().find(plan.calls[plan.buffers[x].last_reader].ptr), std::string::npos);
+  EXPECT_EQ(run.failure->call, plan.call(bx.last_reader).ptr);
+  EXPECT_EQ(run.failure->buffer, bx.name);
+  EXPECT_EQ(run.result.failed_step, AtStep(StepOf(plan, StepKind::kLaunch, {}, bx.last_reader)));
+  EXPECT_NE(run.result.status.message().find(plan.call(bx.last_reader).ptr), std::string::npos);
   EXPECT_EQ(run.live, 0u);
 }
 
 TEST(HostBackend, ReleaseBeforeTheLastReaderIsCaught) {
-  LoadPlan plan = simulator::Plan(SmallGptOss().manifest);
-  const uint32_t x = FirstSource(plan);
-  const uint32_t reader = plan.buffers[x].last_reader;
+  LoadPlan plan = PlanOf(SmallGptOss());
+  const BufferId x = FirstSource(plan);
+  const CallId reader = plan.buffer(x).last_reader;
   const size_t release = StepOf(plan, StepKind::kRelease, x);
   const size_t launch = StepOf(plan, StepKind::kLaunch, {}, reader);
   ASSERT_LT(launch, release);
@@ -230,21 +243,21 @@ TEST(HostBackend, ReleaseBeforeTheLastReaderIsCaught) {
   const HostRun run = RunHost(SmallGptOss(), plan);
   ASSERT_TRUE(run.failure);
   EXPECT_EQ(run.failure->code, HostError::kReleased);
-  EXPECT_EQ(run.failure->call, plan.calls[reader].ptr);
-  EXPECT_EQ(run.failure->buffer, plan.buffers[x].name);
+  EXPECT_EQ(run.failure->call, plan.call(reader).ptr);
+  EXPECT_EQ(run.failure->buffer, plan.buffer(x).name);
   EXPECT_EQ(run.live, 0u);
 }
 
 TEST(HostBackend, MissingFillIsAnUnwrittenRead) {
-  LoadPlan plan = simulator::Plan(SmallGptOss().manifest);
-  const uint32_t x = plan.arrival.at(3);
+  LoadPlan plan = PlanOf(SmallGptOss());
+  const BufferId x = plan.arrival.at(3);
   plan.steps.erase(plan.steps.begin() + static_cast<std::ptrdiff_t>(StepOf(plan, StepKind::kFill, x)));
   DropWaits(plan);
   const HostRun run = RunHost(SmallGptOss(), plan);
   ASSERT_TRUE(run.failure);
   EXPECT_EQ(run.failure->code, HostError::kUnwritten);
-  EXPECT_EQ(run.failure->call, plan.calls[plan.buffers[x].first_reader].ptr);
-  EXPECT_EQ(run.failure->buffer, plan.buffers[x].name);
+  EXPECT_EQ(run.failure->call, plan.call(plan.buffer(x).first_reader).ptr);
+  EXPECT_EQ(run.failure->buffer, plan.buffer(x).name);
   EXPECT_EQ(run.failure->param, "src");
   EXPECT_EQ(run.failure->offset, 0u);
 }
@@ -252,12 +265,12 @@ TEST(HostBackend, MissingFillIsAnUnwrittenRead) {
 // A placement bug: source b is put on a's bytes while both windows are open. b's fill (a
 // prefetch) lands before a's last reader runs, so that reader would read b's bytes as a's.
 TEST(HostBackend, OverlappingLiveSourcesAreCaughtAtTheStaleReader) {
-  LoadPlan plan = simulator::Plan(SmallGptOss().manifest, {.lanes = 1, .prefetch = 1});
-  std::optional<std::pair<uint32_t, uint32_t>> pair;
-  for (uint32_t a : plan.arrival) {
-    for (uint32_t b : plan.arrival) {
-      const auto& pa = plan.buffers[a];
-      const auto& pb = plan.buffers[b];
+  LoadPlan plan = PlanOf(SmallGptOss(), {.lanes = 1, .prefetch = 1});
+  std::optional<std::pair<BufferId, BufferId>> pair;
+  for (BufferId a : plan.arrival) {
+    for (BufferId b : plan.arrival) {
+      const auto& pa = plan.buffer(a);
+      const auto& pb = plan.buffer(b);
       const size_t fill_a = StepOf(plan, StepKind::kFill, a), fill_b = StepOf(plan, StepKind::kFill, b);
       const size_t read_a = StepOf(plan, StepKind::kLaunch, {}, pa.last_reader);
       if (a != b && pb.bytes <= pa.bytes && fill_a < fill_b && fill_b < read_a && !pair) pair = {a, b};
@@ -265,39 +278,39 @@ TEST(HostBackend, OverlappingLiveSourcesAreCaughtAtTheStaleReader) {
   }
   ASSERT_TRUE(pair) << "no two sources with overlapping windows";
   const auto [a, b] = *pair;
-  plan.buffers[b].offset = plan.buffers[a].offset;
+  plan.buffers[Index(b)].offset = plan.buffer(a).offset;
   const HostRun run = RunHost(SmallGptOss(), plan);
   ASSERT_TRUE(run.failure);
   EXPECT_EQ(run.failure->code, HostError::kOverwritten);
-  EXPECT_EQ(run.failure->buffer, plan.buffers[a].name);
-  EXPECT_EQ(run.failure->call, plan.calls[plan.buffers[a].last_reader].ptr);
-  EXPECT_NE(run.result.status.message().find(plan.buffers[b].name), std::string::npos);
+  EXPECT_EQ(run.failure->buffer, plan.buffer(a).name);
+  EXPECT_EQ(run.failure->call, plan.call(plan.buffer(a).last_reader).ptr);
+  EXPECT_NE(run.result.status.message().find(plan.buffer(b).name), std::string::npos);
 }
 
 TEST(HostBackend, FillChecksTheTensorAndItsSize) {
   const Model& model = SmallGptOss();
-  LoadPlan missing = simulator::Plan(model.manifest);
-  const uint32_t x = FirstSource(missing);
-  missing.buffers[x].tensor = "model.layers.0.nope";
+  LoadPlan missing = PlanOf(model);
+  const BufferId x = FirstSource(missing);
+  missing.buffers[Index(x)].tensor = "model.layers.0.nope";
   HostRun run = RunHost(model, missing);
   ASSERT_TRUE(run.failure);
-  EXPECT_EQ(run.failure->code, HostError::kTensor);
-  EXPECT_EQ(run.failure->buffer, missing.buffers[x].name);
-  EXPECT_EQ(run.result.failed_step, StepOf(missing, StepKind::kFill, x));
+  EXPECT_EQ(run.failure->code, HostError::kTensor);  // the preflight's binding check
+  EXPECT_EQ(run.result.failed_step, AtStep(0));
+  EXPECT_NE(run.result.status.message().find("model.layers.0.nope"), std::string::npos) << run.result.status.message();
 
-  LoadPlan smaller = simulator::Plan(model.manifest);
-  smaller.buffers[x].bytes -= 1;
+  LoadPlan smaller = PlanOf(model);
+  smaller.buffers[Index(x)].bytes -= 1;
   run = RunHost(model, smaller);
   ASSERT_TRUE(run.failure);
   EXPECT_EQ(run.failure->code, HostError::kTensor);
-  EXPECT_EQ(run.result.failed_step, StepOf(smaller, StepKind::kFill, x));
+  EXPECT_EQ(run.result.failed_step, AtStep(StepOf(smaller, StepKind::kFill, x)));
   EXPECT_EQ(run.live, 0u);
 }
 
 TEST(HostBackend, ExtentPastTheBufferIsCaughtBeforeTheKernelRuns) {
-  LoadPlan plan = simulator::Plan(SmallGptOss().manifest);
-  const uint32_t carry = Index(plan, "l1.fc2_s");
-  plan.buffers[carry].bytes -= 1;
+  LoadPlan plan = PlanOf(SmallGptOss());
+  const BufferId carry = Id(plan, "l1.fc2_s");
+  plan.buffers[Index(carry)].bytes -= 1;
   const HostRun run = RunHost(SmallGptOss(), plan);
   ASSERT_TRUE(run.failure);
   EXPECT_EQ(run.failure->code, HostError::kExtent);
@@ -308,7 +321,7 @@ TEST(HostBackend, ExtentPastTheBufferIsCaughtBeforeTheKernelRuns) {
 
 TEST(HostBackend, OutOfMemoryAtTheArenaSaysAskedAndFreeAndCleansUp) {
   const Model& model = SmallGptOss();
-  const LoadPlan plan = simulator::Plan(model.manifest);
+  const LoadPlan plan = PlanOf(model);
   ASSERT_GT(plan.arena_bytes_rounded, 0u);
   const uint64_t limit = plan.resident_bytes_rounded + plan.arena_bytes_rounded - 1;
   const HostRun run = RunHost(model, plan, {.limit = limit});
@@ -316,7 +329,8 @@ TEST(HostBackend, OutOfMemoryAtTheArenaSaysAskedAndFreeAndCleansUp) {
   ASSERT_TRUE(run.failure);
   EXPECT_EQ(run.failure->code, HostError::kOutOfMemory);
   EXPECT_EQ(run.failure->buffer, "staging arena");
-  EXPECT_EQ(plan.steps[run.result.failed_step.value()].kind, StepKind::kAllocArena);
+  EXPECT_EQ(plan.step(run.result.failed_step.value()).kind, StepKind::kAllocArena);
+  EXPECT_EQ(run.result.status.kind(), base::ErrorKind::kOutOfMemory);
   const std::string& msg = run.result.status.message();
   EXPECT_NE(msg.find(fmt::format("({} bytes)", plan.arena_bytes_rounded)), std::string::npos) << msg;
   EXPECT_NE(msg.find(fmt::format("({} bytes) free", plan.arena_bytes_rounded - 1)), std::string::npos) << msg;
@@ -329,7 +343,7 @@ TEST(HostBackend, OutOfMemoryAtTheArenaSaysAskedAndFreeAndCleansUp) {
 
 TEST(HostBackend, EveryLanesPrefetchPlacementGivesTheSameCarries) {
   const Model& model = SmallGptOss();
-  const HostRun base = RunHost(model, simulator::Plan(model.manifest, {.lanes = 1, .prefetch = 0}));
+  const HostRun base = RunHost(model, PlanOf(model, {.lanes = 1, .prefetch = 0}));
   ASSERT_TRUE(base.result.status.ok()) << base.result.status.message();
   size_t distinct_arenas = 0;
   uint64_t last_arena = 0;
@@ -337,8 +351,7 @@ TEST(HostBackend, EveryLanesPrefetchPlacementGivesTheSameCarries) {
     for (uint32_t lanes : {1u, 2u, 4u}) {
       for (uint32_t prefetch : {0u, 1u, 3u}) {
         SCOPED_TRACE(fmt::format("{} lanes={} prefetch={}", simulator::PlacementPolicyName(policy), lanes, prefetch));
-        const LoadPlan plan =
-            simulator::Plan(model.manifest, {.lanes = lanes, .prefetch = prefetch, .placement = policy});
+        const LoadPlan plan = PlanOf(model, {.lanes = lanes, .prefetch = prefetch, .placement = policy});
         const HostRun run = RunHost(model, plan);
         ASSERT_TRUE(run.result.status.ok()) << run.result.status.message();
         EXPECT_EQ(run.carries, base.carries);

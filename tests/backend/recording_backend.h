@@ -11,7 +11,9 @@
 
 namespace loadplan::backend::testing {
 
-enum class CallKind : uint8_t { kAllocateResident, kAllocateArena, kFill, kLaunch, kRelease, kFreeArena, kFreeResident };
+enum class CallKind : uint8_t {
+  kAllocateResident, kAllocateArena, kFill, kLaunch, kRelease, kFreeArena, kFinish, kFreeResident
+};
 
 struct RecordedCall {
   CallKind kind = CallKind::kLaunch;
@@ -19,7 +21,7 @@ struct RecordedCall {
   std::optional<uint32_t> call;       // Launch: the clock index
   std::optional<uint32_t> lane;       // Fill
   uint64_t bytes = 0;                 // Allocate*
-  std::optional<uint32_t> step;       // the step index the executor passed (none for FreeResident)
+  std::optional<uint32_t> step;       // the step index the executor passed (none: Finish, FreeResident)
   std::vector<uint32_t> waits;
   bool operator==(const RecordedCall&) const = default;
 };
@@ -35,16 +37,21 @@ class RecordingBackend final : public Backend {
   Status AllocateArena(uint64_t bytes, const StepContext& at) override {
     return Log({.kind = CallKind::kAllocateArena, .bytes = bytes}, at, bytes);
   }
-  Status Fill(const simulator::PlannedBuffer& b, uint32_t lane, const StepContext& at) override {
-    return Log({.kind = CallKind::kFill, .buffer = b.name, .lane = lane}, at, 0);
+  Status Fill(const simulator::PlannedBuffer& b, simulator::Lane lane, const StepContext& at) override {
+    return Log({.kind = CallKind::kFill, .buffer = b.name, .lane = simulator::Index(lane)}, at, 0);
   }
-  Status Launch(const simulator::PlannedCall&, uint32_t index, const StepContext& at) override {
-    return Log({.kind = CallKind::kLaunch, .call = index}, at, 0);
+  Status Launch(const simulator::PlannedCall& call, const StepContext& at) override {
+    return Log({.kind = CallKind::kLaunch, .call = simulator::Index(call.id)}, at, 0);
   }
   Status Release(const simulator::PlannedBuffer& b, const StepContext& at) override {
     return Log({.kind = CallKind::kRelease, .buffer = b.name}, at, 0);
   }
   Status FreeArena(const StepContext& at) override { return Log({.kind = CallKind::kFreeArena}, at, 0); }
+  Status Finish() override {
+    log_.push_back({.kind = CallKind::kFinish});
+    if (fail_at_ && log_.size() - 1 == *fail_at_) return Status::Error("injected failure at finish");
+    return Status::Ok();
+  }
   Status FreeResident() override {
     log_.push_back({.kind = CallKind::kFreeResident});
     return Status::Ok();
@@ -56,8 +63,8 @@ class RecordingBackend final : public Backend {
 
  private:
   Status Log(RecordedCall c, const StepContext& at, uint64_t bytes) {
-    c.step = at.index;
-    c.waits.assign(at.waits.begin(), at.waits.end());
+    c.step = simulator::Index(at.index);
+    for (simulator::StepIndex w : at.waits) c.waits.push_back(simulator::Index(w));
     log_.push_back(std::move(c));
     if (fail_at_ && log_.size() - 1 == *fail_at_) return Status::Error("injected failure");
     live_ += bytes;

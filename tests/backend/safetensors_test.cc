@@ -134,13 +134,17 @@ TEST_F(SafetensorsTest, ShardedIndexAndBindings) {
   EXPECT_EQ(c.checkpoint->files().size(), 2u);
   EXPECT_EQ(c.checkpoint->TotalBytes(), 20u);
 
-  const auto parsed = verifier::ParseManifest(R"({"schema":1,"name":"m","vars":{},"kernels":{},"programs":{},
-    "buffers":{"a":{"kind":"weight","tensor":"t.a","dtype":"U8","shape":[4]},
-               "b":{"kind":"weight","tensor":"t.b","dtype":"BF16","shape":[2,2]},
-               "c":{"kind":"weight","tensor":"t.c","dtype":"U8","shape":[1]},
-               "d":{"kind":"weight","tensor":"t.a","dtype":"U8","shape":[2,2]}}})");
-  ASSERT_TRUE(parsed.manifest);
-  const auto errors = CheckBindings(*parsed.manifest, *c.checkpoint);
+  // The plan's buffers as a (hand-built) plan holds them: d binds t.a a second time, with
+  // another shape, which the verifier would refuse (K6); the binding check judges each alone.
+  simulator::LoadPlan plan;
+  auto weight = [](uint32_t id, std::string name, std::string tensor, verifier::Dtype dtype,
+                   std::vector<uint64_t> shape) {
+    return simulator::PlannedBuffer{.id = simulator::BufferId{id}, .name = name, .dtype = dtype, .shape = shape,
+                                    .tensor = tensor};
+  };
+  plan.buffers = {weight(0, "a", "t.a", verifier::Dtype::kU8, {4}), weight(1, "b", "t.b", verifier::Dtype::kBF16, {2, 2}),
+                  weight(2, "c", "t.c", verifier::Dtype::kU8, {1}), weight(3, "d", "t.a", verifier::Dtype::kU8, {2, 2})};
+  const auto errors = CheckBindings(plan, *c.checkpoint);
   ASSERT_EQ(errors.size(), 3u);  // b dtype, c missing, d shape: all at once
   EXPECT_NE(errors[0].find("dtype F32"), std::string::npos) << errors[0];
   EXPECT_NE(errors[1].find("not in the checkpoint"), std::string::npos) << errors[1];

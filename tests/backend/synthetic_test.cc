@@ -9,6 +9,7 @@
 
 #include "backend/checkpoint.h"
 #include "backend/synthetic.h"
+#include "tests/verified_plan.h"
 #include "verifier/parse.h"
 
 namespace loadplan::backend {
@@ -74,7 +75,7 @@ TEST(Synthetic, GeneratedCheckpointLoadsAndBinds) {
   EXPECT_EQ(r.shards, 2u);  // layers.2.* (2200 B) then layers.10.a
   auto c = Checkpoint::Open(dir.string());
   ASSERT_TRUE(c.checkpoint) << c.error;
-  EXPECT_TRUE(CheckBindings(*parsed.manifest, *c.checkpoint).empty());
+  EXPECT_TRUE(CheckBindings(test_support::PlanOf(*parsed.manifest), *c.checkpoint).empty());
   const auto loc = c.checkpoint->Find("model.layers.2.b");
   ASSERT_TRUE(loc.info);
   std::vector<uint8_t> expect(1000);

@@ -6,6 +6,7 @@
 
 #include "simulator/planner.h"
 #include "tests/simulator/plan_fixtures.h"
+#include "tests/verified_plan.h"
 
 namespace loadplan::cli {
 namespace {
@@ -24,12 +25,12 @@ verifier::Manifest TwoSources() {
 
 TEST(SelfCheck, PlannersPlanPasses) {
   const verifier::Manifest m = TwoSources();
-  EXPECT_TRUE(PlanPassesChecker(m, simulator::Plan(m), "test"));
+  EXPECT_TRUE(PlanPassesChecker(m, test_support::PlanOf(m), "test"));
 }
 
 TEST(SelfCheck, CorruptedPlanIsRefusedWithItsViolations) {
   const verifier::Manifest m = TwoSources();
-  simulator::LoadPlan plan = simulator::Plan(m);
+  simulator::LoadPlan plan = test_support::PlanOf(m);
   for (simulator::PlannedBuffer& b : plan.buffers) b.offset = 0;  // both sources live at once: overlap
   ::testing::internal::CaptureStderr();
   EXPECT_FALSE(PlanPassesChecker(m, plan, "loadplan plan"));

@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -19,8 +21,11 @@
 #include "backend/cuda/cuda_backend.h"
 #include "backend/executor.h"
 #include "backend/host_backend.h"
+#include "backend/load_output.h"
+#include "backend/preflight.h"
 #include "backend/synthetic.h"
 #include "examples/examples.h"
+#include "simulator/plan_totals.h"
 #include "simulator/planner.h"
 #include "verifier/verify.h"
 
@@ -28,6 +33,7 @@ namespace loadplan::backend {
 namespace {
 
 namespace fs = std::filesystem;
+using simulator::BufferId;
 using simulator::LoadPlan;
 using simulator::PlanOptions;
 using Bytes = std::map<std::string, std::vector<uint8_t>>;
@@ -40,6 +46,7 @@ const bool kEager = [] {
 
 struct Model {
   verifier::Manifest manifest;
+  std::optional<verifier::VerifiedManifest> verified;
   std::string dir;
   std::unique_ptr<Checkpoint> checkpoint;
   std::string error;
@@ -52,7 +59,9 @@ Model MakeModel(const std::string& dir) {
        .heads = 4, .kv_heads = 2, .head_dim = 32, .vocab = 1000, .sliding_window = 16, .batch_max = 8,
        .ctx_max = 64, .lanes = 2, .prefetch = 1});
   if (!built.ok()) return {.error = built.errors.front()};
-  if (!verifier::Verify(built.manifest).ok()) return {.error = "the small gpt-oss manifest does not verify"};
+  verifier::VerifyResult v = verifier::Verify(built.manifest);
+  if (!v.verified) return {.error = "the small gpt-oss manifest does not verify"};
+  m.verified = std::move(v.verified);
   m.manifest = std::move(built.manifest);
   m.dir = dir;
   const GenResult g = GenerateCheckpoint(m.manifest, {.dir = dir, .seed = 7, .shard_bytes = uint64_t{1} << 20});
@@ -63,14 +72,11 @@ Model MakeModel(const std::string& dir) {
   return m;
 }
 
-std::vector<uint32_t> Compared(const LoadPlan& plan, bool carries, bool weights) {
-  std::vector<uint32_t> out;
-  for (uint32_t i = 0; i < plan.buffers.size(); ++i) {
-    const simulator::PlannedBuffer& b = plan.buffers[i];
-    if (b.residence != simulator::Residence::kResident) continue;
-    bool derived = false;
-    for (const simulator::PlannedCall& c : plan.calls) derived |= std::count(c.writes.begin(), c.writes.end(), i) > 0;
-    if ((carries && derived) || (weights && b.kind == verifier::BufferKind::kWeight)) out.push_back(i);
+std::vector<BufferId> Compared(const LoadPlan& plan, bool carries, bool weights) {
+  std::vector<BufferId> out;
+  if (weights) out = simulator::ResidentWeights(plan);
+  if (carries) {
+    for (BufferId i : simulator::DerivedCarries(plan)) out.push_back(i);
   }
   return out;
 }
@@ -103,39 +109,38 @@ class CudaBackendTest : public ::testing::Test {
 
   const verifier::Manifest& M() const { return model_->manifest; }
   const Checkpoint& Ckpt() const { return *model_->checkpoint; }
-  LoadPlan MakePlan(PlanOptions o = {}) const { return simulator::Plan(M(), o); }
+  LoadPlan MakePlan(PlanOptions o = {}) const { return simulator::Plan(*model_->verified, o); }
 
+  // Execute ends with Backend::Finish: an ok result means the load is complete.
   struct Run {
     CudaBackend::CreateResult created;
     ExecuteResult exec;
-    Status sync;
   };
-  Run RunGpu(const LoadPlan& plan, CudaOptions o, const verifier::Manifest* m = nullptr) const {
-    Run r{.created = CudaBackend::Create(m ? *m : M(), plan, Ckpt(), std::move(o))};
+  Run RunGpu(const LoadPlan& plan, CudaOptions o) const {
+    Run r{.created = CudaBackend::Create(plan, Ckpt(), std::move(o))};
     if (!r.created.backend) return r;
     r.exec = Execute(plan, *r.created.backend);
-    if (r.exec.status.ok()) r.sync = r.created.backend->Synchronize();
     return r;
   }
 
   Bytes GpuBytes(const LoadPlan& plan, const CudaBackend& gpu, bool carries = true, bool weights = true) const {
     Bytes out;
-    for (uint32_t i : Compared(plan, carries, weights)) {
+    for (BufferId i : Compared(plan, carries, weights)) {
       std::vector<uint8_t> b;
-      EXPECT_TRUE(gpu.CopyOut(i, b).ok()) << plan.buffers[i].name;
-      out[plan.buffers[i].name] = std::move(b);
+      EXPECT_TRUE(gpu.CopyOut(i, b).ok()) << plan.buffer(i).name;
+      out[plan.buffer(i).name] = std::move(b);
     }
     return out;
   }
 
-  Bytes HostBytes(const LoadPlan& plan, const verifier::Manifest& m, bool carries = true, bool weights = true) const {
-    HostBackend host(m, plan, Ckpt());
+  Bytes HostBytes(const LoadPlan& plan, bool carries = true, bool weights = true) const {
+    HostBackend host(plan, Ckpt());
     const ExecuteResult r = Execute(plan, host);
     EXPECT_TRUE(r.status.ok()) << r.status.message();
     Bytes out;
-    for (uint32_t i : Compared(plan, carries, weights)) {
+    for (BufferId i : Compared(plan, carries, weights)) {
       const auto s = host.Bytes(i);
-      out[plan.buffers[i].name] = {s.begin(), s.end()};
+      out[plan.buffer(i).name] = {s.begin(), s.end()};
     }
     return out;
   }
@@ -144,7 +149,7 @@ class CudaBackendTest : public ::testing::Test {
   static void ExpectCleanFailure(const Run& r, uint32_t step) {
     ASSERT_NE(r.created.backend, nullptr) << r.created.status.message();
     EXPECT_FALSE(r.exec.status.ok());
-    EXPECT_EQ(r.exec.failed_step, step) << r.exec.status.message();
+    EXPECT_EQ(r.exec.failed_step, simulator::StepIndex{step}) << r.exec.status.message();
     EXPECT_TRUE(r.exec.cleanup.ok()) << r.exec.cleanup.message();
     EXPECT_EQ(r.created.backend->LiveBytes(), 0u);
     EXPECT_EQ(FreeBytes(), r.created.backend->Memory().baseline_free);
@@ -161,9 +166,8 @@ TEST_F(CudaBackendTest, DerivedCarriesAndWeightsEqualHostBackend) {
   const Run r = RunGpu(plan, Small());
   ASSERT_NE(r.created.backend, nullptr) << r.created.status.message();
   ASSERT_TRUE(r.exec.status.ok()) << r.exec.status.message();
-  ASSERT_TRUE(r.sync.ok()) << r.sync.message();
   const Bytes gpu = GpuBytes(plan, *r.created.backend);
-  const Bytes host = HostBytes(plan, M());
+  const Bytes host = HostBytes(plan);
   EXPECT_EQ(Compared(plan, true, false).size(), 12u);  // 6 derived expert tensors per layer
   ASSERT_EQ(gpu.size(), host.size());
   for (const auto& [name, bytes] : host) {
@@ -173,13 +177,20 @@ TEST_F(CudaBackendTest, DerivedCarriesAndWeightsEqualHostBackend) {
   const std::vector<uint8_t>& fc1 = gpu.at("l0.fc1_w");
   EXPECT_NE(std::count(fc1.begin(), fc1.end(), 0), static_cast<long>(fc1.size()));  // not vacuous
   EXPECT_EQ(r.created.backend->Times().launches, plan.calls.size());
+  // The library's comparison (what `loadplan run --check` prints) agrees.
+  const CudaBackend& backend = *r.created.backend;
+  const HostComparison cmp = CompareWithHost(
+      plan, Ckpt(), [&backend](BufferId b, uint64_t offset, std::span<uint8_t> out) { return backend.CopyOut(b, offset, out); },
+      true);
+  EXPECT_TRUE(cmp.ok()) << cmp.host_error << (cmp.mismatches.empty() ? "" : cmp.mismatches[0]);
+  EXPECT_EQ(cmp.compared, Compared(plan, true, true).size());
 }
 
 TEST_F(CudaBackendTest, MeasuredPeakEqualsPrediction) {
   const LoadPlan plan = MakePlan();
   const Run r = RunGpu(plan, Small());
   ASSERT_NE(r.created.backend, nullptr) << r.created.status.message();
-  ASSERT_TRUE(r.exec.status.ok() && r.sync.ok()) << r.exec.status.message() << r.sync.message();
+  ASSERT_TRUE(r.exec.status.ok()) << r.exec.status.message();
   const uint64_t predicted = plan.resident_bytes_rounded + plan.arena_bytes_rounded;
   ASSERT_GT(plan.arena_bytes_rounded, 0u);
   EXPECT_EQ(r.created.backend->PeakBytes(), predicted);
@@ -189,9 +200,7 @@ TEST_F(CudaBackendTest, MeasuredPeakEqualsPrediction) {
   EXPECT_LE(mem.peak_used_delta, predicted + plan.granularity);
   EXPECT_EQ(r.created.backend->LiveBytes(), plan.resident_bytes_rounded);  // the arena went back
   const CudaTimes t = r.created.backend->Times();
-  uint64_t filled = 0;
-  for (const simulator::Step& s : plan.steps) filled += s.kind == simulator::StepKind::kFill ? plan.buffers[*s.buffer].bytes : 0;
-  EXPECT_EQ(t.bytes_filled, filled);
+  EXPECT_EQ(t.bytes_filled, simulator::FillBytes(plan));
   EXPECT_GT(t.wall_s, 0);
 }
 
@@ -231,7 +240,7 @@ TEST_F(CudaBackendTest, FaultAtEveryStepGivesEverythingBack) {
 }
 
 TEST_F(CudaBackendTest, LanesPrefetchPlacementAndChunksGiveIdenticalBytes) {
-  const Bytes want = HostBytes(MakePlan(), M());
+  const Bytes want = HostBytes(MakePlan());
   for (uint32_t lanes : {1u, 2u, 4u}) {
     for (uint32_t prefetch : {0u, 1u, 3u}) {
       for (auto policy : {simulator::PlacementPolicy::kFirstFit, simulator::PlacementPolicy::kBestFit}) {
@@ -240,7 +249,7 @@ TEST_F(CudaBackendTest, LanesPrefetchPlacementAndChunksGiveIdenticalBytes) {
         const CudaOptions o{.io_threads = lanes + 1, .chunk_bytes = prefetch == 3 ? 4096u : 96u << 10};
         const Run r = RunGpu(plan, o);
         ASSERT_NE(r.created.backend, nullptr) << r.created.status.message();
-        ASSERT_TRUE(r.exec.status.ok() && r.sync.ok()) << r.exec.status.message() << r.sync.message();
+        ASSERT_TRUE(r.exec.status.ok()) << r.exec.status.message();
         EXPECT_EQ(r.created.backend->PeakBytes(), plan.resident_bytes_rounded + plan.arena_bytes_rounded);
         EXPECT_TRUE(GpuBytes(plan, *r.created.backend) == want);
       }
@@ -249,18 +258,14 @@ TEST_F(CudaBackendTest, LanesPrefetchPlacementAndChunksGiveIdenticalBytes) {
 }
 
 TEST_F(CudaBackendTest, NaiveLoadGivesTheSameBytesAtTheNaivePeak) {
-  verifier::Manifest naive = M();
-  for (verifier::Buffer& b : naive.buffers) {
-    if (b.kind == verifier::BufferKind::kSource) b.kind = verifier::BufferKind::kWeight;
-  }
-  const LoadPlan plan = simulator::Plan(naive, {.prefetch = 1u << 30});
+  const LoadPlan plan = MakePlan({.naive = true});
   EXPECT_EQ(plan.arena_bytes_rounded, 0u);
-  const Run r = RunGpu(plan, Small(), &naive);
+  const Run r = RunGpu(plan, Small());
   ASSERT_NE(r.created.backend, nullptr) << r.created.status.message();
-  ASSERT_TRUE(r.exec.status.ok() && r.sync.ok()) << r.exec.status.message() << r.sync.message();
+  ASSERT_TRUE(r.exec.status.ok()) << r.exec.status.message();
   EXPECT_EQ(r.created.backend->PeakBytes(), plan.resident_bytes_rounded);
   EXPECT_GT(plan.resident_bytes, MakePlan().resident_bytes);  // both round to 4 MiB here
-  const Bytes staged = HostBytes(MakePlan(), M(), true, false);
+  const Bytes staged = HostBytes(MakePlan(), true, false);
   const Bytes got = GpuBytes(plan, *r.created.backend, true, false);
   EXPECT_TRUE(got == staged);
 }
@@ -271,22 +276,21 @@ TEST_F(CudaBackendTest, NoDeriveLoadsTheWeights) {
   o.derive = false;
   const Run r = RunGpu(plan, o);
   ASSERT_NE(r.created.backend, nullptr) << r.created.status.message();
-  ASSERT_TRUE(r.exec.status.ok() && r.sync.ok()) << r.exec.status.message() << r.sync.message();
-  EXPECT_TRUE(GpuBytes(plan, *r.created.backend, false, true) == HostBytes(plan, M(), false, true));
+  ASSERT_TRUE(r.exec.status.ok()) << r.exec.status.message();
+  EXPECT_TRUE(GpuBytes(plan, *r.created.backend, false, true) == HostBytes(plan, false, true));
 }
 
 TEST_F(CudaBackendTest, PreflightReportsEveryBindingMismatchBeforeAllocating) {
-  const LoadPlan plan = MakePlan();
-  verifier::Manifest bad = M();
+  LoadPlan bad = MakePlan();
   int changed = 0;
-  for (verifier::Buffer& b : bad.buffers) {
+  for (simulator::PlannedBuffer& b : bad.buffers) {
     if (b.name == "l0.fc1_w.raw") b.tensor = "model.layers.0.no_such_tensor", ++changed;
-    if (b.name == "l1.q_w") b.shape.front() = verifier::Expr::Const(7), ++changed;
+    if (b.name == "l1.q_w") b.shape->front() = 7, ++changed;
   }
   ASSERT_EQ(changed, 2);
-  EXPECT_EQ(Preflight(bad, plan, Ckpt()).size(), 2u);
+  EXPECT_EQ(Preflight(bad, Ckpt()).size(), 2u);
   const uint64_t before = FreeBytes();
-  const CudaBackend::CreateResult c = CudaBackend::Create(bad, plan, Ckpt(), Small());
+  const CudaBackend::CreateResult c = CudaBackend::Create(bad, Ckpt(), Small());
   EXPECT_EQ(c.backend, nullptr);
   EXPECT_FALSE(c.status.ok());
   EXPECT_EQ(FreeBytes(), before);
@@ -298,7 +302,7 @@ TEST_F(CudaBackendTest, ReadErrorStopsTheLoadAndGivesEverythingBack) {
   ASSERT_EQ(broken.error, "");
   const LoadPlan plan = MakePlan();
   for (const SafetensorsFile& f : broken.checkpoint->files()) fs::resize_file(f.path(), 4096);  // after Open
-  const CudaBackend::CreateResult c = CudaBackend::Create(M(), plan, *broken.checkpoint, Small());
+  const CudaBackend::CreateResult c = CudaBackend::Create(plan, *broken.checkpoint, Small());
   ASSERT_NE(c.backend, nullptr) << c.status.message();
   const ExecuteResult r = Execute(plan, *c.backend);
   EXPECT_FALSE(r.status.ok());

@@ -155,13 +155,13 @@ TEST(GraphTest, EmptyPlanRenders) {
 
 TEST(GraphTest, OutOfRangeBufferIndexIsAnError) {
   simulator::LoadPlan plan = SamplePlan();
-  plan.calls[1].reads.push_back(99);
+  plan.calls[1].reads.push_back(simulator::BufferId{99});
   RenderResult r = RenderGraph(plan, GraphFormat::kDot);
   EXPECT_FALSE(r.ok());
   EXPECT_NE(r.error.find("99"), std::string::npos) << r.error;
 }
 
-size_t UniqueCount(std::vector<uint32_t> v) {
+size_t UniqueCount(std::vector<simulator::BufferId> v) {
   std::sort(v.begin(), v.end());
   return static_cast<size_t>(std::unique(v.begin(), v.end()) - v.begin());
 }
@@ -175,7 +175,7 @@ TEST(GraphTest, RendersThePlannersPlan) {
   ASSERT_EQ(plan.calls.size(), 4u);
   Parsed g = ParseDot(plan);
   ASSERT_NE(g, nullptr);
-  std::set<uint32_t> shown;
+  std::set<simulator::BufferId> shown;
   size_t reads = 0, writes = 0;
   for (const auto& call : plan.calls) {
     shown.insert(call.reads.begin(), call.reads.end());
@@ -183,8 +183,8 @@ TEST(GraphTest, RendersThePlannersPlan) {
     reads += UniqueCount(call.reads);
     writes += UniqueCount(call.writes);
   }
-  for (uint32_t i = 0; i < plan.buffers.size(); ++i) {
-    if (plan.buffers[i].residence == simulator::Residence::kStaged) shown.insert(i);
+  for (const simulator::PlannedBuffer& b : plan.buffers) {
+    if (b.residence == simulator::Residence::kStaged) shown.insert(b.id);
   }
   EXPECT_EQ(static_cast<size_t>(agnnodes(g.get())), plan.calls.size() + shown.size());
   EXPECT_EQ(CountEdges(g.get(), "read"), static_cast<int>(reads));

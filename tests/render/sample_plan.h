@@ -20,39 +20,51 @@ inline constexpr uint64_t kMiB = 1ull << 20;
 //   5 "src'3"    lane 0 [1, 3) offset 4 MiB 2 MiB   (overlaps src a&b on lane 0)
 // Shown in the graph: 6 buffers (kv is serve-time) + 3 calls; 7 reads, 3 writes.
 inline simulator::LoadPlan SamplePlan() {
+  using simulator::BufferId;
+  using simulator::CallId;
+  using simulator::ClockTime;
+  using simulator::Lane;
   using simulator::PlannedBuffer;
   using simulator::PlannedCall;
   using simulator::Residence;
   using verifier::BufferKind;
+  auto ids = [](std::initializer_list<uint32_t> v) {
+    std::vector<BufferId> out;
+    for (uint32_t i : v) out.push_back(BufferId{i});
+    return out;
+  };
   simulator::LoadPlan plan{
       .manifest_name = "sample \"plan\" <x>",
       .lanes = 2,
       .prefetch = 1,
       .derive_order = {"derive.a", "derive.b"},
-      .calls = {PlannedCall{.program = "derive.a", .index = 0, .ptr = "/programs/derive.a/calls/0",
-                            .reads = {3, 6}, .writes = {0}},
-                PlannedCall{.program = "derive.a", .index = 1, .ptr = "/programs/derive.a/calls/1",
-                            .reads = {3, 4}, .writes = {0}},
-                PlannedCall{.program = "derive.b", .index = 0, .ptr = "/programs/derive.b/calls/0",
-                            .reads = {0, 4, 5}, .writes = {1}}},
-      .buffers = {PlannedBuffer{.name = "Carry \"one\" <&>", .kind = BufferKind::kCarry, .bytes = 2 * kMiB,
-                                .tensor = {}, .lane = {}},
-                  PlannedBuffer{.name = "carry2", .kind = BufferKind::kCarry, .bytes = kMiB, .offset = 2 * kMiB,
-                                .tensor = {}, .lane = {}},
-                  PlannedBuffer{.name = "kv", .kind = BufferKind::kState, .residence = Residence::kServe,
-                                .bytes = 8 * kMiB, .tensor = {}, .lane = {}},
-                  PlannedBuffer{.name = "src a&b", .kind = BufferKind::kSource, .residence = Residence::kStaged,
-                                .bytes = 3 * kMiB, .offset = 0, .tensor = "t.a", .lane = 0,
-                                .first_reader = 0, .last_reader = 1, .window_begin = 0, .window_end = 2},
-                  PlannedBuffer{.name = "src<2>", .kind = BufferKind::kSource, .residence = Residence::kStaged,
-                                .bytes = kMiB, .offset = 3 * kMiB, .tensor = "t.b", .lane = 1,
-                                .first_reader = 1, .last_reader = 2, .window_begin = 0, .window_end = 3},
-                  PlannedBuffer{.name = "src'3", .kind = BufferKind::kSource, .residence = Residence::kStaged,
-                                .bytes = 2 * kMiB, .offset = 4 * kMiB, .tensor = "t.c", .lane = 0,
-                                .first_reader = 2, .last_reader = 2, .window_begin = 1, .window_end = 3},
-                  PlannedBuffer{.name = "w \\ 1", .kind = BufferKind::kWeight, .bytes = kMiB,
-                                .offset = 3 * kMiB, .tensor = "t.w", .lane = 0}},
-      .arrival = {3, 4, 5},
+      .calls = {PlannedCall{.id = CallId{0}, .program = "derive.a", .call_in_program = 0,
+                            .ptr = "/programs/derive.a/calls/0", .reads = ids({3, 6}), .writes = ids({0})},
+                PlannedCall{.id = CallId{1}, .program = "derive.a", .call_in_program = 1,
+                            .ptr = "/programs/derive.a/calls/1", .reads = ids({3, 4}), .writes = ids({0})},
+                PlannedCall{.id = CallId{2}, .program = "derive.b", .call_in_program = 0,
+                            .ptr = "/programs/derive.b/calls/0", .reads = ids({0, 4, 5}), .writes = ids({1})}},
+      .buffers = {PlannedBuffer{.id = BufferId{0}, .name = "Carry \"one\" <&>", .kind = BufferKind::kCarry,
+                                .bytes = 2 * kMiB, .tensor = {}, .lane = {}},
+                  PlannedBuffer{.id = BufferId{1}, .name = "carry2", .kind = BufferKind::kCarry, .bytes = kMiB,
+                                .offset = 2 * kMiB, .tensor = {}, .lane = {}},
+                  PlannedBuffer{.id = BufferId{2}, .name = "kv", .kind = BufferKind::kState,
+                                .residence = Residence::kServe, .bytes = 8 * kMiB, .tensor = {}, .lane = {}},
+                  PlannedBuffer{.id = BufferId{3}, .name = "src a&b", .kind = BufferKind::kSource,
+                                .residence = Residence::kStaged, .bytes = 3 * kMiB, .offset = 0, .tensor = "t.a",
+                                .lane = Lane{0}, .first_reader = CallId{0}, .last_reader = CallId{1},
+                                .window_begin = ClockTime{0}, .window_end = ClockTime{2}},
+                  PlannedBuffer{.id = BufferId{4}, .name = "src<2>", .kind = BufferKind::kSource,
+                                .residence = Residence::kStaged, .bytes = kMiB, .offset = 3 * kMiB, .tensor = "t.b",
+                                .lane = Lane{1}, .first_reader = CallId{1}, .last_reader = CallId{2},
+                                .window_begin = ClockTime{0}, .window_end = ClockTime{3}},
+                  PlannedBuffer{.id = BufferId{5}, .name = "src'3", .kind = BufferKind::kSource,
+                                .residence = Residence::kStaged, .bytes = 2 * kMiB, .offset = 4 * kMiB,
+                                .tensor = "t.c", .lane = Lane{0}, .first_reader = CallId{2},
+                                .last_reader = CallId{2}, .window_begin = ClockTime{1}, .window_end = ClockTime{3}},
+                  PlannedBuffer{.id = BufferId{6}, .name = "w \\ 1", .kind = BufferKind::kWeight, .bytes = kMiB,
+                                .offset = 3 * kMiB, .tensor = "t.w", .lane = Lane{0}}},
+      .arrival = ids({3, 4, 5}),
       .resident_bytes = 4 * kMiB,
       .resident_bytes_rounded = 4 * kMiB,
       .arena_bytes = 6 * kMiB,
@@ -98,11 +110,11 @@ inline constexpr const char* kSmallManifest = R"json({
 inline std::optional<simulator::LoadPlan> PlannedSmallManifest(const simulator::PlanOptions& options,
                                                                 std::string& error) {
   const verifier::CheckOutput out = verifier::CheckText(kSmallManifest);
-  if (!out.parsed || !out.manifest || !out.result.ok()) {
+  if (!out.result.verified) {
     error = verifier::FormatText(out.result.diags, "small");
     return std::nullopt;
   }
-  return simulator::Plan(*out.manifest, options);
+  return simulator::Plan(*out.result.verified, options);
 }
 
 }  // namespace loadplan::render::testing

@@ -203,7 +203,9 @@ simulator::LoadPlan RandomPlan() {
   plan.manifest_name = *rc::gen::arbitrary<std::string>();
   plan.lanes = *rc::gen::inRange<uint32_t>(1, 4);
   const uint32_t calls = *rc::gen::inRange<uint32_t>(0, 8);
-  for (uint32_t t = 0; t < calls; ++t) plan.calls.push_back({.program = "p", .index = t, .ptr = "", .reads = {}, .writes = {}});
+  for (uint32_t t = 0; t < calls; ++t) {
+    plan.calls.push_back({.id = simulator::CallId{t}, .program = "p", .call_in_program = t, .ptr = ""});
+  }
   const int sources = *rc::gen::inRange(0, 10);
   for (int i = 0; i < sources; ++i) {
     simulator::PlannedBuffer b;
@@ -212,9 +214,11 @@ simulator::LoadPlan RandomPlan() {
     b.residence = simulator::Residence::kStaged;
     b.bytes = *rc::gen::inRange<uint64_t>(0, 4ull << 30);
     b.offset = *rc::gen::inRange<uint64_t>(0, 4ull << 30);
-    b.lane = *rc::gen::inRange<uint32_t>(0, plan.lanes);
-    b.window_begin = *rc::gen::inRange<uint32_t>(0, calls + 1);
-    b.window_end = *rc::gen::inRange<uint32_t>(b.window_begin, calls + 1);
+    b.id = simulator::BufferId{static_cast<uint32_t>(plan.buffers.size())};
+    b.lane = simulator::Lane{*rc::gen::inRange<uint32_t>(0, plan.lanes)};
+    const uint32_t begin = *rc::gen::inRange<uint32_t>(0, calls + 1);
+    b.window_begin = simulator::ClockTime{begin};
+    b.window_end = simulator::ClockTime{*rc::gen::inRange<uint32_t>(begin, calls + 1)};
     plan.arena_bytes = std::max(plan.arena_bytes, b.offset + b.bytes);
     plan.buffers.push_back(std::move(b));
   }

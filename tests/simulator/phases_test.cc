@@ -7,6 +7,7 @@
 
 #include "simulator/planner.h"
 #include "tests/simulator/plan_fixtures.h"
+#include "tests/verified_plan.h"
 
 namespace loadplan::simulator {
 namespace {
@@ -43,7 +44,7 @@ const PhasePeak& Phase(const MemoryPhases& m, std::string_view name) {
 
 TEST(Phases, LoadIsPoolPlusArena) {
   const verifier::Manifest m = Served();
-  const LoadPlan plan = Plan(m);
+  const LoadPlan plan = test_support::PlanOf(m);
   const MemoryPhases ph = ComputePhases(m, plan);
   const PhasePeak& load = Phase(ph, "load");
   EXPECT_EQ(load.bytes, Expr::Const(2 * kMiB2));
@@ -53,7 +54,7 @@ TEST(Phases, LoadIsPoolPlusArena) {
 
 TEST(Phases, ServeRangesOverTheBoxWithItsCorners) {
   const verifier::Manifest m = Served();
-  const MemoryPhases ph = ComputePhases(m, Plan(m), {{"batch", 4}});
+  const MemoryPhases ph = ComputePhases(m, test_support::PlanOf(m), {{"batch", 4}});
   const PhasePeak& serve = Phase(ph, "serve");
   // pool (2 MiB) + kv (batch MiB) + tmp (12 batch) + tokens (4 batch); peer counts nowhere.
   const auto at = [](int64_t batch) { return static_cast<int64_t>(kMiB2) + batch * ((1 << 20) + 16); };
@@ -73,7 +74,7 @@ TEST(Phases, ServeRangesOverTheBoxWithItsCorners) {
 
 TEST(Phases, UnboundVariablesKeepTheirRange) {
   const verifier::Manifest m = Served();
-  const MemoryPhases ph = ComputePhases(m, Plan(m));
+  const MemoryPhases ph = ComputePhases(m, test_support::PlanOf(m));
   const PhasePeak& serve = Phase(ph, "serve");
   ASSERT_TRUE(serve.at);
   EXPECT_EQ(serve.at->min, serve.min->value);
@@ -82,14 +83,14 @@ TEST(Phases, UnboundVariablesKeepTheirRange) {
 
 TEST(Phases, NaivePeakHoldsEverySourceResident) {
   const verifier::Manifest m = Served();
-  const LoadPlan plan = Plan(m, PlanOptions{.granularity = 1});
+  const LoadPlan plan = test_support::PlanOf(m, PlanOptions{.granularity = 1});
   // pool: w 5120 + x 4096; sources 1024 + 3072 aligned.
   EXPECT_EQ(ComputePhases(m, plan).naive_peak, 5120u + 4096u + 1024u + 3072u);
 }
 
 TEST(Phases, KindTotals) {
   const verifier::Manifest m = Served();
-  const MemoryPhases ph = ComputePhases(m, Plan(m));
+  const MemoryPhases ph = ComputePhases(m, test_support::PlanOf(m));
   ASSERT_EQ(ph.kinds.size(), 7u);
   EXPECT_EQ(ph.kinds[0].kind, "weight");
   EXPECT_EQ(ph.kinds[0].range, (verifier::Range{5120, 5120}));
@@ -104,13 +105,13 @@ TEST(Phases, WidestMomentNamesTheLiveSources) {
                                    .Bytes("y", BufferKind::kCarry, 1).Bytes("z", BufferKind::kCarry, 1)
                                    .Call("derive.p", {"a"}, {"x"}).Call("derive.p", {"b"}, {"y"})
                                    .Call("derive.p", {"c"}, {"z"}).Done();
-  const LoadPlan plan = Plan(m);  // prefetch 1: a [0,1), b [0,2), c [1,3)
+  const LoadPlan plan = test_support::PlanOf(m);  // prefetch 1: a [0,1), b [0,2), c [1,3)
   const std::optional<WidestMoment> w = FindWidestMoment(plan);
   ASSERT_TRUE(w);
-  EXPECT_EQ(w->time, 1u);
+  EXPECT_EQ(w->time, ClockTime{1});
   EXPECT_EQ(w->bytes, 1024u + 512u);
   EXPECT_EQ(w->bytes, plan.lower_bound);
-  EXPECT_EQ(w->live, (std::vector<uint32_t>{1, 2}));  // b, c
+  EXPECT_EQ(w->live, (std::vector<BufferId>{BufferId{1}, BufferId{2}}));  // b, c
 }
 
 TEST(Sizes, ParseByteSize) {
@@ -141,7 +142,7 @@ TEST(Sizes, DevicePresets) {
 
 RC_GTEST_PROP(PhasesProps, ValueAtAPointLiesInTheRangeAndSumsTheBuffers, ()) {
   const verifier::Manifest m = testing::RandomManifest();
-  const LoadPlan plan = Plan(m);
+  const LoadPlan plan = test_support::PlanOf(m);
   const verifier::Range batch = m.VarBox().at("batch");
   const int64_t b = *rc::gen::inRange<int64_t>(batch.min, batch.max + 1);
   const MemoryPhases ph = ComputePhases(m, plan, {{"batch", b}});

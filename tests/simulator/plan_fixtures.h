@@ -19,8 +19,8 @@ namespace loadplan::simulator::testing {
 using verifier::BufferKind;
 using verifier::Expr;
 
-// Builds a Manifest: buffers, then calls that read/write buffers by name. Each call gets
-// a kernel `k_r<R>_w<W>` whose parameters r00.., w00.. have the needed access.
+// Builds a Manifest that verifies: buffers, then calls that read/write buffers by name. Each
+// call gets a kernel `k_r<R>_w<W>` whose parameters r00.., w00.. have the needed access.
 class ManifestMaker {
  public:
   explicit ManifestMaker(std::string name = "t", uint32_t lanes = 1, uint32_t prefetch = 0) {
@@ -41,15 +41,22 @@ class ManifestMaker {
   ManifestMaker& Bytes(std::string name, BufferKind kind, int64_t bytes, std::optional<uint32_t> lane = {}) {
     return Buffer(std::move(name), kind, {Expr::Const(bytes)}, verifier::Dtype::kU8, lane);
   }
-  // Appends a call to program `prog` (created on first use with the given flags).
+  // Appends a call to program `prog` (created on first use with the given flags). Each buffer
+  // param `r00`.. / `w00`.. touches the whole bound buffer: its extent is the scalar param
+  // `r00_n` (elements of the buffer's dtype), which the call sets to the buffer's element count.
   ManifestMaker& Call(const std::string& prog, const std::vector<std::string>& reads,
                       const std::vector<std::string>& writes, bool derive = true, bool once = false) {
     verifier::Program& p = ProgramNamed(prog, derive, once);
     const std::string kernel = fmt::format("k_r{}_w{}", reads.size(), writes.size());
-    EnsureKernel(kernel, reads.size(), writes.size());
     verifier::Call c{.kernel = kernel};
-    for (size_t i = 0; i < reads.size(); ++i) c.args.push_back({.param = fmt::format("r{:02}", i), .buffer = reads[i]});
-    for (size_t i = 0; i < writes.size(); ++i) c.args.push_back({.param = fmt::format("w{:02}", i), .buffer = writes[i]});
+    std::vector<std::pair<std::string, std::string>> bound;  // (param, buffer)
+    for (size_t i = 0; i < reads.size(); ++i) bound.emplace_back(fmt::format("r{:02}", i), reads[i]);
+    for (size_t i = 0; i < writes.size(); ++i) bound.emplace_back(fmt::format("w{:02}", i), writes[i]);
+    for (const auto& [param, buffer] : bound) {
+      c.args.push_back({.param = param, .buffer = buffer});
+      c.args.push_back({.param = param + "_n", .scalar = ElementsOf(buffer)});
+    }
+    EnsureKernel(kernel, reads.size(), writes.size(), bound.empty() ? verifier::Dtype::kU8 : DtypeOf(bound[0].second));
     c.grid = {Expr::Const(1)};
     p.calls.push_back(std::move(c));
     return *this;
@@ -61,6 +68,12 @@ class ManifestMaker {
     std::sort(m.buffers.begin(), m.buffers.end(), by_name);
     std::sort(m.kernels.begin(), m.kernels.end(), by_name);
     std::sort(m.programs.begin(), m.programs.end(), by_name);
+    for (verifier::Kernel& k : m.kernels) std::sort(k.params.begin(), k.params.end(), by_name);
+    for (verifier::Program& p : m.programs) {
+      for (verifier::Call& c : p.calls) {
+        std::sort(c.args.begin(), c.args.end(), [](const auto& a, const auto& b) { return a.param < b.param; });
+      }
+    }
     verifier::AssignPointers(m);
     return m;
   }
@@ -73,14 +86,32 @@ class ManifestMaker {
     m_.programs.push_back({.name = name, .derive = derive, .once = once});
     return m_.programs.back();
   }
-  void EnsureKernel(const std::string& name, size_t reads, size_t writes) {
+  void EnsureKernel(const std::string& name, size_t reads, size_t writes, verifier::Dtype dtype) {
     for (const verifier::Kernel& k : m_.kernels) {
       if (k.name == name) return;
     }
     verifier::Kernel k{.name = name};
-    for (size_t i = 0; i < reads; ++i) k.params.push_back({.name = fmt::format("r{:02}", i), .access = verifier::Access::kRead});
-    for (size_t i = 0; i < writes; ++i) k.params.push_back({.name = fmt::format("w{:02}", i), .access = verifier::Access::kWrite});
+    auto add = [&](std::string param, verifier::Access access) {
+      k.params.push_back({.name = param + "_n", .access = verifier::Access::kScalar});
+      k.params.push_back({.name = param, .access = access, .dtype = dtype, .extent = Expr::Var(param + "_n")});
+    };
+    for (size_t i = 0; i < reads; ++i) add(fmt::format("r{:02}", i), verifier::Access::kRead);
+    for (size_t i = 0; i < writes; ++i) add(fmt::format("w{:02}", i), verifier::Access::kWrite);
     m_.kernels.push_back(std::move(k));
+  }
+  const verifier::Buffer* Find(const std::string& buffer) const {
+    for (const verifier::Buffer& b : m_.buffers) {
+      if (b.name == buffer) return &b;
+    }
+    return nullptr;
+  }
+  Expr ElementsOf(const std::string& buffer) const {
+    const verifier::Buffer* b = Find(buffer);
+    return b ? verifier::ElementCount(*b) : Expr::Const(0);
+  }
+  verifier::Dtype DtypeOf(const std::string& buffer) const {
+    const verifier::Buffer* b = Find(buffer);
+    return b ? b->dtype : verifier::Dtype::kU8;
   }
 
   verifier::Manifest m_;

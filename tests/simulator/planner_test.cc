@@ -9,8 +9,11 @@
 #include <rapidcheck/gtest.h>
 
 #include "simulator/check/plan_check.h"
+#include "simulator/phases.h"
+#include "simulator/plan_totals.h"
 #include "verifier/dataflow.h"
 #include "tests/simulator/plan_fixtures.h"
+#include "tests/verified_plan.h"
 
 namespace loadplan::simulator {
 namespace {
@@ -34,6 +37,9 @@ verifier::Manifest Chain(uint32_t lanes = 2, uint32_t prefetch = 0) {
       .Done();
 }
 
+// Plan takes a VerifiedManifest: every manifest of these tests verifies.
+LoadPlan Plan(const verifier::Manifest& m, const PlanOptions& o = {}) { return test_support::PlanOf(m, o); }
+
 uint32_t Index(const LoadPlan& p, std::string_view name) {
   for (uint32_t i = 0; i < p.buffers.size(); ++i) {
     if (p.buffers[i].name == name) return i;
@@ -41,57 +47,64 @@ uint32_t Index(const LoadPlan& p, std::string_view name) {
   ADD_FAILURE() << "no buffer " << name;
   return 0;
 }
+BufferId Id(const LoadPlan& p, std::string_view name) { return BufferId{Index(p, name)}; }
 
 TEST(Planner, ProducerRunsBeforeConsumer) {
   const LoadPlan p = Plan(Chain());
   EXPECT_EQ(p.derive_order, (std::vector<std::string>{"derive.producer", "derive.consumer"}));
   ASSERT_EQ(p.calls.size(), 3u);
   EXPECT_EQ(p.calls[0].program, "derive.producer");
-  EXPECT_EQ(p.calls[1].index, 1u);
+  EXPECT_EQ(p.calls[1].call_in_program, 1u);
+  EXPECT_EQ(p.calls[2].id, CallId{2});
+  EXPECT_EQ(p.calls[2].kernel, "k_r2_w1");
+  ASSERT_EQ(p.calls[2].args.size(), 3u);  // r00 = c, r01 = x, w00 = y, each with its extent in bytes
+  EXPECT_EQ(p.calls[2].args[0].buffer, Id(p, "c"));
+  EXPECT_EQ(p.calls[2].args[2].access, verifier::Access::kWrite);
   EXPECT_EQ(p.calls[2].program, "derive.consumer");
   EXPECT_EQ(p.calls[2].ptr, "/programs/derive.consumer/calls/0");
-  EXPECT_EQ(p.calls[2].reads, (std::vector<uint32_t>{Index(p, "c"), Index(p, "x")}));
+  EXPECT_EQ(p.calls[2].reads, (std::vector<BufferId>{Id(p, "c"), Id(p, "x")}));
 }
 
 TEST(Planner, WindowsArrivalAndLanes) {
   const LoadPlan p = Plan(Chain());
-  const PlannedBuffer& a = p.buffers[Index(p, "a")];
-  EXPECT_EQ(std::tie(a.first_reader, a.last_reader, a.window_begin, a.window_end), std::tuple(0u, 1u, 0u, 2u));
-  const PlannedBuffer& c = p.buffers[Index(p, "c")];
-  EXPECT_EQ(std::tie(c.window_begin, c.window_end), std::tuple(2u, 3u));
-  EXPECT_EQ(p.arrival, (std::vector<uint32_t>{Index(p, "a"), Index(p, "b"), Index(p, "c")}));
-  EXPECT_EQ(a.lane, 0u);
-  EXPECT_EQ(p.buffers[Index(p, "b")].lane, 1u);
-  EXPECT_EQ(c.lane, 0u);
-  EXPECT_EQ(p.buffers[Index(p, "d")].residence, Residence::kSkipped);
-  EXPECT_EQ(p.buffers[Index(p, "w")].lane, 0u);
-  EXPECT_EQ(p.buffers[Index(p, "u")].lane, 1u);
+  const PlannedBuffer& a = p.buffer(Id(p, "a"));
+  EXPECT_EQ(std::tie(a.first_reader, a.last_reader, a.window_begin, a.window_end),
+            std::tuple(CallId{0}, CallId{1}, ClockTime{0}, ClockTime{2}));
+  const PlannedBuffer& c = p.buffer(Id(p, "c"));
+  EXPECT_EQ(std::tie(c.window_begin, c.window_end), std::tuple(ClockTime{2}, ClockTime{3}));
+  EXPECT_EQ(p.arrival, (std::vector<BufferId>{Id(p, "a"), Id(p, "b"), Id(p, "c")}));
+  EXPECT_EQ(a.lane, Lane{0});
+  EXPECT_EQ(p.buffer(Id(p, "b")).lane, Lane{1});
+  EXPECT_EQ(c.lane, Lane{0});
+  EXPECT_EQ(p.buffer(Id(p, "d")).residence, Residence::kSkipped);
+  EXPECT_EQ(p.buffer(Id(p, "w")).lane, Lane{0});
+  EXPECT_EQ(p.buffer(Id(p, "u")).lane, Lane{1});
 }
 
 TEST(Planner, PrefetchOpensWindowsEarly) {
   const LoadPlan p = Plan(Chain(), PlanOptions{.prefetch = 1});
   EXPECT_EQ(p.prefetch, 1u);
-  const PlannedBuffer& b = p.buffers[Index(p, "b")];
-  EXPECT_EQ(std::tie(b.window_begin, b.window_end), std::tuple(0u, 2u));
-  const PlannedBuffer& c = p.buffers[Index(p, "c")];
-  EXPECT_EQ(std::tie(c.window_begin, c.window_end), std::tuple(1u, 3u));
+  const PlannedBuffer& b = p.buffer(Id(p, "b"));
+  EXPECT_EQ(std::tie(b.window_begin, b.window_end), std::tuple(ClockTime{0}, ClockTime{2}));
+  const PlannedBuffer& c = p.buffer(Id(p, "c"));
+  EXPECT_EQ(std::tie(c.window_begin, c.window_end), std::tuple(ClockTime{1}, ClockTime{3}));
   EXPECT_TRUE(CheckPlan(Chain(), p).empty());
 }
 
 TEST(Planner, OffsetsSizesAndRounding) {
   const LoadPlan p = Plan(Chain());
-  EXPECT_EQ(p.buffers[Index(p, "a")].offset, 0u);
-  EXPECT_EQ(p.buffers[Index(p, "b")].offset, 1024u);  // a is live: first fit above it
-  EXPECT_EQ(p.buffers[Index(p, "c")].offset, 0u);     // a's window ended: its bytes reused
+  EXPECT_EQ(p.buffer(Id(p, "a")).offset, 0u);
+  EXPECT_EQ(p.buffer(Id(p, "b")).offset, 1024u);  // a is live: first fit above it
+  EXPECT_EQ(p.buffer(Id(p, "c")).offset, 0u);     // a's window ended: its bytes reused
   EXPECT_EQ(p.arena_bytes, 4096u);
   EXPECT_EQ(p.lower_bound, 4096u);
   EXPECT_EQ(p.arena_bytes_rounded, 2u << 20);
   // Pool in name order: u w x y z, each aligned to 256.
-  EXPECT_EQ(p.buffers[Index(p, "u")].offset, 0u);
-  EXPECT_EQ(p.buffers[Index(p, "w")].offset, 256u);
-  EXPECT_EQ(p.buffers[Index(p, "x")].offset, 512u);
-  EXPECT_EQ(p.buffers[Index(p, "y")].offset, 1280u);
-  EXPECT_EQ(p.buffers[Index(p, "z")].offset, 1792u);
+  EXPECT_EQ(p.buffer(Id(p, "u")).offset, 0u);
+  EXPECT_EQ(p.buffer(Id(p, "w")).offset, 256u);
+  EXPECT_EQ(p.buffer(Id(p, "x")).offset, 512u);
+  EXPECT_EQ(p.buffer(Id(p, "y")).offset, 1280u);
+  EXPECT_EQ(p.buffer(Id(p, "z")).offset, 1792u);
   EXPECT_EQ(p.resident_bytes, 2048u);
   EXPECT_EQ(p.resident_bytes_rounded, 2u << 20);
   const LoadPlan q = Plan(Chain(), PlanOptions{.alignment = 1, .granularity = 1000});
@@ -102,8 +115,13 @@ TEST(Planner, OffsetsSizesAndRounding) {
 }
 
 Step S(StepKind k, std::optional<uint32_t> buffer, std::optional<uint32_t> call, std::optional<uint32_t> lane,
-       std::vector<uint32_t> waits) {
-  return Step{.kind = k, .buffer = buffer, .call = call, .lane = lane, .waits = std::move(waits)};
+       const std::vector<uint32_t>& waits) {
+  Step s{.kind = k};
+  if (buffer) s.buffer = BufferId{*buffer};
+  if (call) s.call = CallId{*call};
+  if (lane) s.lane = Lane{*lane};
+  for (uint32_t w : waits) s.waits.push_back(StepIndex{w});
+  return s;
 }
 
 TEST(Planner, StepsAndWaitEdges) {
@@ -134,10 +152,10 @@ TEST(Planner, PinnedLaneKeepsRoundRobin) {
                                    .Bytes("c", BufferKind::kSource, 10).Bytes("x", BufferKind::kCarry, 10)
                                    .Call("derive.p", {"a", "b", "c"}, {"x"}).Done();
   const LoadPlan p = Plan(m);
-  EXPECT_EQ(p.buffers[Index(p, "a")].lane, 0u);
-  EXPECT_EQ(p.buffers[Index(p, "b")].lane, 2u);
-  EXPECT_EQ(p.buffers[Index(p, "c")].lane, 1u);
-  EXPECT_EQ(Plan(m, PlanOptions{.lanes = 2}).buffers[Index(p, "b")].lane, 0u);  // pin modulo lanes
+  EXPECT_EQ(p.buffer(Id(p, "a")).lane, Lane{0});
+  EXPECT_EQ(p.buffer(Id(p, "b")).lane, Lane{2});
+  EXPECT_EQ(p.buffer(Id(p, "c")).lane, Lane{1});
+  EXPECT_EQ(Plan(m, PlanOptions{.lanes = 2}).buffer(Id(p, "b")).lane, Lane{0});  // pin modulo lanes
 }
 
 TEST(Planner, VariableCarryUsesItsMaximum) {
@@ -146,6 +164,7 @@ TEST(Planner, VariableCarryUsesItsMaximum) {
                                    .Done();
   const LoadPlan p = Plan(m);
   EXPECT_EQ(p.buffers[0].bytes, 1000u);
+  EXPECT_EQ(p.buffers[0].shape, std::nullopt);  // variable: the plan holds no fixed shape
   EXPECT_EQ(p.resident_bytes, 1024u);
   EXPECT_TRUE(CheckPlan(m, p).empty());
 }
@@ -191,8 +210,8 @@ RC_GTEST_PROP(PlannerProps, DeterministicAndIndependentOfInputOrder, ()) {
   for (verifier::Program& p : shuffled.programs) {
     for (verifier::Call& c : p.calls) std::shuffle(c.args.begin(), c.args.end(), rng);
   }
-  // Plan, CheckPlan and ComputePhases sort a copy of a model out of name order (hand-built
-  // models may be): the plan is the sorted model's, and it checks against either.
+  // Verify sorts a copy of a model out of name order (hand-built models may be), so the plan is
+  // the sorted model's; CheckPlan sorts too, so it checks against either.
   RC_ASSERT(CheckPlan(shuffled, Plan(shuffled, o)).empty());
   RC_ASSERT(Plan(m, o) == Plan(m, o));
   RC_ASSERT(Plan(shuffled, o) == Plan(m, o));
@@ -201,6 +220,16 @@ RC_GTEST_PROP(PlannerProps, DeterministicAndIndependentOfInputOrder, ()) {
 RC_GTEST_PROP(PlannerProps, DeriveOrderIsTheVerifiersOrder, ()) {
   const verifier::Manifest m = testing::RandomManifest();
   RC_ASSERT(Plan(m).derive_order == verifier::OrderDerivePrograms(m).order);
+}
+
+RC_GTEST_PROP(PlannerProps, NaivePlanHoldsEverySourceAsAWeight, ()) {
+  const verifier::Manifest m = testing::RandomManifest();
+  const LoadPlan naive = Plan(m, PlanOptions{.naive = true});
+  RC_ASSERT(CheckPlan(m, naive).empty());
+  RC_ASSERT(naive.arrival.empty());
+  RC_ASSERT(naive.arena_bytes == 0u);
+  // The naive baseline the report quotes (ComputePhases) is what the naive plan allocates.
+  RC_ASSERT(LoadPeakBytes(naive) == ComputePhases(m, Plan(m)).naive_peak);
 }
 
 RC_GTEST_PROP(PlannerProps, FirstFitNeverBeatsBestPolicy, ()) {

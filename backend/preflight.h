@@ -1,0 +1,17 @@
+// Before a byte moves: the plan's calls against the kernel registry (CheckContracts) and its
+// tensor bindings against the checkpoint (CheckBindings), every mismatch at once. Both real
+// backends run it before their first allocation.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "backend/checkpoint.h"
+#include "simulator/plan.h"
+
+namespace loadplan::backend {
+
+// Bindings first, then contracts; empty when the plan can run on this checkpoint.
+std::vector<std::string> Preflight(const simulator::LoadPlan& plan, const Checkpoint& checkpoint);
+
+}  // namespace loadplan::backend

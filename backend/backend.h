@@ -15,21 +15,6 @@ namespace loadplan::backend {
 // The outcome of an operation: base::Status (what, where, how much). No exceptions cross
 // the interface.
 using Status = base::Status;
-}
-  static Status Error(std::string message) {
-    Status s;
-    s.ok_ = false;
-    s.message_ = std::move(message);
-    return s;
-  }
-  [[nodiscard]] bool ok() const { return ok_; }
-  [[nodiscard]] const std::string& message() const { return message_; }
-  bool operator==(const Status&) const = default;
-
- private:
-  bool ok_ = true;
-  std::string message_;
-};
 
 // Where a call comes from in the plan: the step's index and its wait edges (indices of
 // earlier steps). A sequential backend ignores it; an asynchronous one records an event per

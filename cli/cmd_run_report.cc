@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cmd_run_internal.h"
+#include "cli/json_out.h"
 
 namespace loadplan::cli::run {
 namespace {
@@ -110,7 +111,7 @@ void PrintJson(const Report& r) {
                   {"bytes", r.check->bytes}, {"mismatches", r.check->mismatches}};
   }
   if (!r.saved.empty()) j["saved"] = r.saved;
-  std::printf("%s\n", j.dump(2).c_str());
+  std::printf("%s\n", DumpJson(j).c_str());
 }
 
 }  // namespace loadplan::cli::run

@@ -58,11 +58,15 @@ Resolved Resolve(const std::string& path) {
   std::error_code ec;
   const fs::path p(path);
   if (fs::is_directory(p, ec)) {
-    if (fs::exists(p / "model.safetensors.index.json")) return ReadIndex(p / "model.safetensors.index.json");
+    // The error_code overloads throughout: a path too long or unreadable is an error, not a throw.
+    const fs::path index = p / "model.safetensors.index.json";
+    if (fs::exists(index, ec)) return ReadIndex(index);
+    if (ec) return {{}, fmt::format("cannot read {}: {}", index.string(), ec.message())};
     std::vector<std::string> found;
-    for (const auto& e : fs::directory_iterator(p, ec)) {
-      if (e.path().extension() == ".safetensors") found.push_back(e.path().string());
+    for (fs::directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->path().extension() == ".safetensors") found.push_back(it->path().string());
     }
+    if (ec) return {{}, fmt::format("cannot list {}: {}", path, ec.message())};
     if (found.size() != 1) {
       return {{}, fmt::format("{}: expected model.safetensors.index.json or exactly one .safetensors file, found {}", path, found.size())};
     }

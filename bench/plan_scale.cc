@@ -1,8 +1,10 @@
-// Benchmark: time Plan() on generated manifests with growing source counts.
-// Usage: bench_plan_scale [N...]   (default 1000 10000 100000 sources)
-// Prints a markdown table: sources, calls, steps, plan ms (best of 3) per placement policy,
+// Benchmark: time Plan() on generated manifests with growing source counts, and the memory
+// phases (ComputePhases: the serve-phase sum) with growing serving-buffer counts.
+// Usage: bench_plan_scale [N...]   (default 1000 10000 100000 sources and serving buffers)
+// Prints two markdown tables: sources, calls, steps, plan ms (best of 3) per placement policy,
 // ns per (n log2 n), the arena over the lower bound, and CheckPlan's time on the first-fit plan
-// (the commands run the checker on every plan they use).
+// (the commands run the checker on every plan they use); then serving buffers, plan ms and
+// phases ms with ns per (n log2 n).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -13,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "simulator/check/plan_check.h"
+#include "simulator/phases.h"
 #include "simulator/planner.h"
 #include "verifier/manifest.h"
 
@@ -47,6 +50,23 @@ loadplan::verifier::Manifest Generate(int n) {
               {.param = "b", .buffer = fmt::format("l{:07}.raw", std::min(i + 1, n - 1))},
               {.param = "dst", .buffer = fmt::format("l{:07}.w", i)}};
     m.programs.push_back({.name = fmt::format("derive.l{:07}", i), .derive = true, .calls = {c}});
+  }
+  auto by_name = [](const auto& a, const auto& b) { return a.name < b.name; };
+  std::sort(m.buffers.begin(), m.buffers.end(), by_name);
+  loadplan::verifier::AssignPointers(m);
+  return m;
+}
+
+// One derive call and `n` serving buffers (state, scratch, input, output in turn) whose sizes
+// are 1..7 times a batch variable in [1, 256].
+loadplan::verifier::Manifest GenerateServing(int n) {
+  loadplan::verifier::Manifest m = Generate(1);
+  m.name = fmt::format("serve-scale-{}", n);
+  m.vars.push_back({.name = "batch", .min = 1, .max = 256});
+  const BufferKind kinds[] = {BufferKind::kState, BufferKind::kScratch, BufferKind::kInput, BufferKind::kOutput};
+  for (int i = 0; i < n; ++i) {
+    m.buffers.push_back({.name = fmt::format("s{:07}", i), .kind = kinds[i % 4],
+                         .shape = {Expr::Var("batch"), Expr::Const(4096 * (1 + i % 7))}});
   }
   auto by_name = [](const auto& a, const auto& b) { return a.name < b.name; };
   std::sort(m.buffers.begin(), m.buffers.end(), by_name);
@@ -95,6 +115,18 @@ int main(int argc, char** argv) {
                 ms_first, 1e6 * ms_first / nlogn, static_cast<double>(first.arena_bytes) / first.lower_bound, ms_best,
                 static_cast<double>(best.arena_bytes) / best.lower_bound, ms_check,
                 violations == 0 ? "" : " (VIOLATIONS)");
+  }
+  std::puts("\n| serving buffers | plan ms | phases ms | ns per n·log2(n) | serve peak GiB |");
+  std::puts("|---:|---:|---:|---:|---:|");
+  for (int n : sizes) {
+    const loadplan::verifier::Manifest m = GenerateServing(n);
+    loadplan::simulator::LoadPlan plan;
+    loadplan::simulator::MemoryPhases phases;
+    const double ms_plan = BestOfThree([&] { plan = Plan(m); });
+    const double ms_phases = BestOfThree([&] { phases = loadplan::simulator::ComputePhases(m, plan); });
+    const double nlogn = n * std::log2(std::max(2, n));
+    std::printf("| %d | %.1f | %.1f | %.1f | %.2f |\n", n, ms_plan, ms_phases, 1e6 * ms_phases / nlogn,
+                phases.peak ? static_cast<double>(phases.peak->value) / (1ull << 30) : -1.0);
   }
   return 0;
 }

@@ -1,7 +1,12 @@
 // `loadplan gen` and `loadplan example`.
 #include "cli/cmd_gen.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 
@@ -16,29 +21,48 @@
 namespace loadplan::cli {
 namespace {
 
-// True when the tensor belongs to a layer >= n ("...layers.K....").
-bool BeyondLayers(const std::string& tensor, int n) {
-  static const std::regex kLayer(R"((^|\.)layers\.(\d+)\.)");
-  std::smatch m;
-  return std::regex_search(tensor, m, kLayer) && std::stoll(m[2].str()) >= n;
+namespace fs = std::filesystem;
+
+// Bytes of the checkpoint for m: every bound tensor (shapes are variable-free, rule K5) plus
+// a generous allowance for the shard headers and the index.
+uint64_t CheckpointBytes(const verifier::Manifest& m) {
+  uint64_t total = 1 << 20;
+  for (const verifier::Buffer& b : m.buffers) {
+    if (!b.tensor) continue;
+    const verifier::EvalResult r = verifier::Evaluate(verifier::ByteSize(b), {});
+    total += static_cast<uint64_t>(r.value.value_or(0)) + 512;
+  }
+  return total;
 }
 
-}  // namespace
+// The output directory must be a writable directory or creatable; a usage error otherwise.
+std::string CheckOutputDir(const std::string& dir) {
+  std::error_code ec;
+  fs::path p(dir);
+  const fs::file_status st = fs::status(p, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory) return fmt::format("cannot use {}: {}", dir, ec.message());
+  if (fs::exists(st) && !fs::is_directory(st)) return fmt::format("{} exists and is not a directory", dir);
+  // The nearest existing ancestor decides whether the directory can be created and written.
+  while (!fs::exists(p, ec) && p.has_parent_path() && p.parent_path() != p) p = p.parent_path();
+  if (!fs::exists(p, ec)) p = ".";
+  if (!fs::is_directory(p, ec)) return fmt::format("cannot create {}: {} is not a directory", dir, p.string());
+  if (::access(p.c_str(), W_OK | X_OK) != 0) return fmt::format("cannot write into {}: not writable", p.string());
+  return {};
+}
 
-int RunGen(const GenCliOptions& o) {
-  CheckedInput in = LoadAndCheck(o.manifest);
-  if (!in.read_error.empty()) {
-    std::fprintf(stderr, "loadplan gen: %s\n", in.read_error.c_str());
-    return 2;
-  }
-  if (!in.check.parsed || !in.check.result.ok()) {
-    std::fputs(verifier::FormatText(in.check.result.diags, in.display_name).c_str(), stderr);
-    return in.check.parsed ? 1 : 2;
-  }
-  verifier::Manifest m = *in.check.manifest;
-  if (o.layers) {
-    std::erase_if(m.buffers, [&](const verifier::Buffer& b) { return b.tensor && BeyondLayers(*b.tensor, *o.layers); });
-  }
+// Free space where the checkpoint goes, against what it needs.
+std::string CheckFreeSpace(const std::string& dir, uint64_t needed) {
+  std::error_code ec;
+  fs::path p(dir);
+  while (!fs::exists(p, ec) && p.has_parent_path() && p.parent_path() != p) p = p.parent_path();
+  const fs::space_info space = fs::space(fs::exists(p, ec) ? p : fs::path("."), ec);
+  if (ec) return {};  // unknown: let the writes say
+  if (needed <= space.available) return {};
+  return fmt::format("{} needs {} bytes ({:.3f} GB), {} has {} bytes ({:.3f} GB) free", dir, needed, needed / 1e9,
+                     p.string(), space.available, space.available / 1e9);
+}
+
+int WriteCheckpoint(const verifier::Manifest& m, const GenCliOptions& o) {
   ProgressBar bar("gen");
   const backend::GenResult r = backend::GenerateCheckpoint(
       m, {.dir = o.out_dir, .seed = o.seed, .shard_bytes = o.shard_bytes,
@@ -52,7 +76,54 @@ int RunGen(const GenCliOptions& o) {
   return 0;
 }
 
+}  // namespace
+
+bool BeyondLayers(const std::string& tensor, int n) {
+  static const std::regex kLayer(R"((^|\.)layers\.(\d+)\.)");
+  std::smatch m;
+  if (!std::regex_search(tensor, m, kLayer)) return false;
+  const std::string digits = m[2].str();
+  uint64_t layer = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), layer);
+  // A number past 64 bits is beyond any int n.
+  return ec == std::errc::result_out_of_range || layer >= static_cast<uint64_t>(std::max(n, 0));
+}
+
+int RunGen(const GenCliOptions& o) {
+  if (o.manifest.empty() && !o.yes) {
+    std::fputs("loadplan gen: name a manifest (or pass --yes to write the embedded gpt-oss-120b example, "
+               "about 65 GB)\n", stderr);
+    return 2;
+  }
+  if (std::string err = CheckOutputDir(o.out_dir); !err.empty()) {
+    std::fprintf(stderr, "loadplan gen: %s\n", err.c_str());
+    return 2;
+  }
+  CheckedInput in = LoadAndCheck(o.manifest);
+  if (!in.read_error.empty()) {
+    std::fprintf(stderr, "loadplan gen: %s\n", in.read_error.c_str());
+    return 2;
+  }
+  if (!in.check.parsed || !in.check.result.ok()) {
+    std::fputs(verifier::FormatText(in.check.result.diags, in.display_name).c_str(), stderr);
+    return in.check.parsed ? 1 : 2;
+  }
+  verifier::Manifest m = *in.check.manifest;
+  if (o.layers) {
+    std::erase_if(m.buffers, [&](const verifier::Buffer& b) { return b.tensor && BeyondLayers(*b.tensor, *o.layers); });
+  }
+  if (std::string err = CheckFreeSpace(o.out_dir, CheckpointBytes(m)); !err.empty()) {
+    std::fprintf(stderr, "loadplan gen: not enough disk space: %s\n", err.c_str());
+    return 2;
+  }
+  return WriteCheckpoint(m, o);
+}
+
 int RunExample(const ExampleCliOptions& o) {
+  if (o.layers && o.name != "gpt-oss-120b" && o.name != "k3-stage") {
+    std::fprintf(stderr, "loadplan example: --layers applies to gpt-oss-120b and k3-stage, not %s\n", o.name.c_str());
+    return 2;
+  }
   verifier::BuildResult built;
   if (o.layers && o.name == "gpt-oss-120b") {
     built = examples::GptOss({.name = fmt::format("gpt-oss-120b-{}l", *o.layers), .layers = *o.layers});

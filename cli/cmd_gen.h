@@ -14,14 +14,22 @@ struct GenCliOptions {
   uint64_t seed = 0;
   std::optional<int> layers;            // keep only tensors of layers < N (names with "layers.K.")
   uint64_t shard_bytes = uint64_t{4} << 30;
+  bool yes = false;                     // allow the embedded example (about 65 GB) without a manifest
 };
+// Exit 2 (usage) without a manifest unless `yes`, when the output is not a writable directory,
+// or when the file system has less free space than the checkpoint needs.
 int RunGen(const GenCliOptions& options);
+
+// True when the tensor belongs to a layer >= n ("...layers.K...."); a K past 64 bits counts
+// as beyond.
+bool BeyondLayers(const std::string& tensor, int n);
 
 struct ExampleCliOptions {
   std::string name = "gpt-oss-120b";    // gpt-oss-120b | k3-stage | tiny
   std::optional<int> layers;            // gpt-oss-120b and k3-stage only
   std::string out;                      // empty: stdout
 };
+// `layers` with `tiny` (which has no layer count) is a usage error (exit 2).
 int RunExample(const ExampleCliOptions& options);
 
 }  // namespace loadplan::cli

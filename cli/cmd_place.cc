@@ -1,6 +1,8 @@
 // `loadplan place`: read a buffer CSV, place it with a policy, write offsets.
 #include "cli/cmd_place.h"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -34,13 +36,26 @@ bool WriteOutput(const std::string& path, const std::string& text) {
 
 }  // namespace
 
+// A usage problem of the options, or empty.
+std::string OptionProblem(const PlaceOptions& o, std::optional<sim::PlacementPolicy> policy) {
+  if (!policy) return fmt::format("unknown policy '{}' (first-fit, best-fit, exact, best)", o.policy);
+  if (o.alignment == 0) return "alignment must be positive";
+  const bool searches = *policy == sim::PlacementPolicy::kExact || *policy == sim::PlacementPolicy::kBest;
+  if (!searches && (o.work_budget || o.node_budget || o.time_budget_s)) {
+    return fmt::format("--work-budget, --node-budget and --time-budget apply to the exact and best policies, not {}",
+                       o.policy);
+  }
+  return {};
+}
+
 int RunPlace(const PlaceOptions& options) {
   const std::optional<sim::PlacementPolicy> policy = sim::ParsePlacementPolicy(options.policy);
-  if (!policy || options.alignment == 0) {
-    fmt::print(std::cerr, "place: {}\n",
-               !policy ? fmt::format("unknown policy '{}' (first-fit, best-fit, exact, best)",
-                                     options.policy)
-                       : std::string("alignment must be positive"));
+  if (const std::string problem = OptionProblem(options, policy); !problem.empty()) {
+    fmt::print(std::cerr, "place: {}\n", problem);
+    return 2;
+  }
+  if (options.input != "-" && !std::ifstream(options.input, std::ios::binary)) {
+    fmt::print(std::cerr, "place: cannot open '{}': {}\n", options.input, std::strerror(errno));
     return 2;
   }
   sim::CsvReadResult read = ReadInput(options.input);
@@ -62,7 +77,7 @@ int RunPlace(const PlaceOptions& options) {
   if (!PlacementPassesChecker(*read.problem, placement, "loadplan place")) return kInternalError;
   if (!WriteOutput(options.output, sim::WritePlacementCsv(*read.problem, placement))) {
     fmt::print(std::cerr, "place: cannot write '{}'\n", options.output);
-    return 1;
+    return 2;
   }
   const uint64_t lb = sim::LowerBound(*read.problem);
   fmt::print(std::cerr, "{} buffers, policy {}: height {}, lower bound {} ({:.3f}x)\n",

@@ -18,8 +18,9 @@ struct PlaceOptions {
 };
 
 // Reads the CSV, places, writes the CSV with an offset column and prints a
-// summary (height, lower bound, ratio) to stderr. Returns 0 on success, 1 on bad input or I/O
-// failure, 2 on bad options.
+// summary (height, lower bound, ratio) to stderr. Returns 0 on success, 1 on bad CSV content,
+// 2 on bad options (budgets with a policy that does not search are refused) or an input that
+// cannot be read or an output that cannot be written.
 int RunPlace(const PlaceOptions& options);
 
 }  // namespace loadplan::cli

@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 
 #include "cli/cmd_plan_report.h"
+#include "cli/colour.h"
 #include "cli/input.h"
+#include "cli/json_out.h"
 #include "cli/self_check.h"
 #include "verifier/diag.h"
 
@@ -35,7 +37,11 @@ bool BindAt(const verifier::Manifest& m, const std::vector<std::string>& texts, 
                    static_cast<long long>(v->min), static_cast<long long>(v->max));
       return false;
     }
-    at[binding->first] = binding->second;
+    if (!at.emplace(binding->first, binding->second).second) {
+      std::fprintf(stderr, "loadplan plan: --at %s: `%s` is already bound (--at %s=%lld)\n", text.c_str(),
+                   binding->first.c_str(), binding->first.c_str(), static_cast<long long>(at.at(binding->first)));
+      return false;
+    }
   }
   return true;
 }
@@ -84,12 +90,18 @@ std::optional<std::pair<std::string, int64_t>> ParseAtBinding(const std::string&
 
 int RunPlan(const PlanCliOptions& options) {
   const CheckedInput in = LoadAndCheck(options.file);
+  const bool unusable = !in.read_error.empty() || !in.check.parsed || !in.check.manifest || !in.check.result.ok();
+  if (unusable && options.format == Format::kJson) {
+    // Tools asked for JSON: the diagnostics (or the J3 of an unreadable file), as `check` prints them.
+    std::fputs(verifier::FormatJson(DiagnosticsOf(in), in.display_name).c_str(), stdout);
+    return in.read_error.empty() && in.check.parsed ? 1 : 2;
+  }
   if (!in.read_error.empty()) {
     std::fprintf(stderr, "loadplan plan: %s\n", in.read_error.c_str());
     return 2;
   }
-  if (!in.check.parsed || !in.check.manifest || !in.check.result.ok()) {
-    std::fputs(verifier::FormatText(in.check.result.diags, in.display_name).c_str(), stderr);
+  if (unusable) {
+    PrintDiagnostics(verifier::FormatText(in.check.result.diags, in.display_name), stderr);
     return in.check.parsed ? 1 : 2;
   }
   const verifier::Manifest& m = *in.check.manifest;
@@ -101,7 +113,7 @@ int RunPlan(const PlanCliOptions& options) {
   r.phases = simulator::ComputePhases(m, r.plan, r.at);
   r.widest = simulator::FindWidestMoment(r.plan);
   if (options.format == Format::kJson) {
-    std::puts(ReportJson(m, r).dump(2).c_str());
+    std::puts(DumpJson(ReportJson(m, r)).c_str());
   } else {
     std::fputs(ReportText(m, r).c_str(), stdout);
   }

@@ -7,6 +7,7 @@
 
 #include "base/bytes.h"
 #include "cli/cmd_run_internal.h"
+#include "cli/json_out.h"
 
 namespace loadplan::cli::run {
 namespace {
@@ -117,7 +118,7 @@ void PrintJson(const Report& r) {
                   {"bytes", r.check->bytes}, {"mismatches", r.check->mismatches}};
   }
   if (!r.saved.empty()) j["saved"] = r.saved;
-  std::printf("%s\n", j.dump(2).c_str());
+  std::printf("%s\n", DumpJson(j).c_str());
 }
 
 }  // namespace loadplan::cli::run

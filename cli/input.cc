@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "examples/examples.h"
+#include "verifier/codes.h"
 
 namespace loadplan::cli {
 
@@ -52,6 +53,11 @@ CheckedInput LoadAndCheck(const std::string& path) {
   }
   out.check = verifier::CheckText(text, {}, limits);
   return out;
+}
+
+std::vector<verifier::Diagnostic> DiagnosticsOf(const CheckedInput& in) {
+  if (in.read_error.empty()) return in.check.result.diags;
+  return {verifier::Diagnostic{.code = std::string(verifier::codes::kUnreadable), .message = in.read_error}};
 }
 
 }  // namespace loadplan::cli

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "verifier/parse.h"
 #include "verifier/verify.h"
@@ -29,5 +30,8 @@ struct CheckedInput {
   verifier::CheckOutput check;
 };
 CheckedInput LoadAndCheck(const std::string& path);
+
+// Its diagnostics; for an unreadable input, the one J3 (verifier/codes.h) naming the reason.
+std::vector<verifier::Diagnostic> DiagnosticsOf(const CheckedInput& in);
 
 }  // namespace loadplan::cli

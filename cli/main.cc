@@ -1,9 +1,14 @@
 // `loadplan`: the command line. The only file that includes CLI11 (it costs ~7 s per file).
+#include <cctype>
+#include <cstdint>
+#include <charconv>
 #include <cstdio>
+#include <iostream>
 #include <map>
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "cli/cmd_check.h"
 #include "cli/cmd_fuzz.h"
@@ -13,23 +18,71 @@
 #include "cli/cmd_plan.h"
 #include "cli/cmd_run.h"
 #include "cli/cmd_timeline.h"
+#include "cli/completion.h"
 #include "simulator/placement.h"
+#include "verifier/diag.h"
 
 namespace {
 
 namespace cli = loadplan::cli;
 namespace sim = loadplan::simulator;
 
-const std::map<std::string, cli::Format> kFormats{{"text", cli::Format::kText}, {"json", cli::Format::kJson}};
+// Known values of an option (for its check and for completion), by "command --option".
+std::map<std::string, std::vector<std::string>>& Choices() {
+  static std::map<std::string, std::vector<std::string>> choices;
+  return choices;
+}
+
+// Accepts one of `names` (case-insensitive) and rewrites it to its value in `to` (or itself);
+// the message names the choices. No description: help shows the option's own text.
+CLI::Validator Choice(std::vector<std::string> names, std::vector<std::string> to = {}) {
+  return CLI::Validator(
+      [names, to](std::string& s) {
+        std::string lower = s;
+        for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        for (size_t i = 0; i < names.size(); ++i) {
+          if (lower != names[i]) continue;
+          s = to.empty() ? names[i] : to[i];
+          return std::string();
+        }
+        std::string list;
+        for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+        return fmt::format("'{}' is not one of: {}", s, list);
+      },
+      "");
+}
+
+CLI::Option* WithChoices(CLI::App* cmd, CLI::Option* o, std::vector<std::string> names) {
+  Choices()[cmd->get_name() + " " + o->get_name()] = names;
+  return o->transform(Choice(std::move(names)));
+}
+
+// An integer in [lo, hi], with a plain message.
+CLI::Validator IntIn(int64_t lo, int64_t hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& s) {
+        int64_t v = 0;
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (ec == std::errc() && end == s.data() + s.size() && v >= lo && v <= hi) return std::string();
+        return fmt::format("'{}' is not an integer from {} to {}", s, lo, hi);
+      },
+      "");
+}
+
+void AddFormat(CLI::App* cmd, cli::Format& f) {
+  Choices()[cmd->get_name() + " --format"] = {"text", "json"};
+  cmd->add_option("--format", f, "Output format: text or json")
+      ->transform(Choice({"text", "json"}, {"0", "1"}))
+      ->default_str("text")
+      ->type_name("text|json");
+}
 
 // --lanes, --prefetch, --placement: the plan options every planning command takes.
 void AddPlanOptions(CLI::App* cmd, sim::PlanOptions& o, std::string& placement) {
-  cmd->add_option("--lanes", o.lanes, "Load lanes (overrides the manifest's load.lanes)")->check(CLI::Range(1, 1024));
+  cmd->add_option("--lanes", o.lanes, "Load lanes (overrides the manifest's load.lanes)")->check(IntIn(1, 1024));
   cmd->add_option("--prefetch", o.prefetch, "Prefetch distance in derive calls (overrides load.prefetch)");
-  cmd->add_option("--placement", placement, "Staging placement policy: first-fit, best-fit, exact, best")
-      ->check([](const std::string& s) {
-        return sim::ParsePlacementPolicy(s) ? std::string() : "unknown placement policy " + s;
-      });
+  WithChoices(cmd, cmd->add_option("--placement", placement, "Staging placement policy (default: the planner's)"),
+              {"first-fit", "best-fit", "exact", "best"});
 }
 
 void ApplyPlacement(const std::string& name, sim::PlanOptions& o) {
@@ -46,6 +99,7 @@ struct Commands {
   cli::FuzzCliOptions fuzz;
   cli::GraphOptions graph;
   cli::TimelineOptions timeline;
+  std::string shell;
   std::string graph_placement, timeline_placement, plan_placement, run_placement;
   int code = 0;
 };
@@ -53,37 +107,40 @@ struct Commands {
 void AddCheck(CLI::App& app, Commands& c) {
   auto* cmd = app.add_subcommand("check", "Verify manifests: every rule, every error, with JSON pointers");
   cmd->add_option("files", c.check.files, "Manifest files (none: the embedded gpt-oss-120b example)");
-  cmd->add_option("--format", c.check.format, "Output format: text or json")
-      ->transform(CLI::CheckedTransformer(kFormats, CLI::ignore_case));
+  AddFormat(cmd, c.check.format);
+  cmd->footer("Example:\n  loadplan check examples/tiny.json examples/k3-stage.json --format json");
   cmd->callback([&c] { c.code = cli::RunCheck(c.check); });
 }
 
 void AddGen(CLI::App& app, Commands& c) {
   auto* cmd = app.add_subcommand("gen", "Write a synthetic safetensors checkpoint (sharded) for a manifest");
-  cmd->add_option("manifest", c.gen.manifest, "Manifest file (none: the embedded gpt-oss-120b example)");
-  cmd->add_option("-o,--output", c.gen.out_dir, "Output directory")->required();
+  cmd->add_option("manifest", c.gen.manifest, "Manifest file (none: the embedded gpt-oss-120b example, with --yes)");
+  cmd->add_option("-o,--output", c.gen.out_dir, "Output directory (created if missing)")->required();
+  cmd->add_flag("--yes", c.gen.yes, "Without a manifest: write the embedded gpt-oss-120b example (about 65 GB)");
   cmd->add_option("--seed", c.gen.seed, "Random seed (the bytes are a pure function of seed and tensor name)");
-  cmd->add_option("--layers", c.gen.layers, "Only tensors of layers < N (names with 'layers.K.')")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--layers", c.gen.layers, "Only tensors of layers < N (names with 'layers.K.')")->check(IntIn(0, INT32_MAX));
   cmd->add_option("--shard-bytes", c.gen.shard_bytes, "Start a new shard past this many bytes");
+  cmd->footer("Example:\n  loadplan example tiny -o tiny.json && loadplan gen tiny.json -o ckpt/");
   cmd->callback([&c] { c.code = cli::RunGen(c.gen); });
 }
 
 void AddExample(CLI::App& app, Commands& c) {
   auto* cmd = app.add_subcommand("example", "Write a builder example manifest (gpt-oss-120b, k3-stage, tiny)");
-  cmd->add_option("name", c.example.name, "Example name")->check(CLI::IsMember({"gpt-oss-120b", "k3-stage", "tiny"}));
-  cmd->add_option("--layers", c.example.layers, "Layer count (gpt-oss-120b, k3-stage)")->check(CLI::Range(1, 4096));
+  WithChoices(cmd, cmd->add_option("name", c.example.name, "Example name"), {"gpt-oss-120b", "k3-stage", "tiny"});
+  cmd->add_option("--layers", c.example.layers, "Layer count (gpt-oss-120b, k3-stage)")->check(IntIn(1, 4096));
   cmd->add_option("-o,--output", c.example.out, "Output file (default: stdout)");
+  cmd->footer("Example:\n  loadplan example gpt-oss-120b --layers 2 -o m2.json");
   cmd->callback([&c] { c.code = cli::RunExample(c.example); });
 }
 
 void AddPlan(CLI::App& app, Commands& c) {
   auto* cmd = app.add_subcommand("plan", "Plan the load and predict peak memory per phase, across the variable box");
   cmd->add_option("file", c.plan.file, "Manifest (none: the embedded gpt-oss-120b example)");
-  cmd->add_option("--at", c.plan.at, "Evaluate at VAR=VALUE (repeatable)");
+  cmd->add_option("--at", c.plan.at, "Evaluate at VAR=VALUE (repeatable, once per variable)");
   cmd->add_option("--device-memory", c.plan.device_memory, "Device memory: a size (141GiB, 288GB, bytes) or a preset (h200, b200, gb300)");
-  cmd->add_option("--format", c.plan.format, "Output format: text or json")
-      ->transform(CLI::CheckedTransformer(kFormats, CLI::ignore_case));
+  AddFormat(cmd, c.plan.format);
   AddPlanOptions(cmd, c.plan.plan, c.plan_placement);
+  cmd->footer("Example:\n  loadplan plan examples/gpt-oss-120b.json --at batch=64 --device-memory h200");
   cmd->callback([&c] {
     ApplyPlacement(c.plan_placement, c.plan.plan);
     c.code = cli::RunPlan(c.plan);
@@ -100,14 +157,19 @@ void AddRun(CLI::App& app, Commands& c) {
   cmd->add_flag("--naive", o.naive, "Load every source as a resident weight, derive after (the naive way)");
   cmd->add_flag("--no-derive", o.no_derive, "Load only; run no derive kernel");
   cmd->add_option("--save-derived", o.save_derived, "Write every derived carry as safetensors into DIR");
-  cmd->add_option("--io-threads", o.io_threads, "I/O threads (each with pinned double buffers and a stream)")->check(CLI::Range(1, 256));
-  cmd->add_option("--chunk-mib", o.chunk_mib, "Copy chunk size in MiB")->check(CLI::PositiveNumber);
-  cmd->add_option("--repeat", o.repeat, "Loads in a row; the median is reported")->check(CLI::Range(1, 100));
+  cmd->add_option("--io-threads", o.io_threads, "I/O threads (each with pinned double buffers and a stream)")->check(IntIn(1, 256));
+  cmd->add_option("--chunk-mib", o.chunk_mib, "Copy chunk size in MiB (fractions allowed)")
+      ->check(CLI::Validator([](std::string& s) {
+        double v = 0;
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        return ec == std::errc() && end == s.data() + s.size() && v > 0 ? std::string() : "'" + s + "' is not a positive number";
+      }, ""));
+  cmd->add_option("--repeat", o.repeat, "Loads in a row; the median is reported")->check(IntIn(1, 100));
   cmd->add_flag("--ceilings", o.ceilings, "Measure pinned H2D and host-read ceilings first, in the same run");
   cmd->add_option("--device", o.device, "CUDA device index");
-  cmd->add_option("--format", o.format, "Output format: text or json")
-      ->transform(CLI::CheckedTransformer(kFormats, CLI::ignore_case));
+  AddFormat(cmd, o.format);
   AddPlanOptions(cmd, o.plan, c.run_placement);
+  cmd->footer("Example:\n  loadplan run m2.json --checkpoint ckpt/ --check");
   cmd->callback([&c] {
     ApplyPlacement(c.run_placement, c.run.plan);
     c.code = cli::RunRun(c.run);
@@ -116,21 +178,23 @@ void AddRun(CLI::App& app, Commands& c) {
 
 void AddFuzz(CLI::App& app, Commands& c) {
   auto* cmd = app.add_subcommand("fuzz", "Run the RapidCheck properties (soundness, completeness, totality, round trip)");
-  cmd->add_option("--cases", c.fuzz.cases, "Cases per property");
+  cmd->add_option("--cases", c.fuzz.cases, "Cases per property")->check(IntIn(1, INT32_MAX))->default_str("1000");
   cmd->add_option("--seed", c.fuzz.seed, "Seed (a failure prints the reproduce string)");
   cmd->add_option("--around", c.fuzz.around, "Mutate this manifest instead of generated ones");
+  cmd->footer("Example:\n  loadplan fuzz --around examples/tiny.json --cases 100 --seed 1");
   cmd->callback([&c] { c.code = cli::RunFuzz(c.fuzz); });
 }
 
 void AddPlace(CLI::App& app, Commands& c) {
   auto* cmd = app.add_subcommand("place", "Place buffers of a MiniMalloc CSV (id,lower,upper,size) and add an offset column");
   cmd->add_option("file", c.place.input, "CSV file ('-': stdin)")->required();
-  cmd->add_option("--policy", c.place.policy, "first-fit, best-fit, exact, best");
-  cmd->add_option("--alignment", c.place.alignment, "Offsets are multiples of this")->check(CLI::PositiveNumber);
+  WithChoices(cmd, cmd->add_option("--policy", c.place.policy, "Placement policy"), {"first-fit", "best-fit", "exact", "best"});
+  cmd->add_option("--alignment", c.place.alignment, "Offsets are multiples of this")->check(IntIn(1, INT64_MAX));
   cmd->add_option("-o,--output", c.place.output, "Output CSV (default: stdout)");
   cmd->add_option("--work-budget", c.place.work_budget, "Counted inner-loop steps of the exact search");
   cmd->add_option("--node-budget", c.place.node_budget, "Nodes of the exact search");
   cmd->add_option("--time-budget", c.place.time_budget_s, "Wall-clock cap on the exact search, seconds (non-deterministic)");
+  cmd->footer("Example:\n  loadplan place ../shared/data/minimalloc/challenging/A.1048576.csv -o A.out.csv");
   cmd->callback([&c] { c.code = cli::RunPlace(c.place); });
 }
 
@@ -140,6 +204,7 @@ void AddGraph(CLI::App& app, Commands& c) {
   cmd->add_option("-o,--output", c.graph.output, "out.svg, out.dot or '-'")->required();
   cmd->add_option("--format", c.graph.format, "svg or dot (default: from the extension)");
   AddPlanOptions(cmd, c.graph.plan, c.graph_placement);
+  cmd->footer("Example:\n  loadplan graph examples/tiny.json -o tiny.svg");
   cmd->callback([&c] {
     ApplyPlacement(c.graph_placement, c.graph.plan);
     c.code = cli::RunGraph(c.graph);
@@ -152,10 +217,61 @@ void AddTimeline(CLI::App& app, Commands& c) {
   cmd->add_option("-o,--output", c.timeline.output, "out.svg, out.json or '-'")->required();
   cmd->add_option("--format", c.timeline.format, "svg or json (default: from the extension)");
   AddPlanOptions(cmd, c.timeline.plan, c.timeline_placement);
+  cmd->footer("Example:\n  loadplan timeline examples/tiny.json -o tiny.json   # Chrome trace (ui.perfetto.dev)");
   cmd->callback([&c] {
     ApplyPlacement(c.timeline_placement, c.timeline.plan);
     c.code = cli::RunTimeline(c.timeline);
   });
+}
+
+cli::CompletionOption OptionOf(const std::string& command, const CLI::Option& o) {
+  cli::CompletionOption out{.description = o.get_description(), .takes_value = o.get_type_size() != 0};
+  for (const std::string& n : o.get_snames()) out.names.push_back("-" + n);
+  for (const std::string& n : o.get_lnames()) out.names.push_back("--" + n);
+  if (auto it = Choices().find(command + " " + o.get_name()); it != Choices().end()) out.choices = it->second;
+  return out;
+}
+
+// The command line as CLI11 defines it: every subcommand, its options and choices.
+cli::CompletionSpec SpecOf(const CLI::App& app) {
+  cli::CompletionSpec spec;
+  for (const CLI::Option* o : app.get_options()) spec.global_options.push_back(OptionOf("", *o));
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    cli::CompletionCommand c{.name = sub->get_name(), .description = sub->get_description()};
+    for (const CLI::Option* o : sub->get_options()) {
+      if (!o->get_positional()) {
+        c.options.push_back(OptionOf(c.name, *o));
+      } else if (auto it = Choices().find(c.name + " " + o->get_name()); it != Choices().end()) {
+        c.positional_choices = it->second;
+      }
+    }
+    spec.commands.push_back(std::move(c));
+  }
+  return spec;
+}
+
+void AddCompletion(CLI::App& app, Commands& c) {
+  auto* cmd = app.add_subcommand("completion", "Print a shell completion script (bash or zsh) for loadplan");
+  WithChoices(cmd, cmd->add_option("shell", c.shell, "bash or zsh")->required(), {"bash", "zsh"});
+  cmd->footer("Example:\n  source <(loadplan completion bash)     # or zsh; see docs/cli.md");
+  cmd->callback([&app, &c] {
+    std::fputs(cli::CompletionScript(SpecOf(app), c.shell).value_or("").c_str(), stdout);
+    c.code = 0;
+  });
+}
+
+// `loadplan chek x.json`: CLI11 would say "A subcommand is required"; name the nearest command.
+bool UnknownCommand(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return false;
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (sub->get_name() == argv[1]) return false;
+    names.push_back(sub->get_name());
+  }
+  const std::string near = loadplan::verifier::DidYouMean(argv[1], names);
+  std::cerr << "loadplan: unknown command '" << argv[1] << "'" << (near.empty() ? "" : "; did you mean '" + near + "'?")
+            << "\nRun with --help for the commands.\n";
+  return true;
 }
 
 }  // namespace
@@ -164,6 +280,9 @@ int main(int argc, char** argv) {
   CLI::App app{"loadplan: verify, plan and execute staged checkpoint loads"};
   app.set_version_flag("--version", std::string("loadplan ") + LOADPLAN_VERSION);
   app.require_subcommand(1);
+  app.option_defaults()->always_capture_default();
+  app.footer("Exit codes: 0 clean, 1 verification errors (or a peak over --device-memory, a run mismatch),\n"
+             "2 usage error or unreadable input, 3 CUDA error, 4 internal error. See docs/cli.md.");
   Commands c;
   AddCheck(app, c);
   AddGen(app, c);
@@ -174,6 +293,8 @@ int main(int argc, char** argv) {
   AddPlace(app, c);
   AddGraph(app, c);
   AddTimeline(app, c);
+  AddCompletion(app, c);
+  if (UnknownCommand(app, argc, argv)) return 2;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

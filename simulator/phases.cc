@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 #include <set>
+#include <vector>
 
 #include "base/bytes.h"
 #include "simulator/planner.h"
@@ -19,9 +20,13 @@ int64_t ToI64(uint64_t v) {
   return static_cast<int64_t>(std::min<uint64_t>(v, std::numeric_limits<int64_t>::max()));
 }
 
+// base + the buffers' byte sizes, simplified; flat however many buffers (verifier::Sum).
 Expr SumBytes(Expr base, const std::vector<const verifier::Buffer*>& buffers) {
-  for (const verifier::Buffer* b : buffers) base = base + verifier::ByteSize(*b);
-  return verifier::Simplify(base);
+  std::vector<Expr> terms;
+  terms.reserve(buffers.size() + 1);
+  terms.push_back(std::move(base));
+  for (const verifier::Buffer* b : buffers) terms.push_back(verifier::ByteSize(*b));
+  return verifier::Sum(terms);
 }
 
 std::optional<PhaseBound> Bound(const std::optional<verifier::Extremum>& e) {

@@ -9,6 +9,7 @@ namespace loadplan::verifier::codes {
 // Input: the text is not a manifest document at all (exit code 2).
 inline constexpr std::string_view kJsonSyntax = "J1";   // not JSON (syntax, encoding, truncation)
 inline constexpr std::string_view kJsonLimits = "J2";   // over the size or nesting-depth limit
+inline constexpr std::string_view kUnreadable = "J3";   // the file cannot be read (reported by the commands, not the parser)
 
 // Structure.
 inline constexpr std::string_view kSchema = "S1";          // schema missing or unknown version

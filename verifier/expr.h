@@ -76,6 +76,12 @@ Expr Substitute(const Expr& e, const std::map<std::string, Expr>& bindings);
 // coefficient cancels to 0). On coefficient overflow or more than 4096 monomials
 // it returns e unchanged. Idempotent.
 Expr Simplify(const Expr& e);
+// The sum of `terms`, simplified (the same expression as Simplify(t0 + t1 + ...)), normalised
+// one term at a time: O(n log m) for n terms and m monomials, never an n-deep tree. When the
+// normalisation gives up (overflow, more than 4096 monomials), the unsimplified sum: a
+// left-leaning chain while it stays within kMaxExprDepth, a balanced tree (depth log2 n above
+// the deepest term) beyond, so no recursive pass sees a tree as deep as the term count.
+Expr Sum(const std::vector<Expr>& terms);
 
 using Assignment = std::map<std::string, int64_t>;
 

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "verifier/codes.h"
+#include "verifier/parse_json_numbers.h"
 
 namespace loadplan::verifier::json {
 namespace {
@@ -69,7 +70,9 @@ bool Frame::Seen(const std::string& k) {
 class TreeBuilder {
  public:
   using NJ = nlohmann::json;
-  TreeBuilder(std::string_view text, const ParseLimits& limits) : text_(text), limits_(limits) {}
+  // `masked`: the originals of masked overflowing numbers (parse_json_numbers.h), or null.
+  TreeBuilder(std::string_view text, const ParseLimits& limits, MaskedNumbers* masked)
+      : text_(text), limits_(limits), masked_(masked) {}
 
   bool null() { return Add(Node{}); }
   bool boolean(bool v) {
@@ -82,7 +85,7 @@ class TreeBuilder {
     if (v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return AddInt(static_cast<int64_t>(v));
     return AddText(Kind::kNumber, std::to_string(v));
   }
-  bool number_float(NJ::number_float_t, const std::string& s) { return AddText(Kind::kNumber, s); }
+  bool number_float(NJ::number_float_t, const std::string& s);
   bool string(std::string& v) { return AddText(Kind::kString, std::move(v)); }
   bool binary(NJ::binary_t&) { return Add(Node{}); }  // never produced by the JSON reader
   bool start_object(size_t) { return Open(Kind::kObject); }
@@ -94,6 +97,7 @@ class TreeBuilder {
 
   bool over_depth() const { return over_depth_; }
   bool failed() const { return failed_; }
+  bool overflowed() const { return overflowed_; }  // a number overflowed a double
   std::optional<Node> TakeRoot() { return std::move(root_); }
   DiagSink& diags() { return sink_; }
 
@@ -120,6 +124,7 @@ class TreeBuilder {
 
   std::string_view text_;
   const ParseLimits& limits_;
+  MaskedNumbers* masked_;
   DiagSink sink_;  // S4 while reading, or the one J1
   std::vector<Frame> stack_;
   // Per depth: storage an open container at that depth fills, kept between
@@ -133,7 +138,17 @@ class TreeBuilder {
   std::optional<Node> root_;
   bool over_depth_ = false;
   bool failed_ = false;
+  bool overflowed_ = false;
 };
+
+bool TreeBuilder::number_float(NJ::number_float_t, const std::string& s) {
+  if (masked_ != nullptr && s == kMaskedNumber && !masked_->empty()) {
+    std::optional<std::string> original = std::move(masked_->front());
+    masked_->pop_front();
+    if (original) return AddText(Kind::kNumber, std::move(*original));
+  }
+  return AddText(Kind::kNumber, s);
+}
 
 std::string TreeBuilder::PointerOf(size_t depth) const {
   std::string ptr;
@@ -238,12 +253,39 @@ std::string StripNlohmannPrefix(std::string what) {
 
 bool TreeBuilder::parse_error(size_t position, const std::string&, const nlohmann::detail::exception& ex) {
   failed_ = true;
+  overflowed_ = ex.id == 406;  // out_of_range.406: "number overflow parsing '1e309'"
   size_t offset = position > 0 ? position - 1 : 0;
   auto [line, col] = LineColumn(text_, offset);
   sink_ = DiagSink();  // a duplicate key before the syntax error is noise
   sink_.Error(std::string(codes::kJsonSyntax), "",
               fmt::format("not JSON: line {}, column {}: {}", line, col, StripNlohmannPrefix(ex.what())));
   return false;
+}
+
+// One SAX parse of `text` into a tree; `overflowed` says a number overflowed a double.
+std::optional<Node> ParseOnce(std::string_view text, const ParseLimits& limits, MaskedNumbers* masked,
+                              DiagSink& sink, bool& overflowed) {
+  const std::string code_syntax(codes::kJsonSyntax), code_limits(codes::kJsonLimits);
+  TreeBuilder builder(text, limits, masked);
+  bool ok = false;
+  try {
+    ok = nlohmann::json::sax_parse(text.begin(), text.end(), &builder);
+  } catch (const std::exception& e) {
+    sink.Error(code_syntax, "", fmt::format("not JSON: {}", StripNlohmannPrefix(e.what())));
+    return std::nullopt;
+  }
+  if (builder.over_depth()) {
+    sink.Error(code_limits, "", fmt::format("nesting is deeper than the limit of {}", limits.max_depth),
+               "manifests nest a handful of levels; this is not one");
+    return std::nullopt;
+  }
+  for (const Diagnostic& d : builder.diags().All()) sink.Report(d);
+  if (!ok || builder.failed()) {
+    if (!builder.failed()) sink.Error(code_syntax, "", "not JSON");
+    overflowed = builder.overflowed();
+    return std::nullopt;
+  }
+  return builder.TakeRoot();
 }
 
 }  // namespace
@@ -285,25 +327,19 @@ std::optional<Node> ReadJson(std::string_view text, const ParseLimits& limits, D
     sink.Error(code_syntax, "", fmt::format("not JSON: line {}, column {}: NUL byte (binary data?)", line, col));
     return std::nullopt;
   }
-  TreeBuilder builder(text, limits);
-  bool ok = false;
-  try {
-    ok = nlohmann::json::sax_parse(text.begin(), text.end(), &builder);
-  } catch (const std::exception& e) {
-    sink.Error(code_syntax, "", fmt::format("not JSON: {}", StripNlohmannPrefix(e.what())));
-    return std::nullopt;
+  bool overflowed = false;
+  DiagSink first;
+  std::optional<Node> root = ParseOnce(text, limits, nullptr, first, overflowed);
+  if (overflowed) {
+    // Valid JSON that nlohmann cannot hold in a double: parse again with it masked; the
+    // model reports the literal (S11 where an integer is required).
+    MaskedNumbers originals;
+    if (std::optional<std::string> masked = MaskOverflowingNumbers(text, originals)) {
+      return ParseOnce(*masked, limits, &originals, sink, overflowed);
+    }
   }
-  if (builder.over_depth()) {
-    sink.Error(code_limits, "", fmt::format("nesting is deeper than the limit of {}", limits.max_depth),
-               "manifests nest a handful of levels; this is not one");
-    return std::nullopt;
-  }
-  for (const Diagnostic& d : builder.diags().All()) sink.Report(d);
-  if (!ok || builder.failed()) {
-    if (!builder.failed()) sink.Error(code_syntax, "", "not JSON");
-    return std::nullopt;
-  }
-  return builder.TakeRoot();
+  for (const Diagnostic& d : first.All()) sink.Report(d);
+  return root;
 }
 
 }  // namespace loadplan::verifier::json

@@ -1,5 +1,6 @@
 // safetensors reader: one crafted file per validation rule, round trips, bindings,
 // and interoperability with the reference Python package (when the venv exists).
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -175,6 +176,21 @@ TEST_F(SafetensorsTest, IndexMustMatchTheShards) {
   const auto only_s1 = Checkpoint::Open(dir_.string());
   ASSERT_TRUE(only_s1.checkpoint) << only_s1.error;
   EXPECT_EQ(only_s1.checkpoint->Find("t.b").info, nullptr);
+}
+
+// A directory whose index path is too long to stat (ENAMETOOLONG): an error, not a throw
+// (fs::exists without an error_code threw filesystem_error out of Open).
+TEST_F(SafetensorsTest, UnstatableIndexPathIsAnError) {
+  fs::path deep = dir_;
+  while (deep.string().size() < 4080) deep /= std::string(std::min<size_t>(200, 4080 - deep.string().size()), 'd');
+  std::error_code ec;
+  fs::create_directories(deep, ec);
+  ASSERT_FALSE(ec) << ec.message();
+  ASSERT_TRUE(fs::is_directory(deep));
+  Checkpoint::OpenResult opened;
+  EXPECT_NO_THROW(opened = Checkpoint::Open(deep.string()));
+  EXPECT_FALSE(opened.checkpoint);
+  EXPECT_NE(opened.error.find("model.safetensors.index.json"), std::string::npos) << opened.error;
 }
 
 // Files we write load with the reference package, and files it writes load with ours.

@@ -47,7 +47,7 @@ TEST(Examples, CommittedFilesAreRegeneratedByteForByte) {
     const std::string fresh = ReadAll(dir / (name + ".json"));
     ASSERT_FALSE(fresh.empty()) << name;
     EXPECT_TRUE(fresh == ReadAll(Committed(name)))
-        << name << ".json is stale: run `loadplan gen-examples examples` (see examples/README.md)";
+        << name << ".json is stale: rerun this test with LOADPLAN_UPDATE_EXAMPLES=1 (see examples/README.md)";
   }
 }
 

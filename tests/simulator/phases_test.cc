@@ -140,6 +140,32 @@ TEST(Sizes, DevicePresets) {
   EXPECT_EQ(FormatGiB(3ull << 29), "1.50 GiB");
 }
 
+// 10^5 state buffers (the serve phase sums them all): plans without a 10^5-deep sum, and the
+// totals are the sums. Before, the sum was one chain copied per addition (quadratic) and the
+// recursive passes over it overflowed the stack from ~64,000 buffers.
+TEST(Phases, ManyServingBuffersSumFlat) {
+  constexpr int kBuffers = 100000;
+  ManifestMaker mk("many-state");
+  mk.Var("batch", 1, 8).Bytes("a", BufferKind::kSource, 1000).Bytes("x", BufferKind::kCarry, 1000);
+  int64_t per_batch = 0;
+  for (int i = 0; i < kBuffers; ++i) {
+    mk.Buffer(fmt::format("kv{:06}", i), BufferKind::kState, {Expr::Var("batch"), Expr::Const(i % 7 + 1)});
+    per_batch += i % 7 + 1;
+  }
+  const verifier::Manifest m = mk.Call("derive.x", {"a"}, {"x"}).Done();
+  const LoadPlan plan = Plan(m);
+  const MemoryPhases ph = ComputePhases(m, plan, {{"batch", 2}});
+  const int64_t resident = static_cast<int64_t>(plan.resident_bytes_rounded);
+  const PhasePeak& serve = Phase(ph, "serve");
+  ASSERT_TRUE(serve.max && serve.min && serve.at);
+  EXPECT_EQ(serve.max->value, resident + 8 * per_batch);
+  EXPECT_EQ(serve.min->value, resident + per_batch);
+  EXPECT_EQ(serve.at, (verifier::Range{resident + 2 * per_batch, resident + 2 * per_batch}));
+  EXPECT_EQ(verifier::ToString(serve.bytes), fmt::format("{} * batch + {}", per_batch, resident));
+  ASSERT_EQ(ph.kinds[3].kind, "state");
+  EXPECT_EQ(ph.kinds[3].range, (verifier::Range{per_batch, 8 * per_batch}));
+}
+
 RC_GTEST_PROP(PhasesProps, ValueAtAPointLiesInTheRangeAndSumsTheBuffers, ()) {
   const verifier::Manifest m = testing::RandomManifest();
   const LoadPlan plan = test_support::PlanOf(m);

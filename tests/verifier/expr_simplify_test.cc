@@ -1,6 +1,8 @@
 // Tests of polynomial normalisation (Simplify) and interval bounds.
+#include <algorithm>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
@@ -45,6 +47,42 @@ TEST(ExprSimplify, KeepsErrorsOfAtomsAndGivesUpOnOverflow) {
   EXPECT_FALSE(Evaluate(div0, {{"x", 3}}).value);
   Expr big = P("x * 9223372036854775807 + x * 9223372036854775807");
   EXPECT_EQ(Simplify(big), big);
+}
+
+int Depth(const Expr& e) {
+  int d = 0;
+  for (const Expr& a : e.args) d = std::max(d, Depth(a));
+  return d + 1;
+}
+
+TEST(ExprSum, EqualsSimplifyOfTheChain) {
+  const std::vector<Expr> terms = {P("a * b"), P("3"), P("b * a + c / 2"), P("-a * b"), P("c / 2")};
+  Expr chain = terms[0];
+  for (size_t i = 1; i < terms.size(); ++i) chain = chain + terms[i];
+  EXPECT_EQ(Sum(terms), Simplify(chain));
+  EXPECT_EQ(ToString(Sum(terms)), "a * b + 2 * (c / 2) + 3");
+  EXPECT_EQ(Sum({}), Expr::Const(0));
+  const std::vector<Expr> big = {P("x * 9223372036854775807"), P("x * 9223372036854775807")};
+  EXPECT_EQ(Sum(big), big[0] + big[1]);  // gives up: the sum as written
+}
+
+TEST(ExprSum, ManyTermsStayShallow) {
+  // 10^5 terms of one monomial fold to one; 10^5 distinct atoms (past the 4096-monomial
+  // limit) stay unsimplified, in chains of at most kMaxExprDepth / 2 summed in halves.
+  std::vector<Expr> same, distinct;
+  int64_t expected = 0;
+  for (int64_t i = 1; i <= 100000; ++i) {
+    same.push_back(Expr::Var("x") * Expr::Const(i % 7 + 1));
+    distinct.push_back(Expr::Binary(ExprOp::kCeilDiv, Expr::Var("x"), Expr::Const(i)));
+    expected += (1000 + i - 1) / i;
+  }
+  EXPECT_EQ(ToString(Sum(same)), "400000 * x");
+  const Expr d = Sum(distinct);
+  EXPECT_LE(Depth(d), kMaxExprDepth);  // reparsable, and far from 10^5
+  EXPECT_EQ(Evaluate(d, {{"x", 1000}}).value, expected);
+  const std::optional<Range> r = IntervalBounds(d, {{"x", {1000, 1000}}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->max, expected);
 }
 
 RC_GTEST_PROP(ExprSimplify, PreservesValuesAndIsIdempotent, ()) {

@@ -205,6 +205,11 @@ TEST(Parse, BadInputClassesGiveCodeAndPointer) {
       {"numbers.json",
        {{"S11", "/vars/batch/max"}, {"S11", "/load/lanes"}, {"S11", "/load/prefetch"}, {"S11", "/buffers/a/shape/0"},
         {"S11", "/buffers/b/shape/0"}, {"S11", "/buffers/b/lane"}}},
+      // Valid JSON beyond a double (309 digits, 1e309, -1E+400): S11 like any integer out of
+      // range, not J1 "not JSON" (which dropped every other diagnostic); a literal 0e0 stays.
+      {"huge_numbers.json",
+       {{"S11", "/vars/batch/max"}, {"S11", "/load/lanes"}, {"S11", "/load/prefetch"}, {"S11", "/buffers/a/shape/0"},
+        {"S2", "/buffers/a/note"}, {"S11", "/buffers/b/shape/0"}}},
       {"dtype_expr.json",
        {{"S7", "/buffers/a/dtype"}, {"S10", "/buffers/b/shape/0"}, {"S7", "/kernels/k/params/dst/dtype"},
         {"S10", "/kernels/k/params/dst/extent"}, {"S10", "/programs/p/calls/0/grid/0"},

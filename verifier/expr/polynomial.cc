@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -140,6 +141,36 @@ Expr Simplify(const Expr& e) {
   std::optional<detail::Poly> p = n.ToPoly(e);
   if (!p) return e;
   return n.FromPoly(*p);
+}
+
+namespace {
+
+// t[0] + t[1] + ... unsimplified: the parser's left-leaning shape while it is shallow enough to
+// reparse, halves summed recursively (recursion depth log2 n) beyond.
+Expr UnsimplifiedSum(std::span<const Expr> t) {
+  if (t.empty()) return Expr::Const(0);
+  if (t.size() > static_cast<size_t>(kMaxExprDepth) / 2) {
+    const size_t mid = t.size() / 2;
+    return UnsimplifiedSum(t.first(mid)) + UnsimplifiedSum(t.subspan(mid));
+  }
+  Expr acc = t[0];
+  for (size_t i = 1; i < t.size(); ++i) acc = std::move(acc) + t[i];
+  return acc;
+}
+
+}  // namespace
+
+Expr Sum(const std::vector<Expr>& terms) {
+  detail::Normaliser n;
+  detail::Poly acc;
+  for (const Expr& t : terms) {
+    std::optional<detail::Poly> p = n.ToPoly(t);
+    if (!p) return UnsimplifiedSum(terms);
+    for (const auto& [m, c] : *p) {
+      if (!detail::AddTerm(acc, m, c)) return UnsimplifiedSum(terms);
+    }
+  }
+  return n.FromPoly(acc);
 }
 
 }  // namespace loadplan::verifier

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# The command line as a newcomer meets it (docs/cli.md): exit codes, usage errors without
+# CLI11 internals, --help with defaults and examples, JSON output on error paths, non-UTF-8
+# file names, colour only on a terminal, generated completion, and gen's guards.
+# Usage: cli_behaviour.sh LOADPLAN SOURCE_DIR
+set -u
+L=$(realpath "$1") src=$(realpath "$2")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+tiny=$src/examples/tiny.json
+n=0 bad=0
+
+# expect RC PATTERN CMD...: exit code RC and combined output matching the extended regex.
+expect() {
+  local want=$1 pattern=$2
+  shift 2
+  n=$((n + 1))
+  local out rc
+  out=$("$@" 2>&1 </dev/null)
+  rc=$?
+  if [[ $rc != "$want" ]] || ! grep -qE -- "$pattern" <<<"$out"; then
+    echo "FAIL [$*]: exit $rc (want $want), output: $(head -c 400 <<<"$out")"
+    bad=$((bad + 1))
+  fi
+}
+# refuse PATTERN CMD...: the output must not match (CLI11 internals).
+refuse() {
+  local pattern=$1
+  shift
+  n=$((n + 1))
+  if "$@" 2>&1 </dev/null | grep -qE -- "$pattern"; then
+    echo "FAIL [$*]: output matches '$pattern'"
+    bad=$((bad + 1))
+  fi
+}
+
+# Exit codes and usage errors.
+expect 2 "cannot open 'nofile.csv'" "$L" place nofile.csv
+expect 2 "apply to the exact and best" "$L" place "$src/tests/data/rules/B1.json" --policy first-fit --work-budget 9
+expect 2 "not a directory" "$L" gen "$tiny" -o /etc/passwd
+expect 2 "name a manifest" "$L" gen -o out
+expect 2 "must|not an integer from 1" "$L" fuzz --cases -5
+expect 2 "not an integer from 1" "$L" fuzz --cases 0
+expect 2 "did you mean 'check'" "$L" chek x.json
+expect 2 "already bound" "$L" plan "$tiny" --at batch=1 --at batch=2
+expect 2 "--layers applies to" "$L" example tiny --layers 3
+expect 2 "'yaml' is not one of: text, json" "$L" check "$tiny" --format yaml
+expect 2 "'nope' is not one of" "$L" example nope
+for args in "check $tiny --format yaml" "example yaml" "plan --lanes 0" "plan --help" "check --help"; do
+  # shellcheck disable=SC2086
+  refuse 'ENUM|FAILED|->[0-9]|in \[[0-9]' "$L" $args
+done
+expect 0 "Example:" "$L" plan --help
+expect 0 '--format text\|json=text' "$L" check --help
+expect 0 "1000" "$L" fuzz --help
+
+# JSON output: errors of plan, several files of check, J3 with the same keys, non-UTF-8 names.
+printf '{"schema": 1, "name": "x", "buffers": {"a": {"kind": "weight"}}}' > bad.json
+expect 1 '"code": "S3"' "$L" plan bad.json --format json
+out=$("$L" plan bad.json --format json 2>/dev/null)
+python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert isinstance(d, list) and d' "$out" || { echo "FAIL plan json"; bad=$((bad+1)); }
+out=$("$L" check "$tiny" bad.json missing.json --format json 2>/dev/null)
+python3 - "$out" <<'PY' || { echo "FAIL check several files: $out" | head -c 600; bad=$((bad+1)); }
+import json, sys
+d = json.loads(sys.argv[1])
+files = d["files"]
+assert [f["exit"] for f in files] == [0, 1, 2], files
+assert files[0]["diagnostics"] == [] and files[0]["errors"] == 0
+keys = {"severity", "code", "file", "pointer", "message", "hint", "notes"}
+for f in files:
+    for x in f["diagnostics"]:
+        assert set(x) == keys, x
+assert files[2]["diagnostics"][0]["code"] == "J3"
+PY
+n=$((n + 2))
+cp bad.json $'caf\xe9.json'
+expect 1 '"file": "caf' "$L" check --format json $'caf\xe9.json'
+cp "$tiny" $'caf\xe9.json'
+expect 0 '"file"' "$L" plan --format json $'caf\xe9.json'
+
+# Numbers beyond a double are S11 (the rest is still checked), not J1.
+python3 -c 'import sys; t=open(sys.argv[1]).read(); open("huge.json","w").write(t.replace("\"shape\": [32]", "\"shape\": [1%s]" % ("0"*308), 1))' "$tiny"
+expect 1 'error\[S11\]' "$L" check huge.json
+
+# gen: a 20-digit layer number in a tensor name; a checkpoint larger than the free space.
+sed 's/"norm.weight"/"model.layers.99999999999999999999.norm"/' "$tiny" > layers.json
+expect 0 'tensors' "$L" gen layers.json --layers 2 -o ckpt
+sed 's/"shape": \[32\], "tensor": "norm.weight"/"shape": [1000000000000000], "tensor": "norm.weight"/' "$tiny" > big.json
+expect 2 'not enough disk space: .* needs [0-9]{16} bytes' "$L" gen big.json -o big
+
+# Colour: on a terminal only, and never with NO_COLOR.
+expect 1 'error\[S3\]' "$L" check bad.json
+refuse $'\033' "$L" check bad.json
+if script -qec true /dev/null >/dev/null 2>&1; then
+  expect 1 $'\033\\[1;31merror' script -qec "$L check $work/bad.json" /dev/null
+  refuse $'\033' env NO_COLOR=1 script -qec "$L check $work/bad.json" /dev/null
+fi
+
+# Completion generated from the CLI definition: every command and option is in it.
+"$L" completion bash > loadplan.bash && bash -n loadplan.bash || { echo "FAIL bash completion"; bad=$((bad+1)); }
+expect 0 'place.*--work-budget|--work-budget' "$L" completion bash
+expect 0 '#compdef loadplan' "$L" completion zsh
+expect 0 "'check:Verify" "$L" completion zsh
+if command -v zsh >/dev/null; then "$L" completion zsh | zsh -n || { echo "FAIL zsh completion"; bad=$((bad+1)); }; fi
+expect 2 "'fish' is not one of" "$L" completion fish
+
+echo "$n checks, $bad failures"
+[ "$bad" -eq 0 ]

@@ -121,7 +121,8 @@ ExecuteResult Execute(const LoadPlan& plan, Backend& backend) {
     Status st = ValidateStep(plan, i);
     if (st.ok()) st = RunStep(plan, i, backend, held);
     if (!st.ok()) {
-      r.status = Status::Error(fmt::format("step {} ({}): {}", i, Describe(plan, plan.steps[i]), st.message()));
+      r.status = Status::Error(fmt::format("step {} ({}): {}", i, Describe(plan, plan.steps[i]), st.message()),
+                               st.kind());
       r.failed_step = StepIndex{i};
       r.cleanup = Cleanup(plan, backend, held);
       return r;

@@ -120,9 +120,14 @@ int main(int argc, char** argv) {
   std::puts("|---:|---:|---:|---:|---:|");
   for (int n : sizes) {
     const loadplan::verifier::Manifest m = GenerateServing(n);
+    const loadplan::verifier::VerifyResult verified = loadplan::verifier::Verify(m);
+    if (!verified.verified) {
+      std::fprintf(stderr, "the generated manifest of %d serving buffers does not verify\n", n);
+      return 1;
+    }
     loadplan::simulator::LoadPlan plan;
     loadplan::simulator::MemoryPhases phases;
-    const double ms_plan = BestOfThree([&] { plan = Plan(m); });
+    const double ms_plan = BestOfThree([&] { plan = Plan(*verified.verified); });
     const double ms_phases = BestOfThree([&] { phases = loadplan::simulator::ComputePhases(m, plan); });
     const double nlogn = n * std::log2(std::max(2, n));
     std::printf("| %d | %.1f | %.1f | %.1f | %.2f |\n", n, ms_plan, ms_phases, 1e6 * ms_phases / nlogn,

@@ -153,7 +153,7 @@ TEST(Phases, ManyServingBuffersSumFlat) {
     per_batch += i % 7 + 1;
   }
   const verifier::Manifest m = mk.Call("derive.x", {"a"}, {"x"}).Done();
-  const LoadPlan plan = Plan(m);
+  const LoadPlan plan = test_support::PlanOf(m);
   const MemoryPhases ph = ComputePhases(m, plan, {{"batch", 2}});
   const int64_t resident = static_cast<int64_t>(plan.resident_bytes_rounded);
   const PhasePeak& serve = Phase(ph, "serve");

@@ -47,7 +47,16 @@ class ManifestMaker {
   ManifestMaker& Call(const std::string& prog, const std::vector<std::string>& reads,
                       const std::vector<std::string>& writes, bool derive = true, bool once = false) {
     verifier::Program& p = ProgramNamed(prog, derive, once);
-    const std::string kernel = fmt::format("k_r{}_w{}", reads.size(), writes.size());
+    // One kernel per shape of call: k_r<R>_w<W>, with the dtypes appended when a bound buffer
+    // is not U8 (a parameter has one dtype, rule P6).
+    std::string kernel = fmt::format("k_r{}_w{}", reads.size(), writes.size());
+    std::vector<verifier::Dtype> dtypes;
+    for (const auto* names : {&reads, &writes}) {
+      for (const std::string& b : *names) dtypes.push_back(DtypeOf(b));
+    }
+    if (std::any_of(dtypes.begin(), dtypes.end(), [](verifier::Dtype d) { return d != verifier::Dtype::kU8; })) {
+      for (verifier::Dtype d : dtypes) kernel += "_" + std::string(verifier::DtypeName(d));
+    }
     verifier::Call c{.kernel = kernel};
     std::vector<std::pair<std::string, std::string>> bound;  // (param, buffer)
     for (size_t i = 0; i < reads.size(); ++i) bound.emplace_back(fmt::format("r{:02}", i), reads[i]);
@@ -56,7 +65,7 @@ class ManifestMaker {
       c.args.push_back({.param = param, .buffer = buffer});
       c.args.push_back({.param = param + "_n", .scalar = ElementsOf(buffer)});
     }
-    EnsureKernel(kernel, reads.size(), writes.size(), bound.empty() ? verifier::Dtype::kU8 : DtypeOf(bound[0].second));
+    EnsureKernel(kernel, reads.size(), dtypes);
     c.grid = {Expr::Const(1)};
     p.calls.push_back(std::move(c));
     return *this;
@@ -86,17 +95,21 @@ class ManifestMaker {
     m_.programs.push_back({.name = name, .derive = derive, .once = once});
     return m_.programs.back();
   }
-  void EnsureKernel(const std::string& name, size_t reads, size_t writes, verifier::Dtype dtype) {
+  // `dtypes`: of the read params, then of the write params.
+  void EnsureKernel(const std::string& name, size_t reads, const std::vector<verifier::Dtype>& dtypes) {
     for (const verifier::Kernel& k : m_.kernels) {
       if (k.name == name) return;
     }
     verifier::Kernel k{.name = name};
-    auto add = [&](std::string param, verifier::Access access) {
+    auto add = [&](std::string param, verifier::Access access, verifier::Dtype dtype) {
       k.params.push_back({.name = param + "_n", .access = verifier::Access::kScalar});
       k.params.push_back({.name = param, .access = access, .dtype = dtype, .extent = Expr::Var(param + "_n")});
     };
-    for (size_t i = 0; i < reads; ++i) add(fmt::format("r{:02}", i), verifier::Access::kRead);
-    for (size_t i = 0; i < writes; ++i) add(fmt::format("w{:02}", i), verifier::Access::kWrite);
+    for (size_t i = 0; i < dtypes.size(); ++i) {
+      const bool read = i < reads;
+      add(fmt::format("{}{:02}", read ? "r" : "w", read ? i : i - reads), read ? verifier::Access::kRead : verifier::Access::kWrite,
+          dtypes[i]);
+    }
     m_.kernels.push_back(std::move(k));
   }
   const verifier::Buffer* Find(const std::string& buffer) const {

@@ -6,7 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "kernels/contract.h"
+#include "kernels/registry/registry.h"
+#include "verifier/registry_contract.h"
 
 namespace loadplan::backend {
 namespace {
@@ -30,22 +31,13 @@ std::optional<uint64_t> ExtentBytes(const verifier::Param& p, const std::map<std
   return (bits + 7) / 8;
 }
 
-std::string ContractMismatch(const verifier::Kernel& k, const kernels::KernelContract& c) {
-  if (k.params.size() != c.params.size()) {
-    return fmt::format("kernel {} ({}) has {} params, the backend's contract has {}", k.name, k.ptr, k.params.size(), c.params.size());
-  }
-  for (const verifier::Param& p : k.params) {
-    const kernels::ParamContract* pc = kernels::FindParam(c, p.name);
-    if (!pc) return fmt::format("kernel {} param {} ({}) is not in the backend's contract", k.name, p.name, p.ptr);
-    const std::string dtype = p.dtype ? std::string(verifier::DtypeName(*p.dtype)) : "";
-    const auto want_extent = pc->extent.empty() ? std::nullopt : verifier::ParseExpr(pc->extent).expr;
-    if (std::string(verifier::AccessName(p.access)) != pc->access || dtype != pc->dtype || p.extent != want_extent) {
-      return fmt::format("kernel {} param {} ({}) is {} {} extent {}, the backend implements {} {} extent {}", k.name,
-                         p.name, p.ptr, verifier::AccessName(p.access), dtype, p.extent ? verifier::ToString(*p.extent) : "-",
-                         pc->access, pc->dtype, pc->extent.empty() ? "-" : pc->extent);
-    }
-  }
-  return {};
+// The first difference from the registry (verifier::CompareWithRegistry, the comparison
+// rule P9 makes at check time), or "" when the declaration matches.
+std::string ContractMismatch(const verifier::Kernel& k, const kernels::KernelSpec& c) {
+  const std::vector<verifier::ContractMismatch> diffs = verifier::CompareWithRegistry(k, c);
+  if (diffs.empty()) return {};
+  return fmt::format("{} ({}): the backend implements only the registry's contract", diffs.front().message,
+                     diffs.front().ptr);
 }
 
 }  // namespace
@@ -93,7 +85,7 @@ std::vector<std::string> CheckContracts(const verifier::Manifest& m, const simul
     if (seen[name]) continue;
     seen[name] = true;
     const verifier::Kernel* k = m.FindKernel(name);
-    const kernels::KernelContract* c = kernels::FindContract(name);
+    const kernels::KernelSpec* c = kernels::FindKernel(name);
     if (!k || !c) {
       errors.push_back(fmt::format("kernel {} (called at {}) is not implemented by this backend", name, call.ptr));
       continue;

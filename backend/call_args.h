@@ -33,8 +33,8 @@ struct BoundCall {
 BoundCall BindCall(const verifier::Manifest& m, const simulator::LoadPlan& plan, const simulator::PlannedCall& call,
                    const std::function<uint8_t*(uint32_t)>& address);
 
-// Every kernel that a derive call of the plan launches must be in kernels::Contracts()
-// with the same parameters, access, dtype and extent; one message per mismatch. A model
+// Every kernel that a derive call of the plan launches must be in the kernel registry
+// (kernels::FindKernel) with the same parameters, access, dtype and extent; one message per mismatch. A model
 // out of name order (verifier::IsSortedModel false) is refused with one message: the
 // plan's indices follow the sorted model and the lookups would miss.
 std::vector<std::string> CheckContracts(const verifier::Manifest& m, const simulator::LoadPlan& plan);

@@ -9,6 +9,7 @@
 #include "cli/cmd_fuzz.h"
 #include "cli/cmd_gen.h"
 #include "cli/cmd_graph.h"
+#include "cli/cmd_kernels.h"
 #include "cli/cmd_place.h"
 #include "cli/cmd_plan.h"
 #include "cli/cmd_run.h"
@@ -158,6 +159,16 @@ void AddTimeline(CLI::App& app, Commands& c) {
   });
 }
 
+// `loadplan kernels [NAME] [--format json]`: the kernel registry (cli/cmd_kernels.h).
+void AddKernels(CLI::App& app, int& code) {
+  static cli::KernelsOptions options;
+  auto* cmd = app.add_subcommand("kernels", "List the kernel registry, or print one kernel's declaration to paste");
+  cmd->add_option("name", options.name, "Kernel name (none: list every registry kernel)");
+  cmd->add_option("--format", options.format, "Output format: text or json")
+      ->transform(CLI::CheckedTransformer(kFormats, CLI::ignore_case));
+  cmd->callback([&code] { code = cli::RunKernels(options); });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -174,6 +185,7 @@ int main(int argc, char** argv) {
   AddPlace(app, c);
   AddGraph(app, c);
   AddTimeline(app, c);
+  AddKernels(app, c.code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -22,7 +22,7 @@ struct Ran {
   std::string out, err;
 };
 
-Ran Run(const KernelsOptions& o) {
+Ran RunCommand(const KernelsOptions& o) {
   std::ostringstream out, err;
   Ran r;
   r.code = RunKernels(o, out, err);
@@ -32,9 +32,9 @@ Ran Run(const KernelsOptions& o) {
 }
 
 TEST(KernelsCommand, ListsEveryRegistryKernelWithItsDoc) {
-  const Ran text = Run({});
+  const Ran text = RunCommand({});
   EXPECT_EQ(text.code, 0);
-  const Ran js = Run({.format = Format::kJson});
+  const Ran js = RunCommand({.format = Format::kJson});
   const json list = json::parse(js.out);
   ASSERT_EQ(list.size(), kernels::Kernels().size());
   for (size_t i = 0; i < list.size(); ++i) {
@@ -50,7 +50,7 @@ TEST(KernelsCommand, ListsEveryRegistryKernelWithItsDoc) {
 // verifies without a diagnostic.
 TEST(KernelsCommand, PrintedDeclarationVerifiesAsTheRegistryContract) {
   for (const kernels::KernelSpec& k : kernels::Kernels()) {
-    const Ran r = Run({.name = k.name});
+    const Ran r = RunCommand({.name = k.name});
     ASSERT_EQ(r.code, 0) << r.err;
     json manifest = json::parse(r.out);
     ASSERT_EQ(manifest.size(), 1u) << r.out;  // only "kernels"
@@ -66,7 +66,7 @@ TEST(KernelsCommand, PrintedDeclarationVerifiesAsTheRegistryContract) {
 }
 
 TEST(KernelsCommand, JsonOfOneKernelHasPreconditionsAndDeclaration) {
-  const Ran r = Run({.name = "mxfp4_fc1_weight", .format = Format::kJson});
+  const Ran r = RunCommand({.name = "mxfp4_fc1_weight", .format = Format::kJson});
   ASSERT_EQ(r.code, 0);
   const json o = json::parse(r.out);
   EXPECT_EQ(o["name"], "mxfp4_fc1_weight");
@@ -79,7 +79,7 @@ TEST(KernelsCommand, JsonOfOneKernelHasPreconditionsAndDeclaration) {
 }
 
 TEST(KernelsCommand, UnknownNameIsAUsageError) {
-  const Ran r = Run({.name = "mxfp4_fc3_weight"});
+  const Ran r = RunCommand({.name = "mxfp4_fc3_weight"});
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(r.out.empty());
   EXPECT_NE(r.err.find("mxfp4_fc3_weight"), std::string::npos) << r.err;

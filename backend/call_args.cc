@@ -5,8 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "kernels/contract.h"
-#include "verifier/expr.h"
+#include "kernels/registry/registry.h"
 #include "verifier/manifest.h"
 
 namespace loadplan::backend {
@@ -29,40 +28,41 @@ bool HasScalar(const PlannedCall& call, std::string_view param) {
   return false;
 }
 
-// The bytes the contract's extent gives with the call's scalars; nullopt when it does not evaluate.
-std::optional<uint64_t> ContractBytes(const kernels::ParamContract& pc, const verifier::Assignment& scalars) {
-  const auto dtype = verifier::ParseDtype(pc.dtype);
-  const auto extent = verifier::ParseExpr(pc.extent).expr;
-  if (!dtype || !extent) return std::nullopt;
-  const verifier::Param p{.name = pc.name, .access = verifier::Access::kRead, .dtype = dtype, .extent = extent};
+// The bytes the registry's extent gives with the call's scalars; nullopt when it does not evaluate.
+std::optional<uint64_t> ContractBytes(const kernels::ParamSpec& spec, const verifier::Assignment& scalars) {
+  const verifier::Param p{.name = spec.name, .access = spec.access, .dtype = spec.dtype, .extent = spec.extent};
   return verifier::ExtentBytes(p, scalars);
 }
 
-// "" when `call` binds exactly `c`'s parameters as `c` declares them.
-std::string CallMismatch(const simulator::LoadPlan& plan, const PlannedCall& call, const kernels::KernelContract& c) {
+std::string BufferMismatch(const simulator::LoadPlan& plan, const PlannedCall& call, const kernels::ParamSpec& spec,
+                           const verifier::Assignment& scalars) {
+  const PlannedArg* a = FindArg(call, spec.name);
+  if (a == nullptr) return fmt::format("buffer param {} is not bound", spec.name);
+  const simulator::PlannedBuffer& b = plan.buffer(a->buffer);
+  const std::optional<uint64_t> want = ContractBytes(spec, scalars);
+  if (a->access == spec.access && spec.dtype == b.dtype && want == a->bytes) return {};
+  return fmt::format("param {} binds {} {} ({} bytes), the backend implements {} {} ({} bytes)", spec.name,
+                     verifier::AccessName(a->access), verifier::DtypeName(b.dtype), a->bytes,
+                     verifier::AccessName(spec.access), spec.dtype ? verifier::DtypeName(*spec.dtype) : "-",
+                     want ? fmt::format("{}", *want) : std::string("?"));
+}
+
+// "" when `call` binds exactly `spec`'s parameters, with its access, dtypes and extents.
+std::string CallMismatch(const simulator::LoadPlan& plan, const PlannedCall& call, const kernels::KernelSpec& spec) {
   verifier::Assignment scalars;
   for (const simulator::PlannedScalar& s : call.scalars) scalars[s.param] = s.value;
   size_t buffers = 0;
-  for (const kernels::ParamContract& pc : c.params) {
-    if (pc.access == "scalar") {
-      if (!HasScalar(call, pc.name)) return fmt::format("scalar {} is not bound", pc.name);
+  for (const kernels::ParamSpec& p : spec.params) {
+    if (p.access == verifier::Access::kScalar) {
+      if (!HasScalar(call, p.name)) return fmt::format("scalar {} is not bound", p.name);
       continue;
     }
     ++buffers;
-    const PlannedArg* a = FindArg(call, pc.name);
-    if (a == nullptr) return fmt::format("buffer param {} is not bound", pc.name);
-    const simulator::PlannedBuffer& b = plan.buffer(a->buffer);
-    const std::string dtype(verifier::DtypeName(b.dtype));
-    const std::optional<uint64_t> want = ContractBytes(pc, scalars);
-    if (std::string(verifier::AccessName(a->access)) != pc.access || dtype != pc.dtype || want != a->bytes) {
-      return fmt::format("param {} is {} {} ({} bytes), the backend implements {} {} ({} bytes)", pc.name,
-                         verifier::AccessName(a->access), dtype, a->bytes, pc.access, pc.dtype,
-                         want ? fmt::format("{}", *want) : std::string("?"));
-    }
+    if (std::string e = BufferMismatch(plan, call, p, scalars); !e.empty()) return e;
   }
-  if (call.args.size() != buffers || call.scalars.size() != c.params.size() - buffers) {
+  if (call.args.size() != buffers || call.scalars.size() != spec.params.size() - buffers) {
     return fmt::format("binds {} buffers and {} scalars, the backend's contract has {} params", call.args.size(),
-                       call.scalars.size(), c.params.size());
+                       call.scalars.size(), spec.params.size());
   }
   return {};
 }
@@ -95,13 +95,15 @@ std::vector<std::string> CheckContracts(const simulator::LoadPlan& plan) {
   std::map<std::string, bool, std::less<>> reported;  // one message per kernel
   for (const PlannedCall& call : plan.calls) {
     if (reported[call.kernel]) continue;
-    const kernels::KernelContract* c = kernels::FindContract(call.kernel);
-    if (c == nullptr) {
+    if (!call.kernel_id) {
       errors.push_back(fmt::format("kernel {} (called at {}) is not implemented by this backend", call.kernel, call.ptr));
       reported[call.kernel] = true;
       continue;
     }
-    if (std::string e = CallMismatch(plan, call, *c); !e.empty()) {
+    const kernels::KernelSpec& spec = kernels::Spec(*call.kernel_id);
+    if (std::string e = spec.name != call.kernel ? fmt::format("its kernel id names {}", spec.name)
+                                                 : CallMismatch(plan, call, spec);
+        !e.empty()) {
       errors.push_back(fmt::format("kernel {} at {}: {}", call.kernel, call.ptr, e));
       reported[call.kernel] = true;
     }

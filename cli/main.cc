@@ -14,6 +14,7 @@
 #include "cli/cmd_fuzz.h"
 #include "cli/cmd_gen.h"
 #include "cli/cmd_graph.h"
+#include "cli/cmd_kernels.h"
 #include "cli/cmd_place.h"
 #include "cli/cmd_plan.h"
 #include "cli/cmd_run.h"
@@ -99,6 +100,7 @@ struct Commands {
   cli::FuzzCliOptions fuzz;
   cli::GraphOptions graph;
   cli::TimelineOptions timeline;
+  cli::KernelsOptions kernels;
   std::string shell;
   std::string graph_placement, timeline_placement, plan_placement, run_placement;
   int code = 0;
@@ -274,6 +276,15 @@ bool UnknownCommand(const CLI::App& app, int argc, char** argv) {
   return true;
 }
 
+// `loadplan kernels [NAME] [--format json]`: the kernel registry (cli/cmd_kernels.h).
+void AddKernels(CLI::App& app, Commands& c) {
+  auto* cmd = app.add_subcommand("kernels", "List the kernel registry, or print one kernel's declaration to paste");
+  cmd->add_option("name", c.kernels.name, "Kernel name (none: list every registry kernel)");
+  AddFormat(cmd, c.kernels.format);
+  cmd->footer("Example:\n  loadplan kernels mxfp4_fc1_weight     # the declaration to paste into a manifest");
+  cmd->callback([&c] { c.code = cli::RunKernels(c.kernels); });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -293,6 +304,7 @@ int main(int argc, char** argv) {
   AddPlace(app, c);
   AddGraph(app, c);
   AddTimeline(app, c);
+  AddKernels(app, c);
   AddCompletion(app, c);
   if (UnknownCommand(app, argc, argv)) return 2;
   try {

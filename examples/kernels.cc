@@ -1,8 +1,10 @@
 // The standard kernel contracts. Extents are in elements of the parameter's dtype
-// and reference only the kernel's scalar parameters (DESIGN "Kernel contracts").
+// and reference only the kernel's scalar parameters (docs/manifest.md, kernels).
 #include "examples/kernels.h"
 
 #include <algorithm>
+
+#include "kernels/registry/registry.h"
 
 namespace loadplan::examples {
 namespace {
@@ -14,38 +16,20 @@ using verifier::ReadWriteParam;
 using verifier::ScalarParam;
 using verifier::WriteParam;
 
-// MXFP4 expert prep (DESIGN "MXFP4 expert prep"): checkpoint layout in, grouped-GEMM layout out.
-std::vector<KernelSpec> MxfpDeriveKernels() {
-  return {
-      {"mxfp4_fc1_weight",
-       {ReadParam("src", Dtype::kU8, "experts*rows*cols"), WriteParam("dst", Dtype::kU8, "experts*2*i_pad*(k_pad/2)"),
-        ScalarParam("experts"), ScalarParam("rows"), ScalarParam("cols"), ScalarParam("i_pad"), ScalarParam("k_pad")}},
-      {"mxfp4_fc1_scales",
-       {ReadParam("src", Dtype::kU8, "experts*rows*cols"), WriteParam("dst", Dtype::kU8, "experts*2*i_pad*(k_pad/32)"),
-        ScalarParam("experts"), ScalarParam("rows"), ScalarParam("cols"), ScalarParam("i_pad"), ScalarParam("k_pad")}},
-      {"mxfp4_fc1_bias",
-       {ReadParam("src", Dtype::kBF16, "experts*rows"), WriteParam("dst", Dtype::kF32, "experts*2*i_pad"),
-        ScalarParam("experts"), ScalarParam("rows"), ScalarParam("i_pad")}},
-      {"mxfp4_fc2_weight",
-       {ReadParam("src", Dtype::kU8, "experts*rows*cols"), WriteParam("dst", Dtype::kU8, "experts*h_pad*(i_pad/2)"),
-        ScalarParam("experts"), ScalarParam("rows"), ScalarParam("cols"), ScalarParam("h_pad"), ScalarParam("i_pad")}},
-      {"mxfp4_fc2_scales",
-       {ReadParam("src", Dtype::kU8, "experts*rows*cols"), WriteParam("dst", Dtype::kU8, "experts*h_pad*(i_pad/32)"),
-        ScalarParam("experts"), ScalarParam("rows"), ScalarParam("cols"), ScalarParam("h_pad"), ScalarParam("i_pad")}},
-      {"mxfp4_fc2_bias",
-       {ReadParam("src", Dtype::kBF16, "experts*rows"), WriteParam("dst", Dtype::kF32, "experts*h_pad"),
-        ScalarParam("experts"), ScalarParam("rows"), ScalarParam("h_pad")}},
-      {"mxfp4_dequant",
-       {ReadParam("blocks", Dtype::kU8, "rows*(cols/2)"), ReadParam("scales", Dtype::kU8, "rows*(cols/32)"),
-        WriteParam("dst", Dtype::kBF16, "rows*cols"), ScalarParam("rows"), ScalarParam("cols")}},
-  };
-}
-
-std::vector<KernelSpec> GenericDeriveKernels() {
-  return {
-      {"copy", {ReadParam("src", Dtype::kU8, "n"), WriteParam("dst", Dtype::kU8, "n"), ScalarParam("n")}},
-      {"cast_bf16_f32", {ReadParam("src", Dtype::kBF16, "n"), WriteParam("dst", Dtype::kF32, "n"), ScalarParam("n")}},
-  };
+// The derive kernels, generated from the kernel registry (kernels/registry/registry.h):
+// the declarations a backend accepts, by construction.
+std::vector<KernelSpec> DeriveKernels() {
+  std::vector<KernelSpec> out;
+  for (const kernels::KernelSpec& k : kernels::Kernels()) {
+    KernelSpec spec{.name = k.name};
+    for (const kernels::ParamSpec& p : k.params) {
+      spec.params.push_back(p.access == verifier::Access::kScalar
+                                ? ScalarParam(p.name)
+                                : verifier::ParamSpec{p.name, p.access, p.dtype, verifier::Value(*p.extent)});
+    }
+    out.push_back(std::move(spec));
+  }
+  return out;
 }
 
 // Decode-step serving kernels: one new token per sequence, `tokens` of them.
@@ -91,10 +75,8 @@ std::vector<KernelSpec> ServingKernels() {
 }  // namespace
 
 std::vector<KernelSpec> StandardKernelSpecs() {
-  std::vector<KernelSpec> all = MxfpDeriveKernels();
-  for (auto* part : {&GenericDeriveKernels, &ServingKernels}) {
-    for (auto& k : (*part)()) all.push_back(std::move(k));
-  }
+  std::vector<KernelSpec> all = DeriveKernels();
+  for (auto& k : ServingKernels()) all.push_back(std::move(k));
   std::sort(all.begin(), all.end(), [](const KernelSpec& a, const KernelSpec& b) { return a.name < b.name; });
   return all;
 }

@@ -1,6 +1,7 @@
-// The standard kernel contracts: derive kernels (MXFP4 expert prep, copy, cast)
-// and decode-step serving kernels. Backends implement these by name with exactly
-// these contracts; examples/README.md documents each one's semantics.
+// The standard kernel contracts: the derive kernels of the kernel registry
+// (kernels/registry/registry.h: MXFP4 expert prep, copy, cast) and decode-step serving
+// kernels. Backends implement the derive ones by name with exactly these contracts;
+// examples/README.md documents each one's semantics.
 #pragma once
 
 #include <string>

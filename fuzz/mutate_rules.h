@@ -32,6 +32,9 @@ LOADPLAN_MUTATOR(ExtentUnknownName);
 LOADPLAN_MUTATOR(ExtentMissing);
 LOADPLAN_MUTATOR(EmptyProgram);
 LOADPLAN_MUTATOR(DeriveGridZero);
+// Registry kernels (mutate_registry.cc).
+LOADPLAN_MUTATOR(RegistryContractChanged);
+LOADPLAN_MUTATOR(RegistryPreconditionBroken);
 // Dataflow and bounds (mutate_dataflow.cc).
 LOADPLAN_MUTATOR(Cycle);
 LOADPLAN_MUTATOR(OrphanRead);

@@ -56,6 +56,8 @@ const std::vector<Mutator>& Mutators() {
       {"extent-missing", "P7", ExtentMissing},
       {"empty-program", "P8", EmptyProgram},
       {"derive-grid-zero", "P8", DeriveGridZero},
+      {"registry-contract-changed", "P9", RegistryContractChanged},
+      {"registry-precondition-broken", "P10", RegistryPreconditionBroken},
       {"cycle", "D1", Cycle},
       {"orphan-read", "D2", OrphanRead},
       {"writer-later", "D2", WriterLater},

@@ -1,4 +1,4 @@
-// Default case counts for the fuzz properties (DESIGN.md "Fuzzing in CI"): 10^4 successful
+// Default case counts for the fuzz properties (docs/reliability.md "CI setting"): 10^4 successful
 // cases per property, 10^3 in an AddressSanitizer build. Include it from each fuzz test
 // executable; RC_PARAMS set in the environment wins (reproduce=..., seed=..., max_success=...).
 #pragma once

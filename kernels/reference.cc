@@ -1,4 +1,4 @@
-// CPU references of the derive kernels: DESIGN.md's MXFP4 recipe, step by step.
+// CPU references of the derive kernels: the MXFP4 recipe of docs/kernels.md, step by step.
 #include "kernels/reference.h"
 
 #include <cmath>
@@ -94,12 +94,14 @@ void WidenBf16(const uint8_t* src, uint8_t* dst, int64_t n) {
   }
 }
 
-void RunRows(const ResolvedCall& c) {
+enum class RowOutput : uint8_t { kBytes, kSwizzledScales, kWidenedBias };
+
+void RunRows(const ResolvedCall& c, RowOutput kind) {
   const RowShape& s = c.shape;
   const auto* src = static_cast<const uint8_t*>(c.src);
   auto* dst = static_cast<uint8_t*>(c.dst);
-  const bool bias = c.op == Op::kFc1Bias || c.op == Op::kFc2Bias;
-  const bool scales = c.op == Op::kFc1Scales || c.op == Op::kFc2Scales;
+  const bool bias = kind == RowOutput::kWidenedBias;
+  const bool scales = kind == RowOutput::kSwizzledScales;
   const int64_t out_elems = int64_t{s.out_rows} * s.out_cols;
   for (int64_t e = 0; e < s.experts; ++e) {
     const Matrix m = ExpertRows(src, s, e, bias ? 2 : 1);
@@ -144,20 +146,22 @@ void Dequant(const ResolvedCall& c) {
 
 }  // namespace
 
+// One arm per registry kernel (exhaustive: a new KernelId does not compile without one).
 void RunResolvedReference(const ResolvedCall& c) {
-  switch (c.op) {
-    case Op::kCopy:
+  switch (c.kernel) {
+    case KernelId::kCopy:
       if (c.n > 0) std::memcpy(c.dst, c.src, static_cast<size_t>(c.n));
       return;
-    case Op::kCast:
+    case KernelId::kCastBf16F32:
       WidenBf16(static_cast<const uint8_t*>(c.src), static_cast<uint8_t*>(c.dst), c.n);
       return;
-    case Op::kDequant:
-      Dequant(c);
-      return;
-    default:
-      RunRows(c);
-      return;
+    case KernelId::kMxfp4Dequant: Dequant(c); return;
+    case KernelId::kMxfp4Fc1Weight:
+    case KernelId::kMxfp4Fc2Weight: RunRows(c, RowOutput::kBytes); return;
+    case KernelId::kMxfp4Fc1Scales:
+    case KernelId::kMxfp4Fc2Scales: RunRows(c, RowOutput::kSwizzledScales); return;
+    case KernelId::kMxfp4Fc1Bias:
+    case KernelId::kMxfp4Fc2Bias: RunRows(c, RowOutput::kWidenedBias); return;
   }
 }
 

@@ -2,10 +2,11 @@
 // LaunchDerive (launch.h), with host pointers. The host backend runs these; a
 // GPU test compares them with the CUDA kernels bit for bit.
 //
-// The MXFP4 recipes are performed literally, step by step as DESIGN.md words
-// them (take up then gate rows, pad, stack [up; gate], interleave, 32-row block
-// shuffle, 128x4 swizzle), one expert at a time through scratch matrices; the
-// CUDA kernels compose the steps into one gather (recipe.h) instead.
+// The MXFP4 recipes are performed literally, step by step as docs/kernels.md ("The
+// MXFP4 recipe specification") words them (take up then gate rows, pad, stack
+// [up; gate], interleave, 32-row block shuffle, 128x4 swizzle), one expert at a time
+// through scratch matrices; the CUDA kernels compose the steps into one gather
+// (recipe.h) instead.
 // Cost: O(bytes) with three row copies per output row; memory: two matrices of
 // one expert's output.
 #pragma once

@@ -1,7 +1,7 @@
 // Validation of a derive-kernel call, shared by the CUDA launch and the CPU
-// reference: the name is registered, the arguments bind exactly the contract's
-// parameters, scalars are in range, pads are multiples of 128, every extent
-// (checked 64-bit arithmetic) fits its buffer, src and dst do not overlap.
+// reference: the name is in the registry (kernels/registry/registry.h), the arguments
+// bind exactly its parameters, its preconditions hold at the scalars, every extent
+// (checked 64-bit arithmetic) fits its buffer, no read buffer overlaps dst.
 #pragma once
 
 #include <cstdint>
@@ -9,16 +9,13 @@
 #include <string_view>
 
 #include "kernels/args.h"
+#include "kernels/registry/registry.h"
 #include "kernels/shape.h"
 
 namespace loadplan::kernels {
 
-enum class Op : uint8_t {
-  kFc1Weight, kFc1Scales, kFc1Bias, kFc2Weight, kFc2Scales, kFc2Bias, kCopy, kCast, kDequant
-};
-
 struct ResolvedCall {
-  Op op = Op::kCopy;
+  KernelId kernel = KernelId::kCopy;
   const void* src = nullptr;     // mxfp4_dequant: `blocks`
   const void* scales = nullptr;  // mxfp4_dequant only
   void* dst = nullptr;
@@ -35,8 +32,8 @@ struct Resolution {
   Status status = Status::Ok();
 };
 
-// Limits: experts <= 65535 (a CUDA grid dimension), per-expert rows and columns
-// < 2^31, pads multiples of 128 (the 128x4 swizzle and the 32-row shuffle).
+// The limits (experts <= 65535, pads multiples of 128, rows and row bytes < 2^31, ...)
+// are the registry's preconditions; a refusal names the first one that fails.
 Resolution Resolve(std::string_view name, const KernelArgs& args);
 
 }  // namespace loadplan::kernels

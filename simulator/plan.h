@@ -19,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include "kernels/registry/registry.h"
 #include "simulator/placement.h"
 #include "verifier/manifest.h"
 
@@ -63,6 +64,9 @@ struct PlannedCall {
   uint32_t call_in_program = 0;    // call index inside its program
   std::string ptr;                 // /programs/<p>/calls/<i>
   std::string kernel;              // the kernel's name (empty for a collective)
+  // The registry's id when the backends implement the kernel (its declaration then matches the
+  // registry's: rule P9); nullopt for another runtime's kernel, which backends refuse.
+  std::optional<kernels::KernelId> kernel_id;
   std::vector<PlannedScalar> scalars;  // evaluated (derive scalars are variable-free), by param
   std::vector<PlannedArg> args;        // buffer params, by param
   std::vector<BufferId> reads;     // buffers read (read/readwrite), sorted, unique

@@ -56,6 +56,7 @@ PlannedCall PlanCall(const verifier::Manifest& m, const verifier::Program& p, ui
     return out;
   }
   out.kernel = c.kernel;
+  if (const kernels::KernelSpec* spec = kernels::FindKernel(c.kernel)) out.kernel_id = spec->id;
   PlanArgs(m, c, out);
   SortUnique(out.reads);
   SortUnique(out.writes);

@@ -43,6 +43,8 @@ inline constexpr std::string_view kArgs = "P5";            // missing/extra argu
 inline constexpr std::string_view kArgDtype = "P6";        // bound buffer's dtype differs from the parameter's
 inline constexpr std::string_view kKernelDecl = "P7";      // kernel extent names a non-scalar param / buffer param without extent
 inline constexpr std::string_view kEmptyProgram = "P8";    // program with no calls / derive program with a grid of 0
+inline constexpr std::string_view kRegistryContract = "P9";// kernel declared differently from the registry kernel of that name
+inline constexpr std::string_view kPrecondition = "P10";   // call breaks a precondition of a registry kernel
 
 // Dataflow.
 inline constexpr std::string_view kCycle = "D1";           // cycle among derive programs

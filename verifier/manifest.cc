@@ -17,7 +17,6 @@ namespace {
 
 constexpr std::array<std::string_view, 8> kKindNames = {"weight", "source", "carry", "state",
                                                         "scratch", "input", "output", "peer"};
-constexpr std::array<std::string_view, 4> kAccessNames = {"read", "write", "readwrite", "scalar"};
 
 template <typename T>
 const T* FindByName(const std::vector<T>& v, std::string_view n) {
@@ -68,18 +67,6 @@ std::optional<BufferKind> ParseBufferKind(std::string_view s) {
 std::string_view BufferKindName(BufferKind k) {
   size_t i = static_cast<size_t>(k);
   return i < kKindNames.size() ? kKindNames[i] : std::string_view("?");
-}
-
-std::optional<Access> ParseAccess(std::string_view s) {
-  for (size_t i = 0; i < kAccessNames.size(); ++i) {
-    if (kAccessNames[i] == s) return static_cast<Access>(i);
-  }
-  return std::nullopt;
-}
-
-std::string_view AccessName(Access a) {
-  size_t i = static_cast<size_t>(a);
-  return i < kAccessNames.size() ? kAccessNames[i] : std::string_view("?");
 }
 
 const Variable* Manifest::FindVar(std::string_view n) const { return FindByName(vars, n); }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/access.h"
 #include "verifier/dtype.h"
 #include "verifier/expr.h"
 
@@ -15,16 +16,18 @@ namespace loadplan::verifier {
 
 inline constexpr int kSchemaVersion = 1;
 
+// Parameter access lives in base/access.h (the kernel registry shares it).
+using base::Access;
+using base::AccessName;
+using base::ParseAccess;
+using base::Reads;
+using base::Writes;
+
 enum class BufferKind : uint8_t { kWeight, kSource, kCarry, kState, kScratch, kInput, kOutput, kPeer };
-enum class Access : uint8_t { kRead, kWrite, kReadWrite, kScalar };
 
 std::optional<BufferKind> ParseBufferKind(std::string_view s);
 std::string_view BufferKindName(BufferKind k);
-std::optional<Access> ParseAccess(std::string_view s);
-std::string_view AccessName(Access a);
 inline bool IsCheckpointBound(BufferKind k) { return k == BufferKind::kWeight || k == BufferKind::kSource; }
-inline bool Reads(Access a) { return a == Access::kRead || a == Access::kReadWrite; }
-inline bool Writes(Access a) { return a == Access::kWrite || a == Access::kReadWrite; }
 
 struct Variable {
   std::string name;

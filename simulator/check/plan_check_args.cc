@@ -3,6 +3,7 @@
 // argument's range [0, bytes) lies inside its buffer.
 #include <vector>
 
+#include "kernels/registry/registry.h"
 #include "simulator/check/plan_check_internal.h"
 
 namespace loadplan::simulator::checkdetail {
@@ -38,7 +39,9 @@ Expected ExpectedCall(const verifier::Manifest& m, const verifier::Call& call) {
 void CheckOne(Ctx& c, const PlannedCall& pc, const verifier::Call& call) {
   const Expected want = ExpectedCall(c.m, call);
   const std::string kernel = call.type == verifier::CallType::kKernel ? call.kernel : "";
-  if (pc.kernel != kernel || pc.scalars != want.scalars) {
+  const kernels::KernelSpec* spec = kernel.empty() ? nullptr : kernels::FindKernel(kernel);
+  const std::optional<kernels::KernelId> id = spec ? std::optional(spec->id) : std::nullopt;
+  if (pc.kernel != kernel || pc.kernel_id != id || pc.scalars != want.scalars) {
     c.Add(PlanViolationKind::kArgs, "call {} ({}): kernel or scalars differ from the manifest's", Index(pc.id), pc.ptr);
     return;
   }

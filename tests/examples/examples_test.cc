@@ -1,5 +1,5 @@
 // Tests of the example manifests: the committed JSON is exactly what the builder
-// makes, every example verifies clean, and the sizes match DESIGN's MXFP4 recipe.
+// makes, every example verifies clean, and the sizes match the MXFP4 recipe (docs/kernels.md).
 #include "examples/examples.h"
 
 #include <algorithm>
@@ -134,7 +134,7 @@ uint64_t SourceBytes(const Manifest& m) {
   return total;
 }
 
-// ~188 GB of experts: fits one 288 GB device once, not twice (DESIGN "The problem").
+// ~188 GB of experts: fits one 288 GB device once, not twice (docs/kernels.md, gpt-oss-120b).
 TEST(Examples, K3StageHoldsAbout188GBOfExperts) {
   verifier::BuildResult r = K3Stage();
   ASSERT_TRUE(r.ok());
@@ -175,7 +175,7 @@ TEST(Examples, BrokenGptOssDrawsBoundsAndFinding3Diagnostics) {
 
 TEST(Examples, GptOssTextStaysSmall) { EXPECT_LT(ExampleText("gpt-oss-120b").size(), size_t{3} << 19); }
 
-// The standard contracts at gpt-oss's scalars give DESIGN's element counts.
+// The standard contracts at gpt-oss's scalars give the recipe's element counts (docs/kernels.md).
 TEST(Kernels, MxfpContractsMatchDesignShapes) {
   const auto kernels = StandardKernels();
   const verifier::Assignment fc1 = {{"experts", 128}, {"rows", 5760}, {"cols", 1440}, {"i_pad", 2944}, {"k_pad", 2944}};

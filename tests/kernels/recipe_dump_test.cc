@@ -1,6 +1,6 @@
 // Writes CPU-reference inputs and outputs of every MXFP4 kernel as .npy files
 // plus cases.txt, for scripts/recipe_check.py, which recomputes the recipe from
-// DESIGN.md's text with numpy and compares. Directory: $LOADPLAN_RECIPE_DIR
+// the recipe text (docs/kernels.md) with numpy and compares. Directory: $LOADPLAN_RECIPE_DIR
 // (then gpt-oss-120b sized cases are added), else a temporary one (small cases,
 // so the writer itself stays tested).
 #include <gtest/gtest.h>

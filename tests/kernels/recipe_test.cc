@@ -1,4 +1,4 @@
-// The CPU references (DESIGN.md's steps done literally) against the composed
+// The CPU references (the docs/kernels.md recipe steps done literally) against the composed
 // one-pass gather the CUDA kernels use (kernels/recipe.h): every destination
 // byte is traced back to its source byte by probing with position codes, so
 // each source byte must land exactly once and every other byte is a 0 pad.

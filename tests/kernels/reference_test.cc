@@ -1,5 +1,5 @@
 // CPU references of the derive kernels against hand-computed index mappings
-// (DESIGN.md "MXFP4 expert prep"), the contract registry, and refused calls.
+// (docs/kernels.md "The MXFP4 recipe specification") and refused calls.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "kernels/contract.h"
 #include "kernels/launch.h"
 #include "kernels/recipe.h"
 #include "kernels/reference.h"
@@ -207,23 +206,6 @@ TEST(Dequant, ReferenceEqualsFieldConstructionForEveryCode) {
     const auto v = DequantRow(blocks, static_cast<uint8_t>(s));
     for (uint32_t nib = 0; nib < 16; ++nib) ASSERT_EQ(v[nib], Mxfp4ToBf16Bits(nib, s)) << nib << " " << s;
   }
-}
-
-TEST(Contracts, RegistryIsSortedAndComplete) {
-  std::vector<std::string> names;
-  for (const KernelContract& k : Contracts()) {
-    names.push_back(k.name);
-    for (size_t i = 1; i < k.params.size(); ++i) EXPECT_LT(k.params[i - 1].name, k.params[i].name) << k.name;
-  }
-  EXPECT_EQ(names, (std::vector<std::string>{"cast_bf16_f32", "copy", "mxfp4_dequant", "mxfp4_fc1_bias", "mxfp4_fc1_scales",
-                                              "mxfp4_fc1_weight", "mxfp4_fc2_bias", "mxfp4_fc2_scales",
-                                              "mxfp4_fc2_weight"}));
-  EXPECT_EQ(FindContract("nope"), nullptr);
-  const KernelContract* k = FindContract("mxfp4_fc1_weight");
-  ASSERT_NE(k, nullptr);
-  EXPECT_EQ(*FindParam(*k, "dst"), (ParamContract{"dst", "write", "U8", "experts*2*i_pad*(k_pad/2)"}));
-  EXPECT_EQ(*FindParam(*k, "k_pad"), (ParamContract{"k_pad", "scalar", "", ""}));
-  EXPECT_EQ(FindParam(*k, "n"), nullptr);
 }
 
 // A refused call returns an error naming the kernel and leaves dst untouched;

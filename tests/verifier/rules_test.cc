@@ -77,6 +77,12 @@ const std::vector<Case>& Cases() {
       {"P7_no_extent", {{"P7", "/kernels/apply/params/w"}}},
       {"P8_no_calls", {{"P8", "/programs/idle/calls"}}},
       {"P8_grid_zero", {{"P8", "/programs/derive.w/calls/0/grid/0"}}},
+      // registry kernels: `copy` declared with another extent tree / an extra parameter
+      {"P9_extent", {{"P9", "/kernels/copy/params/src/extent"}}},
+      {"P9_extra_param", {{"P9", "/kernels/copy/params/m"}}},
+      // a derive mxfp4_dequant with cols = 48; a serving copy with n = batch - 2 (< 0 at batch = 1)
+      {"P10", {{"P10", "/programs/derive.q/calls/0/args/cols"}}},
+      {"P10_variable", {{"P10", "/programs/peek/calls/0/args/n"}}},
       {"D1", {{"D1", "/programs/a"}}},
       {"D2_serving_writer", {{"D2", "/programs/d/calls/0/args/src"}}},
       {"D2_writer_later", {{"D2", "/programs/d/calls/0/args/src"}}},
@@ -145,7 +151,7 @@ TEST(RuleFixtures, TableCoversEveryFileAndCode) {
   }
   EXPECT_EQ(files, listed);
   const std::set<std::string> emitted = {"S3", "S6", "S8", "S9", "S11", "K1", "K2", "K3", "K4", "K5", "K6", "K7", "K8",
-                                         "P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "D1", "D2",
+                                         "P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P10", "D1", "D2",
                                          "D3", "D4", "D5", "B1", "B2", "L1", "L2", "L3"};
   EXPECT_EQ(codes, emitted);
 }

@@ -1,0 +1,75 @@
+// Parsing and evaluating registry preconditions.
+#include "kernels/registry/precondition.h"
+
+#include <array>
+#include <utility>
+
+namespace loadplan::kernels {
+namespace {
+
+struct CompareToken {
+  std::string_view text;
+  Compare cmp;
+};
+// Two-character tokens first, so "<=" is not read as "<".
+constexpr std::array<CompareToken, 5> kTokens = {{
+    {"==", Compare::kEq}, {"<=", Compare::kLe}, {">=", Compare::kGe}, {"<", Compare::kLt}, {">", Compare::kGt},
+}};
+
+// The first variable of `e` in reading order ("" when it names none).
+std::string FirstName(const verifier::Expr& e) {
+  if (e.op == verifier::ExprOp::kVar) return e.name;
+  for (const verifier::Expr& a : e.args) {
+    if (std::string n = FirstName(a); !n.empty()) return n;
+  }
+  return {};
+}
+
+}  // namespace
+
+std::optional<Precondition> ParsePrecondition(std::string_view text, std::string_view why) {
+  for (const CompareToken& t : kTokens) {
+    const size_t at = text.find(t.text);
+    if (at == std::string_view::npos) continue;
+    const std::string_view rest = text.substr(at + t.text.size());
+    if (rest.find_first_of("<>=") != std::string_view::npos) return std::nullopt;
+    verifier::ExprParseResult lhs = verifier::ParseExpr(text.substr(0, at));
+    verifier::ExprParseResult rhs = verifier::ParseExpr(rest);
+    if (!lhs.expr || !rhs.expr) return std::nullopt;
+    std::string subject = FirstName(*lhs.expr);
+    if (subject.empty()) subject = FirstName(*rhs.expr);
+    return Precondition{.text = std::string(text), .lhs = std::move(*lhs.expr), .rhs = std::move(*rhs.expr),
+                        .cmp = t.cmp, .subject = std::move(subject), .why = std::string(why)};
+  }
+  return std::nullopt;
+}
+
+std::optional<bool> Holds(const Precondition& p, const verifier::Assignment& scalars) {
+  const verifier::EvalResult l = verifier::Evaluate(p.lhs, scalars), r = verifier::Evaluate(p.rhs, scalars);
+  if (!l.value || !r.value) return std::nullopt;
+  switch (p.cmp) {
+    case Compare::kEq: return *l.value == *r.value;
+    case Compare::kLe: return *l.value <= *r.value;
+    case Compare::kLt: return *l.value < *r.value;
+    case Compare::kGe: return *l.value >= *r.value;
+    case Compare::kGt: return *l.value > *r.value;
+  }
+  return std::nullopt;
+}
+
+std::vector<const Precondition*> Violated(const KernelSpec& k, const verifier::Assignment& scalars) {
+  std::vector<const Precondition*> out;
+  for (const Precondition& p : k.preconditions) {
+    if (Holds(p, scalars) != std::optional<bool>(true)) out.push_back(&p);
+  }
+  return out;
+}
+
+std::string_view CompareText(Compare c) {
+  for (const CompareToken& t : kTokens) {
+    if (t.cmp == c) return t.text;
+  }
+  return "?";
+}
+
+}  // namespace loadplan::kernels

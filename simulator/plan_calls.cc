@@ -1,8 +1,7 @@
-// The planner's calls: derive programs in dataflow order, each call resolved to what a
-// backend launches (kernel, evaluated scalars, buffer arguments with byte extents).
+// The planner's calls: the derive programs in the verifier's dataflow order
+// (VerifiedManifest::derive_order, computed once by verifier/dataflow.h), each call resolved
+// to what a backend launches (kernel, evaluated scalars, buffer arguments with byte extents).
 #include <algorithm>
-#include <functional>
-#include <queue>
 
 #include "simulator/plan_internal.h"
 
@@ -63,68 +62,15 @@ PlannedCall PlanCall(const verifier::Manifest& m, const verifier::Program& p, ui
   return out;
 }
 
-// Lexicographically smallest topological order of derive programs (indices are name order,
-// and std::string compares bytewise): the order verifier::OrderDerivePrograms defines,
-// computed on indices because at 100k programs the string-keyed version dominates planning.
-// Programs on or behind a cycle (rejected by the verifier) are left out, as there.
-std::vector<uint32_t> OrderPrograms(const verifier::Manifest& m, const std::vector<uint32_t>& derive,
-                                    const std::vector<std::vector<PlannedCall>>& calls) {
-  std::vector<std::vector<uint32_t>> writers(m.buffers.size());
-  for (uint32_t k = 0; k < derive.size(); ++k) {
-    for (const PlannedCall& c : calls[k]) {
-      for (BufferId w : c.writes) {
-        if (m.buffers[Index(w)].kind == verifier::BufferKind::kCarry) writers[Index(w)].push_back(k);
-      }
-    }
-  }
-  std::vector<std::vector<uint32_t>> succ(derive.size());
-  std::vector<uint32_t> indegree(derive.size(), 0);
-  for (uint32_t k = 0; k < derive.size(); ++k) {
-    std::vector<uint32_t> preds;
-    for (const PlannedCall& c : calls[k]) {
-      for (BufferId r : c.reads) preds.insert(preds.end(), writers[Index(r)].begin(), writers[Index(r)].end());
-    }
-    std::sort(preds.begin(), preds.end());
-    preds.erase(std::unique(preds.begin(), preds.end()), preds.end());
-    for (uint32_t w : preds) {
-      if (w == k) continue;
-      succ[w].push_back(k);
-      ++indegree[k];
-    }
-  }
-  std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> ready;
-  for (uint32_t k = 0; k < derive.size(); ++k) {
-    if (indegree[k] == 0) ready.push(k);
-  }
-  std::vector<uint32_t> order;
-  while (!ready.empty()) {
-    const uint32_t k = ready.top();
-    ready.pop();
-    order.push_back(k);
-    for (uint32_t s : succ[k]) {
-      if (--indegree[s] == 0) ready.push(s);
-    }
-  }
-  return order;
-}
-
 }  // namespace
 
-std::vector<PlannedCall> BuildCalls(const verifier::Manifest& m, std::vector<std::string>& order) {
-  std::vector<uint32_t> derive;
-  for (uint32_t p = 0; p < m.programs.size(); ++p) {
-    if (m.programs[p].derive && !m.programs[p].malformed) derive.push_back(p);
-  }
-  std::vector<std::vector<PlannedCall>> per_program(derive.size());
-  for (uint32_t k = 0; k < derive.size(); ++k) {
-    const verifier::Program& p = m.programs[derive[k]];
-    for (uint32_t i = 0; i < p.calls.size(); ++i) per_program[k].push_back(PlanCall(m, p, i));
-  }
+std::vector<PlannedCall> BuildCalls(const verifier::Manifest& m, const std::vector<std::string>& order) {
   std::vector<PlannedCall> calls;
-  order.clear();
-  for (uint32_t k : OrderPrograms(m, derive, per_program)) {
-    order.push_back(m.programs[derive[k]].name);
-    for (PlannedCall& c : per_program[k]) {
+  for (const std::string& name : order) {
+    const verifier::Program* p = m.FindProgram(name);
+    if (p == nullptr || !p->derive) continue;  // a VerifiedManifest's order names its derive programs
+    for (uint32_t i = 0; i < p->calls.size(); ++i) {
+      PlannedCall c = PlanCall(m, *p, i);
       c.id = CallId{static_cast<uint32_t>(calls.size())};
       calls.push_back(std::move(c));
     }

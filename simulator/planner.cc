@@ -69,6 +69,7 @@ LoadPlan Plan(const verifier::VerifiedManifest& verified_manifest, const PlanOpt
   plan.granularity = std::max<uint64_t>(1, options.granularity);
   plan.placement = options.placement;
   plan.naive = options.naive;
+  plan.derive_order = verified_manifest.derive_order();
   plan.calls = detail::BuildCalls(verified, plan.derive_order);
   plan.buffers = detail::BuildBuffers(verified, options.naive);
   detail::AssignWindowsAndLanes(plan);

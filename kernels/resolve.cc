@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "base/bytes.h"
+
 namespace loadplan::kernels {
 namespace {
 
@@ -54,11 +56,10 @@ Status CheckExtents(const KernelSpec& k, const KernelArgs& args, const verifier:
   for (const ParamSpec& p : k.params) {
     if (p.access == Access::kScalar) continue;
     const verifier::EvalResult e = verifier::Evaluate(*p.extent, at);
-    uint64_t need = 0;
-    if (!e.value || *e.value < 0 ||
-        __builtin_mul_overflow(static_cast<uint64_t>(*e.value), base::DtypeBits(*p.dtype) / 8, &need)) {
-      return Fail(k.name, p.name + " extent overflows 64 bits");
-    }
+    const std::optional<uint64_t> bytes_needed =
+        e.value && *e.value >= 0 ? base::ElementBytes(static_cast<uint64_t>(*e.value), *p.dtype) : std::nullopt;
+    if (!bytes_needed) return Fail(k.name, p.name + " extent overflows 64 bits");
+    const uint64_t need = *bytes_needed;
     const BufferArg& b = args.buffers.find(p.name)->second;
     if (b.bytes < need) {
       return Fail(k.name, fmt::format("{} needs {} bytes, the buffer has {}", p.name, need, b.bytes));

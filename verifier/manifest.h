@@ -152,10 +152,10 @@ void AssignPointers(Manifest& m);
 
 // The parser and the builder give vars, buffers, kernels, each kernel's params, programs
 // and each call's args sorted by name (the Find* lookups binary-search them). A hand-built
-// model may not be. Verify, Plan, CheckPlan and ComputePhases then work on a sorted copy
-// (so their answers do not depend on the order, and a plan's buffer and call indices always
-// follow the sorted model); the backends refuse an unsorted model before allocating
-// (backend::CheckContracts): give them SortModel(m), the model the plan describes.
+// model may not be, and no caller has to care: Verify works on a sorted copy and returns it
+// as the VerifiedManifest that Plan takes (so a plan's ids always follow the sorted model),
+// CheckPlan and ComputePhases sort a copy too, and backends never see a manifest (the plan
+// is self-contained). These three are the helpers those entry points use.
 [[nodiscard]] bool IsSortedModel(const Manifest& m);
 void SortModel(Manifest& m);  // sorts those vectors (stable); pointers are left as they are
 // `m` itself when it is sorted (the usual case, O(n) to tell), else a sorted copy made in

@@ -1,6 +1,7 @@
 // The bytes vocabulary of every layer: checked and saturating arithmetic on byte counts,
 // rounding, tensor byte sizes from dtype x shape, and the byte formats the tools print.
-// Units (DESIGN.md "Units"): sizes in bytes, printed in GiB = 2^30 bytes.
+// Units (docs/planner.md, "Units and conventions"): sizes in bytes, printed in GiB = 2^30
+// bytes; bandwidth in GB/s = 10^9 bytes per second.
 #pragma once
 
 #include <cstdint>

@@ -59,8 +59,9 @@ std::optional<uint64_t> ParseByteSize(std::string_view text) {
 const std::vector<DevicePreset>& DevicePresets() {
   static const std::vector<DevicePreset> kPresets = {
       {"h200", 150109106995, true,
-       "139.8 GiB: total cudaMemGetInfo reports on the lent NVIDIA H200, as recorded (to 0.1 GiB) "
-       "in DESIGN.md; the byte count is 139.8 * 2^30 rounded down"},
+       "139.8 GiB: total cudaMemGetInfo reports on the lent NVIDIA H200 (143771 MiB as nvidia-smi "
+       "counts it, less what the driver holds), measured to 0.1 GiB (docs/planner.md, device presets); "
+       "the byte count is 139.8 * 2^30 rounded down"},
       {"b200", 180000000000, false,
        "180 GB nominal: NVIDIA DGX B200 datasheet, 1,440 GB of HBM3e over 8 GPUs"},
       {"gb300", 288000000000, false, "288 GB nominal: NVIDIA GB300 marketed HBM3e per GPU"},

@@ -226,10 +226,11 @@ RuleContext MakeRuleContext(const Manifest& m, const VerifyOptions& options) {
 }
 
 std::span<const RuleFamily> AllRuleFamilies() {
-  static constexpr std::array<RuleFamily, 7> kFamilies{{
+  static constexpr std::array<RuleFamily, 8> kFamilies{{
       {"structure", &CheckStructure},
       {"kinds", &CheckKinds},
       {"programs", &CheckPrograms},
+      {"calls", &CheckCalls},
       {"registry", &CheckRegistry},
       {"dataflow", &CheckDataflow},
       {"bounds", &CheckBounds},

@@ -1,5 +1,5 @@
 // Program rules: derive flags and what derive programs may touch (P1-P4), and
-// empty programs (P8). Call/kernel-contract rules P5-P7 live in calls.cc.
+// empty programs (P8). Call/kernel-contract rules P5-P7 are the `calls` family (calls.cc).
 #include <fmt/format.h>
 
 #include "verifier/codes.h"
@@ -105,7 +105,6 @@ void CheckPrograms(const RuleContext& ctx, DiagSink& sink) {
     }
   }
   CheckDeriveTouches(ctx, sink);
-  CheckCalls(ctx, sink);
 }
 
 }  // namespace loadplan::verifier

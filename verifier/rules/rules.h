@@ -86,7 +86,7 @@ struct RuleFamily {
 
 void CheckStructure(const RuleContext& ctx, DiagSink& sink);  // S6, S8, S9
 void CheckKinds(const RuleContext& ctx, DiagSink& sink);      // K1-K8
-void CheckPrograms(const RuleContext& ctx, DiagSink& sink);   // P1-P8 (P5-P7 via CheckCalls)
+void CheckPrograms(const RuleContext& ctx, DiagSink& sink);   // P1-P4, P8
 void CheckCalls(const RuleContext& ctx, DiagSink& sink);      // P5-P7: arguments and kernel contracts
 void CheckRegistry(const RuleContext& ctx, DiagSink& sink);   // P9, P10: registry kernels' contracts and preconditions
 void CheckDataflow(const RuleContext& ctx, DiagSink& sink);   // D1-D5

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,12 +19,15 @@
 #include "simulator/phases.h"
 #include "simulator/planner.h"
 #include "verifier/manifest.h"
+#include "verifier/verify.h"
 
 namespace {
 
 using loadplan::verifier::Access;
 using loadplan::verifier::BufferKind;
 using loadplan::verifier::Expr;
+
+std::optional<loadplan::verifier::Dtype> U8Dtype() { return loadplan::verifier::Dtype::kU8; }
 
 loadplan::verifier::Buffer U8(std::string name, BufferKind kind, int64_t bytes) {
   loadplan::verifier::Buffer b{.name = name, .kind = kind, .shape = {Expr::Const(bytes)}};
@@ -38,17 +42,28 @@ loadplan::verifier::Manifest Generate(int n) {
   loadplan::verifier::Manifest m;
   m.name = fmt::format("plan-scale-{}", n);
   m.load = {.lanes = 4, .prefetch = 2, .ptr = "/load"};
-  m.kernels.push_back({.name = "prep", .params = {{.name = "a", .access = Access::kRead},
-                                                  {.name = "b", .access = Access::kRead},
-                                                  {.name = "dst", .access = Access::kWrite}}});
+  // prep(a, b -> dst): each buffer param touches its whole buffer, whose byte count the call
+  // passes as a scalar (na, nb, nd), so the manifest verifies (Plan takes only a verified one).
+  m.kernels.push_back({.name = "prep",
+                       .params = {{.name = "a", .access = Access::kRead, .dtype = U8Dtype(), .extent = Expr::Var("na")},
+                                  {.name = "b", .access = Access::kRead, .dtype = U8Dtype(), .extent = Expr::Var("nb")},
+                                  {.name = "dst", .access = Access::kWrite, .dtype = U8Dtype(), .extent = Expr::Var("nd")},
+                                  {.name = "na", .access = Access::kScalar},
+                                  {.name = "nb", .access = Access::kScalar},
+                                  {.name = "nd", .access = Access::kScalar}}});
   for (int i = 0; i < n; ++i) {
     const int64_t size = (64 << 10) * (1 + (i * 7919) % 16);
     m.buffers.push_back(U8(fmt::format("l{:07}.raw", i), BufferKind::kSource, size));
     m.buffers.push_back(U8(fmt::format("l{:07}.w", i), BufferKind::kCarry, size / 2));
     loadplan::verifier::Call c{.kernel = "prep", .grid = {Expr::Const(64)}};
+    const int next = std::min(i + 1, n - 1);
+    const int64_t next_size = (64 << 10) * (1 + (next * 7919) % 16);
     c.args = {{.param = "a", .buffer = fmt::format("l{:07}.raw", i)},
-              {.param = "b", .buffer = fmt::format("l{:07}.raw", std::min(i + 1, n - 1))},
-              {.param = "dst", .buffer = fmt::format("l{:07}.w", i)}};
+              {.param = "b", .buffer = fmt::format("l{:07}.raw", next)},
+              {.param = "dst", .buffer = fmt::format("l{:07}.w", i)},
+              {.param = "na", .scalar = Expr::Const(size)},
+              {.param = "nb", .scalar = Expr::Const(next_size)},
+              {.param = "nd", .scalar = Expr::Const(size / 2)}};
     m.programs.push_back({.name = fmt::format("derive.l{:07}", i), .derive = true, .calls = {c}});
   }
   auto by_name = [](const auto& a, const auto& b) { return a.name < b.name; };

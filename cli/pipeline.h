@@ -25,7 +25,7 @@ template <class T>
 class [[nodiscard]] Outcome {
  public:
   Outcome(T value) : value_(std::move(value)) {}  // NOLINT: implicit, like base::Result
-  [[nodiscard]] static Outcome Exit(int code) { return Outcome(code); }
+  [[nodiscard]] static Outcome Exit(int code) { return Outcome(ExitTag{}, code); }
 
   [[nodiscard]] bool ok() const { return value_.has_value(); }
   [[nodiscard]] int exit_code() const { return exit_code_; }  // 0 when ok
@@ -36,7 +36,8 @@ class [[nodiscard]] Outcome {
   const T* operator->() const { return &*value_; }
 
  private:
-  explicit Outcome(int code) : exit_code_(code) {}
+  struct ExitTag {};
+  Outcome(ExitTag, int code) : exit_code_(code) {}
   std::optional<T> value_;
   int exit_code_ = 0;
 };

@@ -63,7 +63,9 @@ Outcome<backend::CudaOptions> CudaOptionsOf(const RunCliOptions& o) {
                             .device = o.device, .derive = !o.no_derive};
   if (o.memory_limit) {
     cuda.memory_limit = simulator::ParseByteSize(*o.memory_limit);
-    if (!cuda.memory_limit) return Outcome<backend::CudaOptions>::Exit(Fail(2, "--memory-limit: not a size: " + *o.memory_limit));
+    if (!cuda.memory_limit) {
+      return Outcome<backend::CudaOptions>::Exit(Fail(2, "--memory-limit: not a size: " + *o.memory_limit));
+    }
   }
   return cuda;
 }

@@ -24,7 +24,9 @@ base::Result<std::string> ReadFileLimited(const std::string& path, size_t limit)
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
   if (ec) return IoError(fmt::format("cannot open {}: {}", path, ec.message()));
-  if (!std::filesystem::is_regular_file(status)) return IoError(fmt::format("cannot read {}: not a regular file", path));
+  if (!std::filesystem::is_regular_file(status)) {
+    return IoError(fmt::format("cannot read {}: not a regular file", path));
+  }
   const auto size = std::filesystem::file_size(path, ec);
   if (ec) return IoError(fmt::format("cannot read {}: {}", path, ec.message()));
   if (size > limit) return IoError(fmt::format("{} is {} bytes, over the {} byte manifest limit", path, size, limit));

@@ -75,8 +75,8 @@ struct PlannedInput {
 [[nodiscard]] Outcome<PlannedInput> LoadAndPlan(const std::string& file, const simulator::PlanOptions& options,
                                                 const Reporting& how);
 
-// Writes `text` to `path`; "-" is stdout (a command whose option defaults to "" passes "-"). Errors (kIo): "cannot write to stdout",
-// "cannot write <path>".
+// Writes `text` to `path`; "-" is stdout (a command whose option defaults to "" passes "-").
+// Errors (kIo): "cannot write to stdout", "cannot write <path>".
 [[nodiscard]] base::Status WriteOutput(const std::string& path, const std::string& text);
 
 // The lower-case extension of `path` without the dot ("" when none).

@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -90,10 +92,10 @@ struct Entry {
   uint64_t bytes = 0;
 };
 
-std::string CollectTensors(const verifier::Manifest& m, std::vector<Entry>& out) {
+std::string CollectTensors(const verifier::Manifest& m, std::optional<int> layers, std::vector<Entry>& out) {
   std::map<std::string, bool> seen;
   for (const verifier::Buffer& b : m.buffers) {
-    if (!b.tensor || seen[*b.tensor]) continue;
+    if (!b.tensor || (layers && BeyondLayers(*b.tensor, *layers)) || seen[*b.tensor]) continue;
     seen[*b.tensor] = true;
     Entry e{.spec = {.name = *b.tensor, .dtype = b.dtype}, .encoding = b.encoding};
     for (const verifier::Expr& d : b.shape) {
@@ -143,9 +145,20 @@ void SyntheticBytes(uint64_t seed, std::string_view tensor, Dtype dtype, const s
   for (; i < out.size(); ++i) out[i] = byte_at(offset + i);
 }
 
+bool BeyondLayers(std::string_view tensor, int n) {
+  static const std::regex kLayer(R"((^|\.)layers\.(\d+)\.)");
+  std::match_results<std::string_view::const_iterator> m;
+  if (!std::regex_search(tensor.begin(), tensor.end(), m, kLayer)) return false;
+  const std::string digits = m[2].str();
+  uint64_t layer = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), layer);
+  // A number past 64 bits is beyond any int n.
+  return ec == std::errc::result_out_of_range || layer >= static_cast<uint64_t>(std::max(n, 0));
+}
+
 GenResult GenerateCheckpoint(const verifier::Manifest& m, const GenOptions& o) {
   std::vector<Entry> entries;
-  if (std::string err = CollectTensors(m, entries); !err.empty()) return {.error = err};
+  if (std::string err = CollectTensors(m, o.layers, entries); !err.empty()) return {.error = err};
   std::error_code ec;
   std::filesystem::create_directories(o.dir, ec);
   if (ec) return {.error = fmt::format("{}: cannot create: {}", o.dir, ec.message())};

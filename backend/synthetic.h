@@ -5,8 +5,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "verifier/manifest.h"
 
@@ -16,6 +18,8 @@ struct GenOptions {
   std::string dir;                           // created if missing
   uint64_t seed = 0;
   uint64_t shard_bytes = uint64_t{4} << 30;  // start a new shard past this many bytes
+  // Keep only the tensors of layers < N (BeyondLayers); unset: every tensor.
+  std::optional<int> layers;
   // Called after each chunk written: (bytes done, bytes total).
   std::function<void(uint64_t, uint64_t)> progress;
 };
@@ -30,6 +34,10 @@ struct GenResult {
 // Writes model-0000K-of-0000N.safetensors shards and model.safetensors.index.json.
 // Bound buffers must have variable-free shapes (rule K5).
 GenResult GenerateCheckpoint(const verifier::Manifest& m, const GenOptions& options);
+
+// True when the tensor belongs to a layer >= n (a "layers.K." name component); a K past
+// 64 bits counts as beyond.
+[[nodiscard]] bool BeyondLayers(std::string_view tensor, int n);
 
 // The bytes of a tensor at [offset, offset + out.size()): a pure function of
 // (seed, tensor name, offset), so chunks can be produced in any order.

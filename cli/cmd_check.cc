@@ -15,11 +15,6 @@
 namespace loadplan::cli {
 namespace {
 
-int ExitCodeOf(const CheckedInput& in) {
-  if (!in.read_error.empty() || !in.check.parsed) return 2;
-  return in.check.result.ok() ? 0 : 1;
-}
-
 struct Counts {
   size_t errors = 0, warnings = 0;
 };
@@ -31,7 +26,7 @@ Counts CountOf(const std::vector<verifier::Diagnostic>& diags) {
 }
 
 std::string Summary(const CheckedInput& in) {
-  if (!in.read_error.empty()) return fmt::format("loadplan check: {}", in.read_error);
+  if (!in.read.ok()) return fmt::format("loadplan check: {}", in.read.message());
   const Counts c = CountOf(in.check.result.diags);
   return fmt::format("{}: {} error{}, {} warning{}", in.display_name, c.errors, c.errors == 1 ? "" : "s",
                      c.warnings, c.warnings == 1 ? "" : "s");
@@ -73,8 +68,8 @@ int RunCheck(const CheckOptions& options) {
       }
       continue;
     }
-    if (in.read_error.empty()) PrintDiagnostics(verifier::FormatText(in.check.result.diags, in.display_name), stdout);
-    std::fputs((Summary(in) + "\n").c_str(), in.read_error.empty() ? stdout : stderr);
+    if (in.read.ok()) PrintDiagnostics(verifier::FormatText(in.check.result.diags, in.display_name), stdout);
+    std::fputs((Summary(in) + "\n").c_str(), in.read.ok() ? stdout : stderr);
   }
   if (options.format == Format::kJson) {
     const nlohmann::json out =

@@ -17,12 +17,12 @@ int RunFuzz(const FuzzCliOptions& options) {
     return 2;
   }
   if (options.around) {
-    LoadedText loaded = ReadFileLimited(*options.around, size_t{256} << 20);
-    if (!loaded.text) {
-      std::fprintf(stderr, "loadplan fuzz: %s\n", loaded.error.c_str());
+    base::Result<std::string> loaded = ReadFileLimited(*options.around, size_t{256} << 20);
+    if (!loaded.ok()) {
+      std::fprintf(stderr, "loadplan fuzz: %s\n", loaded.status().message().c_str());
       return 2;
     }
-    run.around = std::move(*loaded.text);
+    run.around = std::move(*loaded);
     run.around_name = *options.around;
   }
   const fuzz::PropertyRunResult r = fuzz::RunProperties(run, std::cout);

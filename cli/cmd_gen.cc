@@ -3,17 +3,14 @@
 
 #include <unistd.h>
 
-#include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 
 #include <fmt/format.h>
 
 #include "backend/synthetic.h"
-#include "cli/input.h"
+#include "cli/pipeline.h"
 #include "cli/progress.h"
 #include "examples/examples.h"
 #include "verifier/writer.h"
@@ -23,12 +20,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Bytes of the checkpoint for m: every bound tensor (shapes are variable-free, rule K5) plus
+// Bytes of the checkpoint for m: every bound tensor of the layers kept (shapes are variable-free, rule K5) plus
 // a generous allowance for the shard headers and the index.
-uint64_t CheckpointBytes(const verifier::Manifest& m) {
+uint64_t CheckpointBytes(const verifier::Manifest& m, std::optional<int> layers) {
   uint64_t total = 1 << 20;
   for (const verifier::Buffer& b : m.buffers) {
-    if (!b.tensor) continue;
+    if (!b.tensor || (layers && backend::BeyondLayers(*b.tensor, *layers))) continue;
     const verifier::EvalResult r = verifier::Evaluate(verifier::ByteSize(b), {});
     total += static_cast<uint64_t>(r.value.value_or(0)) + 512;
   }
@@ -65,7 +62,7 @@ std::string CheckFreeSpace(const std::string& dir, uint64_t needed) {
 int WriteCheckpoint(const verifier::Manifest& m, const GenCliOptions& o) {
   ProgressBar bar("gen");
   const backend::GenResult r = backend::GenerateCheckpoint(
-      m, {.dir = o.out_dir, .seed = o.seed, .shard_bytes = o.shard_bytes,
+      m, {.dir = o.out_dir, .seed = o.seed, .shard_bytes = o.shard_bytes, .layers = o.layers,
           .progress = [&](uint64_t done, uint64_t total) { bar.Update(done, total); }});
   if (!r.error.empty()) {
     std::fprintf(stderr, "loadplan gen: %s\n", r.error.c_str());
@@ -78,17 +75,6 @@ int WriteCheckpoint(const verifier::Manifest& m, const GenCliOptions& o) {
 
 }  // namespace
 
-bool BeyondLayers(const std::string& tensor, int n) {
-  static const std::regex kLayer(R"((^|\.)layers\.(\d+)\.)");
-  std::smatch m;
-  if (!std::regex_search(tensor, m, kLayer)) return false;
-  const std::string digits = m[2].str();
-  uint64_t layer = 0;
-  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), layer);
-  // A number past 64 bits is beyond any int n.
-  return ec == std::errc::result_out_of_range || layer >= static_cast<uint64_t>(std::max(n, 0));
-}
-
 int RunGen(const GenCliOptions& o) {
   if (o.manifest.empty() && !o.yes) {
     std::fputs("loadplan gen: name a manifest (or pass --yes to write the embedded gpt-oss-120b example, "
@@ -99,20 +85,10 @@ int RunGen(const GenCliOptions& o) {
     std::fprintf(stderr, "loadplan gen: %s\n", err.c_str());
     return 2;
   }
-  CheckedInput in = LoadAndCheck(o.manifest);
-  if (!in.read_error.empty()) {
-    std::fprintf(stderr, "loadplan gen: %s\n", in.read_error.c_str());
-    return 2;
-  }
-  if (!in.check.parsed || !in.check.result.ok()) {
-    std::fputs(verifier::FormatText(in.check.result.diags, in.display_name).c_str(), stderr);
-    return in.check.parsed ? 1 : 2;
-  }
-  verifier::Manifest m = *in.check.manifest;
-  if (o.layers) {
-    std::erase_if(m.buffers, [&](const verifier::Buffer& b) { return b.tensor && BeyondLayers(*b.tensor, *o.layers); });
-  }
-  if (std::string err = CheckFreeSpace(o.out_dir, CheckpointBytes(m)); !err.empty()) {
+  const Outcome<CheckedInput> in = LoadVerified(o.manifest, {.command = "loadplan gen"});
+  if (!in.ok()) return in.exit_code();
+  const verifier::Manifest& m = *in->check.manifest;
+  if (std::string err = CheckFreeSpace(o.out_dir, CheckpointBytes(m, o.layers)); !err.empty()) {
     std::fprintf(stderr, "loadplan gen: not enough disk space: %s\n", err.c_str());
     return 2;
   }
@@ -120,31 +96,18 @@ int RunGen(const GenCliOptions& o) {
 }
 
 int RunExample(const ExampleCliOptions& o) {
-  if (o.layers && o.name != "gpt-oss-120b" && o.name != "k3-stage") {
+  if (o.layers && !examples::ExampleHasLayers(o.name)) {
     std::fprintf(stderr, "loadplan example: --layers applies to gpt-oss-120b and k3-stage, not %s\n", o.name.c_str());
     return 2;
   }
-  verifier::BuildResult built;
-  if (o.layers && o.name == "gpt-oss-120b") {
-    built = examples::GptOss({.name = fmt::format("gpt-oss-120b-{}l", *o.layers), .layers = *o.layers});
-  } else if (o.layers && o.name == "k3-stage") {
-    built = examples::K3Stage({.name = fmt::format("k3-stage-{}l", *o.layers), .layers = *o.layers});
-  } else {
-    built = examples::BuildExample(o.name);
-  }
+  const verifier::BuildResult built = examples::BuildExample(o.name, o.layers);
   if (!built.ok()) {
     for (const auto& e : built.errors) std::fprintf(stderr, "loadplan example: %s\n", e.c_str());
     return 2;
   }
-  const std::string text = verifier::WriteManifest(built.manifest);
-  if (o.out.empty()) {
-    std::fputs(text.c_str(), stdout);
-    return 0;
-  }
-  std::ofstream out(o.out, std::ios::binary);
-  out << text;
-  if (!out.flush()) {
-    std::fprintf(stderr, "loadplan example: cannot write %s\n", o.out.c_str());
+  const base::Status written = WriteOutput(o.out.empty() ? "-" : o.out, verifier::WriteManifest(built.manifest));
+  if (!written.ok()) {
+    std::fprintf(stderr, "loadplan example: %s\n", written.message().c_str());
     return 2;
   }
   return 0;

@@ -20,10 +20,6 @@ struct GenCliOptions {
 // or when the file system has less free space than the checkpoint needs.
 int RunGen(const GenCliOptions& options);
 
-// True when the tensor belongs to a layer >= n ("...layers.K...."); a K past 64 bits counts
-// as beyond.
-bool BeyondLayers(const std::string& tensor, int n);
-
 struct ExampleCliOptions {
   std::string name = "gpt-oss-120b";    // gpt-oss-120b | k3-stage | tiny
   std::optional<int> layers;            // gpt-oss-120b and k3-stage only

@@ -20,18 +20,4 @@ struct GraphOptions {
 // 2 unreadable input, unknown format, or a rendering/writing failure.
 int RunGraph(const GraphOptions& options);
 
-// Shared by the rendering commands: reads and verifies a manifest (cli/input.h), prints
-// its diagnostics on stderr and plans it. On failure `plan` is empty and `exit_code` says why.
-struct PlannedInput {
-  std::optional<simulator::LoadPlan> plan;
-  int exit_code = 0;
-};
-PlannedInput LoadAndPlan(const std::string& file, const simulator::PlanOptions& options);
-
-// Writes `text` to `path` ("-": stdout). Prints an error and returns false on failure.
-bool WriteOutput(const std::string& path, const std::string& text);
-
-// The lower-case extension of `path` without the dot ("" when none).
-std::string Extension(const std::string& path);
-
 }  // namespace loadplan::cli

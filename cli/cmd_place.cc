@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "cli/pipeline.h"
 #include "cli/self_check.h"
 #include "simulator/placement.h"
 
@@ -22,16 +23,6 @@ sim::CsvReadResult ReadInput(const std::string& path) {
   if (path != "-") return sim::ReadPlacementCsvFile(path);
   const std::string text{std::istreambuf_iterator<char>(std::cin), {}};
   return sim::ReadPlacementCsv(text);
-}
-
-bool WriteOutput(const std::string& path, const std::string& text) {
-  if (path.empty() || path == "-") {
-    std::cout << text;
-    return static_cast<bool>(std::cout.flush());
-  }
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  return static_cast<bool>(out.flush());
 }
 
 }  // namespace
@@ -75,7 +66,8 @@ int RunPlace(const PlaceOptions& options) {
   place_options.time_budget_s = options.time_budget_s;
   const sim::Placement placement = sim::Place(*read.problem, place_options);
   if (!PlacementPassesChecker(*read.problem, placement, "loadplan place")) return kInternalError;
-  if (!WriteOutput(options.output, sim::WritePlacementCsv(*read.problem, placement))) {
+  const std::string output = options.output.empty() ? "-" : options.output;  // "": stdout
+  if (!WriteOutput(output, sim::WritePlacementCsv(*read.problem, placement)).ok()) {
     fmt::print(std::cerr, "place: cannot write '{}'\n", options.output);
     return 2;
   }

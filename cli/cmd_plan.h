@@ -26,7 +26,4 @@ struct PlanCliOptions {
 // 2 unreadable input / not JSON, or a bad option value (--at, --device-memory).
 int RunPlan(const PlanCliOptions& options);
 
-// "batch=4" -> {"batch", 4}; nullopt with `error` set when malformed.
-std::optional<std::pair<std::string, int64_t>> ParseAtBinding(const std::string& text, std::string& error);
-
 }  // namespace loadplan::cli

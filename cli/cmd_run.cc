@@ -13,9 +13,8 @@
 #include "backend/load_output.h"
 #include "backend/preflight.h"
 #include "cli/cmd_run_internal.h"
-#include "cli/input.h"
+#include "cli/pipeline.h"
 #include "cli/progress.h"
-#include "cli/self_check.h"
 #include "simulator/phases.h"
 #include "simulator/plan_totals.h"
 #include "verifier/writer.h"
@@ -32,42 +31,60 @@ int Fail(int code, const std::string& message) {
 }
 
 struct Setup {
-  std::optional<verifier::VerifiedManifest> manifest;
+  verifier::VerifiedManifest manifest;
   simulator::LoadPlan plan;
   std::unique_ptr<backend::Checkpoint> checkpoint;
   backend::CudaOptions cuda;
 };
 
-// Manifest, plan, checkpoint and options; returns an exit code, or -1 to go on.
-int Prepare(const RunCliOptions& o, Setup& s) {
-  if (o.io_threads == 0 || o.io_threads > 1024) return Fail(2, "--io-threads must be in [1, 1024]");
-  if (!(o.chunk_mib * 1024 >= 4) || o.chunk_mib > 1024) return Fail(2, "--chunk-mib must be in [4 KiB, 1024 MiB]");
-  if (o.repeat == 0) return Fail(2, "--repeat must be at least 1");
-  if (o.checkpoint.empty()) return Fail(2, "--checkpoint DIR is required");
-  CheckedInput in = LoadAndCheck(o.manifest);
-  if (!in.read_error.empty()) return Fail(2, in.read_error);
-  if (!in.check.parsed || !in.check.result.ok()) {
-    std::fputs(verifier::FormatText(in.check.result.diags, in.display_name).c_str(), stderr);
-    return in.check.parsed ? 1 : 2;
+// A usage problem of the numeric options, or empty.
+std::string OptionProblem(const RunCliOptions& o) {
+  if (o.io_threads == 0 || o.io_threads > 1024) return "--io-threads must be in [1, 1024]";
+  if (!(o.chunk_mib * 1024 >= 4) || o.chunk_mib > 1024) return "--chunk-mib must be in [4 KiB, 1024 MiB]";
+  if (o.repeat == 0) return "--repeat must be at least 1";
+  if (o.checkpoint.empty()) return "--checkpoint DIR is required";
+  return {};
+}
+
+// The checkpoint, preflighted against the plan.
+Outcome<std::unique_ptr<backend::Checkpoint>> OpenCheckpoint(const RunCliOptions& o, const simulator::LoadPlan& plan) {
+  using Opened = Outcome<std::unique_ptr<backend::Checkpoint>>;
+  backend::Checkpoint::OpenResult opened = backend::Checkpoint::Open(o.checkpoint);
+  if (!opened.checkpoint) return Opened::Exit(Fail(2, opened.error));
+  const std::vector<std::string> problems = backend::Preflight(plan, *opened.checkpoint);
+  for (const std::string& p : problems) std::fprintf(stderr, "loadplan run: %s\n", p.c_str());
+  if (!problems.empty()) return Opened::Exit(1);
+  return std::move(opened.checkpoint);
+}
+
+Outcome<backend::CudaOptions> CudaOptionsOf(const RunCliOptions& o) {
+  backend::CudaOptions cuda{.io_threads = o.io_threads,
+                            .chunk_bytes = static_cast<uint64_t>(std::llround(o.chunk_mib * (1 << 20))),
+                            .device = o.device, .derive = !o.no_derive};
+  if (o.memory_limit) {
+    cuda.memory_limit = simulator::ParseByteSize(*o.memory_limit);
+    if (!cuda.memory_limit) {
+      return Outcome<backend::CudaOptions>::Exit(Fail(2, "--memory-limit: not a size: " + *o.memory_limit));
+    }
   }
-  s.manifest = std::move(in.check.result.verified);
+  return cuda;
+}
+
+// Manifest, plan, checkpoint and options, or the exit code (its reason printed).
+Outcome<Setup> Prepare(const RunCliOptions& o) {
+  if (const std::string problem = OptionProblem(o); !problem.empty()) return Outcome<Setup>::Exit(Fail(2, problem));
+  Outcome<CheckedInput> in = LoadVerified(o.manifest, {.command = "loadplan run"});
+  if (!in.ok()) return Outcome<Setup>::Exit(in.exit_code());
   simulator::PlanOptions po = o.plan;
   po.naive = o.naive;
-  s.plan = simulator::Plan(*s.manifest, po);
-  if (!PlanPassesChecker(s.manifest->manifest(), s.plan, "loadplan run")) return kInternalError;
-  backend::Checkpoint::OpenResult opened = backend::Checkpoint::Open(o.checkpoint);
-  if (!opened.checkpoint) return Fail(2, opened.error);
-  s.checkpoint = std::move(opened.checkpoint);
-  const std::vector<std::string> problems = backend::Preflight(s.plan, *s.checkpoint);
-  for (const std::string& p : problems) std::fprintf(stderr, "loadplan run: %s\n", p.c_str());
-  if (!problems.empty()) return 1;
-  s.cuda = {.io_threads = o.io_threads, .chunk_bytes = static_cast<uint64_t>(std::llround(o.chunk_mib * (1 << 20))),
-            .device = o.device, .derive = !o.no_derive};
-  if (o.memory_limit) {
-    s.cuda.memory_limit = simulator::ParseByteSize(*o.memory_limit);
-    if (!s.cuda.memory_limit) return Fail(2, "--memory-limit: not a size: " + *o.memory_limit);
-  }
-  return -1;
+  Outcome<simulator::LoadPlan> plan = PlanChecked(*in->check.result.verified, po, "loadplan run");
+  if (!plan.ok()) return Outcome<Setup>::Exit(plan.exit_code());
+  Outcome<std::unique_ptr<backend::Checkpoint>> checkpoint = OpenCheckpoint(o, *plan);
+  if (!checkpoint.ok()) return Outcome<Setup>::Exit(checkpoint.exit_code());
+  Outcome<backend::CudaOptions> cuda = CudaOptionsOf(o);
+  if (!cuda.ok()) return Outcome<Setup>::Exit(cuda.exit_code());
+  return Setup{.manifest = std::move(*in->check.result.verified), .plan = std::move(*plan),
+               .checkpoint = std::move(*checkpoint), .cuda = std::move(*cuda)};
 }
 
 run::Report BaseReport(const RunCliOptions& o, const Setup& s) {
@@ -80,18 +97,18 @@ run::Report BaseReport(const RunCliOptions& o, const Setup& s) {
   r.lower_bound = s.plan.lower_bound;
   r.granularity = s.plan.granularity;
   r.predicted_peak = simulator::LoadPeakBytes(s.plan);
-  r.naive_peak = simulator::ComputePhases(s.manifest->manifest(), s.plan).naive_peak;
+  r.naive_peak = simulator::ComputePhases(s.manifest.manifest(), s.plan).naive_peak;
   r.checkpoint_bytes = s.checkpoint->TotalBytes();
   r.fill_bytes = simulator::FillBytes(s.plan);
   for (simulator::BufferId i : simulator::DerivedCarries(s.plan)) r.derived_bytes += s.plan.buffer(i).bytes;
   return r;
 }
 
-// One load on a fresh backend; `kept` holds the backend afterwards (for --check, --save-derived).
-int LoadOnce(const Setup& s, uint32_t index, std::unique_ptr<CudaBackend>& kept, run::Report& report) {
-  kept.reset();
+// One load on a fresh backend, which comes back (for --check, --save-derived); or the exit code.
+Outcome<std::unique_ptr<CudaBackend>> LoadOnce(const Setup& s, uint32_t index, run::Report& report) {
+  using Loaded = Outcome<std::unique_ptr<CudaBackend>>;
   backend::CudaOptions options = s.cuda;
-  // Owned by the callback: the kept backend outlives this function.
+  // Owned by the callback: the backend outlives this function.
   auto bar = std::make_shared<ProgressBar>(fmt::format("load {}", index + 1));
   options.progress = [bar, ended = false](uint64_t done, uint64_t total) mutable {
     if (ended) return;
@@ -99,15 +116,14 @@ int LoadOnce(const Setup& s, uint32_t index, std::unique_ptr<CudaBackend>& kept,
     bar->Update(done, total);
   };
   CudaBackend::CreateResult created = CudaBackend::Create(s.plan, *s.checkpoint, options);
-  if (!created.backend) return Fail(3, created.status.message());
+  if (!created.backend) return Loaded::Exit(Fail(3, created.status.message()));
   const backend::ExecuteResult er = backend::Execute(s.plan, *created.backend);  // done means done
   if (!er.status.ok()) {
     if (!er.cleanup.ok()) std::fprintf(stderr, "loadplan run: cleanup: %s\n", er.cleanup.message().c_str());
-    return Fail(3, er.status.message());
+    return Loaded::Exit(Fail(3, er.status.message()));
   }
   report.runs.push_back({.memory = created.backend->Memory(), .times = created.backend->Times()});
-  kept = std::move(created.backend);
-  return -1;
+  return std::move(created.backend);
 }
 
 size_t MedianRun(const std::vector<run::Measurement>& runs) {
@@ -127,14 +143,18 @@ void Probe(const RunCliOptions& o, const Setup& s, run::Report& r) {
 
 int RunRun(const RunCliOptions& o) {
   backend::PrepareCudaProcess();  // before the first CUDA call
-  Setup s;
-  if (int rc = Prepare(o, s); rc >= 0) return rc;
+  Outcome<Setup> prepared = Prepare(o);
+  if (!prepared.ok()) return prepared.exit_code();
+  const Setup& s = *prepared;
   if (const std::string why = backend::NoDeviceReason(o.device); !why.empty()) return Fail(3, why);
   run::Report report = BaseReport(o, s);
   if (o.ceilings) Probe(o, s, report);
   std::unique_ptr<CudaBackend> gpu;
   for (uint32_t i = 0; i < o.repeat; ++i) {
-    if (int rc = LoadOnce(s, i, gpu, report); rc >= 0) return rc;
+    gpu.reset();  // the previous load's device memory goes before the next load asks for it
+    Outcome<std::unique_ptr<CudaBackend>> loaded = LoadOnce(s, i, report);
+    if (!loaded.ok()) return loaded.exit_code();
+    gpu = std::move(*loaded);
   }
   report.median = MedianRun(report.runs);
   const backend::ReadResident read = [&gpu](simulator::BufferId b, uint64_t offset, std::span<uint8_t> out) {

@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-#include "cli/cmd_graph.h"
+#include "cli/pipeline.h"
 #include "cli/render/chrome_trace.h"
 #include "cli/render/timeline_svg.h"
 
@@ -16,20 +16,23 @@ int RunTimeline(const TimelineOptions& options) {
                  options.output.c_str());
     return 2;
   }
-  PlannedInput in = LoadAndPlan(options.file, options.plan);
-  if (!in.plan) return in.exit_code;
-  const render::RenderResult r =
-      format == "svg" ? render::RenderTimelineSvg(*in.plan) : render::RenderChromeTrace(*in.plan);
+  Outcome<PlannedInput> in = LoadAndPlan(options.file, options.plan, Reporting::ForRendering());
+  if (!in.ok()) return in.exit_code();
+  const simulator::LoadPlan& plan = in->plan;
+  const render::RenderResult r = format == "svg" ? render::RenderTimelineSvg(plan) : render::RenderChromeTrace(plan);
   if (!r.ok()) {
     std::fprintf(stderr, "timeline: %s\n", r.error.c_str());
     return 2;
   }
-  if (!WriteOutput(options.output, *r.text)) return 2;
+  if (const base::Status written = WriteOutput(options.output, *r.text); !written.ok()) {
+    std::fprintf(stderr, "%s\n", written.message().c_str());
+    return 2;
+  }
   if (options.output != "-") {
     std::fprintf(stderr, "wrote %s: %zu derive calls, arena %llu bytes (lower bound %llu)\n",
-                 options.output.c_str(), in.plan->calls.size(),
-                 static_cast<unsigned long long>(in.plan->arena_bytes),
-                 static_cast<unsigned long long>(in.plan->lower_bound));
+                 options.output.c_str(), plan.calls.size(),
+                 static_cast<unsigned long long>(plan.arena_bytes),
+                 static_cast<unsigned long long>(plan.lower_bound));
   }
   return 0;
 }

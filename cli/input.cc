@@ -14,24 +14,28 @@
 
 namespace loadplan::cli {
 
-LoadedText ReadFileLimited(const std::string& path, size_t limit) {
+namespace {
+
+base::Status IoError(std::string message) { return base::Status::Error(std::move(message), base::ErrorKind::kIo); }
+
+}  // namespace
+
+base::Result<std::string> ReadFileLimited(const std::string& path, size_t limit) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
-  if (ec) return {std::nullopt, fmt::format("cannot open {}: {}", path, ec.message())};
+  if (ec) return IoError(fmt::format("cannot open {}: {}", path, ec.message()));
   if (!std::filesystem::is_regular_file(status)) {
-    return {std::nullopt, fmt::format("cannot read {}: not a regular file", path)};
+    return IoError(fmt::format("cannot read {}: not a regular file", path));
   }
   const auto size = std::filesystem::file_size(path, ec);
-  if (ec) return {std::nullopt, fmt::format("cannot read {}: {}", path, ec.message())};
-  if (size > limit) {
-    return {std::nullopt, fmt::format("{} is {} bytes, over the {} byte manifest limit", path, size, limit)};
-  }
+  if (ec) return IoError(fmt::format("cannot read {}: {}", path, ec.message()));
+  if (size > limit) return IoError(fmt::format("{} is {} bytes, over the {} byte manifest limit", path, size, limit));
   std::ifstream in(path, std::ios::binary);
-  if (!in) return {std::nullopt, fmt::format("cannot open {}: {}", path, std::strerror(errno))};
+  if (!in) return IoError(fmt::format("cannot open {}: {}", path, std::strerror(errno)));
   std::ostringstream ss;
   ss << in.rdbuf();
-  if (in.bad()) return {std::nullopt, fmt::format("cannot read {}: I/O error", path)};
-  return {ss.str(), {}};
+  if (in.bad()) return IoError(fmt::format("cannot read {}: I/O error", path));
+  return ss.str();
 }
 
 std::string DefaultExampleText() { return examples::ExampleText("gpt-oss-120b"); }
@@ -44,20 +48,25 @@ CheckedInput LoadAndCheck(const std::string& path) {
   if (path.empty()) {
     text = DefaultExampleText();
   } else {
-    LoadedText loaded = ReadFileLimited(path, limits.max_bytes);
-    if (!loaded.text) {
-      out.read_error = loaded.error;
+    base::Result<std::string> loaded = ReadFileLimited(path, limits.max_bytes);
+    if (!loaded.ok()) {
+      out.read = loaded.status();
       return out;
     }
-    text = std::move(*loaded.text);
+    text = std::move(*loaded);
   }
   out.check = verifier::CheckText(text, {}, limits);
   return out;
 }
 
+int ExitCodeOf(const CheckedInput& in) {
+  if (!in.read.ok() || !in.check.parsed) return 2;
+  return in.check.result.ok() ? 0 : 1;
+}
+
 std::vector<verifier::Diagnostic> DiagnosticsOf(const CheckedInput& in) {
-  if (in.read_error.empty()) return in.check.result.diags;
-  return {verifier::Diagnostic{.code = std::string(verifier::codes::kUnreadable), .message = in.read_error}};
+  if (in.read.ok()) return in.check.result.diags;
+  return {verifier::Diagnostic{.code = std::string(verifier::codes::kUnreadable), .message = in.read.message()}};
 }
 
 }  // namespace loadplan::cli

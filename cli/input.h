@@ -1,10 +1,10 @@
 // Reading manifests for the commands: files with a size limit, or the embedded default example.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "verifier/parse.h"
 #include "verifier/verify.h"
 
@@ -12,13 +12,9 @@ namespace loadplan::cli {
 
 inline constexpr const char* kDefaultExampleName = "<embedded gpt-oss-120b>";
 
-struct LoadedText {
-  std::optional<std::string> text;
-  std::string error;  // "cannot open x.json: No such file or directory"
-};
-
-// Reads a whole file, refusing (with a message) files over `limit` bytes before reading them.
-LoadedText ReadFileLimited(const std::string& path, size_t limit);
+// Reads a whole file, refusing files over `limit` bytes before reading them. Errors (kIo):
+// "cannot open x.json: No such file or directory", "x.json is N bytes, over the L byte ...".
+[[nodiscard]] base::Result<std::string> ReadFileLimited(const std::string& path, size_t limit);
 
 // The text of the embedded default example (the gpt-oss-120b manifest, made by the builder).
 std::string DefaultExampleText();
@@ -26,10 +22,13 @@ std::string DefaultExampleText();
 // Reads (or embeds, for an empty path) and checks one manifest.
 struct CheckedInput {
   std::string display_name;
-  std::string read_error;  // non-empty: unreadable (exit 2)
+  base::Status read;  // an error: unreadable (exit 2), `check` empty
   verifier::CheckOutput check;
 };
-CheckedInput LoadAndCheck(const std::string& path);
+[[nodiscard]] CheckedInput LoadAndCheck(const std::string& path);
+
+// `check`'s exit code for one input: 2 unreadable or not JSON, 1 verification errors, 0 clean.
+[[nodiscard]] int ExitCodeOf(const CheckedInput& in);
 
 // Its diagnostics; for an unreadable input, the one J3 (verifier/codes.h) naming the reason.
 std::vector<verifier::Diagnostic> DiagnosticsOf(const CheckedInput& in);

@@ -19,6 +19,16 @@ verifier::BuildResult BuildExample(std::string_view name) {
   return {.errors = {fmt::format("unknown example `{}`", name)}};
 }
 
+bool ExampleHasLayers(std::string_view name) { return name == "gpt-oss-120b" || name == "k3-stage"; }
+
+verifier::BuildResult BuildExample(std::string_view name, std::optional<int> layers) {
+  if (!layers) return BuildExample(name);
+  if (!ExampleHasLayers(name)) return {.errors = {fmt::format("example `{}` has no layer count", name)}};
+  const std::string sized = fmt::format("{}-{}l", name, *layers);
+  if (name == "gpt-oss-120b") return GptOss({.name = sized, .layers = *layers});
+  return K3Stage({.name = sized, .layers = *layers});
+}
+
 std::string ExampleText(std::string_view name) {
   verifier::BuildResult r = BuildExample(name);
   return r.ok() ? verifier::WriteManifest(r.manifest) : std::string();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,6 +58,11 @@ verifier::BuildResult Tiny();
 std::vector<std::string> ExampleNames();
 // Builds one example by stem (errors: unknown name or a build error).
 verifier::BuildResult BuildExample(std::string_view name);
+// Whether the example takes a layer count (gpt-oss-120b and k3-stage; tiny does not).
+[[nodiscard]] bool ExampleHasLayers(std::string_view name);
+// With `layers`: the N-layer version named "<name>-<N>l" (an error for an example without
+// layers); without: BuildExample(name).
+verifier::BuildResult BuildExample(std::string_view name, std::optional<int> layers);
 // The canonical JSON text (WriteManifest) of one example; empty on error.
 std::string ExampleText(std::string_view name);
 

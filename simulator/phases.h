@@ -90,6 +90,16 @@ const std::vector<DevicePreset>& DevicePresets();
 // A preset name (case-insensitive) or a size.
 std::optional<uint64_t> ParseDeviceMemory(std::string_view text);
 
+// What --device-memory resolved to: the bytes, the preset matched (null for a size) and the
+// label the report prints ("h200 (measured)", "gb300 (nominal)", or the text as given).
+struct DeviceMemory {
+  uint64_t bytes = 0;
+  const DevicePreset* preset = nullptr;
+  std::string label;
+};
+// A preset name (case-insensitive) or a size; nullopt when it is neither.
+std::optional<DeviceMemory> ResolveDeviceMemory(std::string_view text);
+
 using base::FormatGiB;  // "139.80 GiB"
 
 }  // namespace loadplan::simulator

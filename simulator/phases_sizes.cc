@@ -69,12 +69,23 @@ const std::vector<DevicePreset>& DevicePresets() {
   return kPresets;
 }
 
-std::optional<uint64_t> ParseDeviceMemory(std::string_view text) {
+std::optional<DeviceMemory> ResolveDeviceMemory(std::string_view text) {
   const std::string name = Lower(text);
   for (const DevicePreset& p : DevicePresets()) {
-    if (p.name == name) return p.bytes;
+    if (p.name == name) {
+      return DeviceMemory{.bytes = p.bytes, .preset = &p,
+                          .label = fmt::format("{} ({})", p.name, p.measured ? "measured" : "nominal")};
+    }
   }
-  return ParseByteSize(text);
+  const std::optional<uint64_t> bytes = ParseByteSize(text);
+  if (!bytes) return std::nullopt;
+  return DeviceMemory{.bytes = *bytes, .preset = nullptr, .label = std::string(text)};
+}
+
+std::optional<uint64_t> ParseDeviceMemory(std::string_view text) {
+  const std::optional<DeviceMemory> resolved = ResolveDeviceMemory(text);
+  if (!resolved) return std::nullopt;
+  return resolved->bytes;
 }
 
 

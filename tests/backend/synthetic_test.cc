@@ -85,5 +85,38 @@ TEST(Synthetic, GeneratedCheckpointLoadsAndBinds) {
   std::filesystem::remove_all(dir);
 }
 
+// gen's layer filter: layer numbers of any length, never std::stoll's out_of_range.
+TEST(GenLayers, FiltersByLayerNumber) {
+  EXPECT_FALSE(BeyondLayers("model.layers.1.mlp.w", 2));
+  EXPECT_TRUE(BeyondLayers("model.layers.2.mlp.w", 2));
+  EXPECT_TRUE(BeyondLayers("layers.7.w", 2));
+  EXPECT_FALSE(BeyondLayers("model.embed.weight", 0));
+  EXPECT_FALSE(BeyondLayers("model.xlayers.9.w", 2));  // not a "layers." component
+}
+
+TEST(GenLayers, HugeLayerNumbersAreBeyond) {
+  EXPECT_NO_THROW(EXPECT_TRUE(BeyondLayers("model.layers.99999999999999999999.w", 4096)));
+  EXPECT_TRUE(BeyondLayers("layers." + std::string(400, '9') + ".w", 1));
+}
+
+// GenOptions::layers: the checkpoint holds only the tensors of the layers kept.
+TEST(GenLayers, CheckpointKeepsLayersBelowN) {
+  const auto parsed = verifier::ParseManifest(R"({"schema":1,"name":"m","vars":{},"kernels":{},"programs":{},
+    "buffers":{"a":{"kind":"weight","tensor":"model.layers.10.a","dtype":"BF16","shape":[64,3]},
+               "b":{"kind":"weight","tensor":"model.layers.2.b","dtype":"U8","shape":[1000]},
+               "e":{"kind":"weight","tensor":"model.embed","dtype":"F32","shape":[300]}}})");
+  ASSERT_TRUE(parsed.manifest);
+  const auto dir = std::filesystem::temp_directory_path() / ("lp_gen_layers_" + std::to_string(::getpid()));
+  const GenResult r = GenerateCheckpoint(*parsed.manifest, {.dir = dir.string(), .seed = 7, .layers = 3});
+  EXPECT_EQ(r.tensors, 2u);
+  EXPECT_EQ(r.bytes, 1000u + 1200);
+  auto c = Checkpoint::Open(dir.string());
+  ASSERT_TRUE(c.checkpoint);
+  EXPECT_TRUE(c.checkpoint->Find("model.layers.2.b").info);
+  EXPECT_TRUE(c.checkpoint->Find("model.embed").info);
+  EXPECT_FALSE(c.checkpoint->Find("model.layers.10.a").info);
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace loadplan::backend

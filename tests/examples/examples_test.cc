@@ -200,5 +200,33 @@ TEST(Kernels, MxfpContractsMatchDesignShapes) {
                              [](const auto& a, const auto& b) { return a.name < b.name; }));
 }
 
+// `loadplan example NAME --layers N`: the N-layer version, named for its size.
+bool HasTensorOfLayer(const Manifest& m, int layer) {
+  const std::string part = "layers." + std::to_string(layer) + ".";
+  return std::any_of(m.buffers.begin(), m.buffers.end(),
+                     [&](const verifier::Buffer& b) { return b.tensor && b.tensor->find(part) != std::string::npos; });
+}
+
+TEST(BuildExample, LayersParameter) {
+  for (const std::string name : {"gpt-oss-120b", "k3-stage"}) {
+    EXPECT_TRUE(ExampleHasLayers(name));
+    const verifier::BuildResult built = BuildExample(name, 3);
+    ASSERT_TRUE(built.ok()) << name;
+    EXPECT_EQ(built.manifest.name, name + "-3l");
+    EXPECT_TRUE(HasTensorOfLayer(built.manifest, 2)) << name;
+    EXPECT_FALSE(HasTensorOfLayer(built.manifest, 3)) << name;
+  }
+  // Without layers: the committed example itself.
+  EXPECT_EQ(verifier::WriteManifest(BuildExample("tiny", std::nullopt).manifest),
+            verifier::WriteManifest(BuildExample("tiny").manifest));
+  EXPECT_FALSE(ExampleHasLayers("tiny"));
+  const verifier::BuildResult tiny = BuildExample("tiny", 2);
+  EXPECT_FALSE(tiny.ok());
+  ASSERT_EQ(tiny.errors.size(), 1u);
+  EXPECT_EQ(tiny.errors[0], "example `tiny` has no layer count");
+  EXPECT_FALSE(BuildExample("nope", 2).ok());
+  EXPECT_FALSE(BuildExample("nope", std::nullopt).ok());
+}
+
 }  // namespace
 }  // namespace loadplan::examples

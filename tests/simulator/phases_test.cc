@@ -140,6 +140,26 @@ TEST(Sizes, DevicePresets) {
   EXPECT_EQ(FormatGiB(3ull << 29), "1.50 GiB");
 }
 
+// The matched preset comes back once, with the label the report prints.
+TEST(Sizes, ResolveDeviceMemory) {
+  const std::optional<DeviceMemory> h200 = ResolveDeviceMemory("H200");
+  ASSERT_TRUE(h200.has_value());
+  EXPECT_EQ(h200->bytes, 150109106995u);
+  ASSERT_NE(h200->preset, nullptr);
+  EXPECT_EQ(h200->preset->name, "h200");
+  EXPECT_EQ(h200->label, "h200 (measured)");
+  const std::optional<DeviceMemory> gb300 = ResolveDeviceMemory("gb300");
+  ASSERT_TRUE(gb300.has_value());
+  EXPECT_EQ(gb300->label, "gb300 (nominal)");
+  const std::optional<DeviceMemory> size = ResolveDeviceMemory("139.8GiB");
+  ASSERT_TRUE(size.has_value());
+  EXPECT_EQ(size->preset, nullptr);
+  EXPECT_EQ(size->label, "139.8GiB");
+  EXPECT_EQ(size->bytes, 150109106995u);
+  EXPECT_FALSE(ResolveDeviceMemory("h900").has_value());
+  EXPECT_FALSE(ResolveDeviceMemory("").has_value());
+}
+
 // 10^5 state buffers (the serve phase sums them all): plans without a 10^5-deep sum, and the
 // totals are the sums. Before, the sum was one chain copied per addition (quadratic) and the
 // recursive passes over it overflowed the stack from ~64,000 buffers.

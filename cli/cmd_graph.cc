@@ -66,12 +66,12 @@ int RunGraph(const GraphOptions& options) {
   }
   PlannedInput in = LoadAndPlan(options.file, options.plan);
   if (!in.plan) return in.exit_code;
-  const render::RenderResult r = render::RenderGraph(*in.plan, *kind);
+  const base::Result<std::string> r = render::RenderGraph(*in.plan, *kind);
   if (!r.ok()) {
-    std::fprintf(stderr, "graph: %s\n", r.error.c_str());
+    std::fprintf(stderr, "graph: %s\n", r.status().message().c_str());
     return 2;
   }
-  if (!WriteOutput(options.output, *r.text)) return 2;
+  if (!WriteOutput(options.output, *r)) return 2;
   if (options.output != "-") {
     std::fprintf(stderr, "wrote %s: %zu derive calls, %zu buffers\n", options.output.c_str(), in.plan->calls.size(),
                  in.plan->buffers.size());

@@ -12,6 +12,7 @@
 #include "backend/executor.h"
 #include "backend/load_output.h"
 #include "backend/preflight.h"
+#include "base/status_lines.h"
 #include "cli/cmd_run_internal.h"
 #include "cli/input.h"
 #include "cli/progress.h"
@@ -55,12 +56,12 @@ int Prepare(const RunCliOptions& o, Setup& s) {
   po.naive = o.naive;
   s.plan = simulator::Plan(*s.manifest, po);
   if (!PlanPassesChecker(s.manifest->manifest(), s.plan, "loadplan run")) return kInternalError;
-  backend::Checkpoint::OpenResult opened = backend::Checkpoint::Open(o.checkpoint);
-  if (!opened.checkpoint) return Fail(2, opened.error);
-  s.checkpoint = std::move(opened.checkpoint);
-  const std::vector<std::string> problems = backend::Preflight(s.plan, *s.checkpoint);
-  for (const std::string& p : problems) std::fprintf(stderr, "loadplan run: %s\n", p.c_str());
-  if (!problems.empty()) return 1;
+  base::Result<std::unique_ptr<backend::Checkpoint>> opened = backend::Checkpoint::Open(o.checkpoint);
+  if (!opened.ok()) return Fail(2, opened.status().message());
+  s.checkpoint = std::move(*opened);
+  const base::Status problems = backend::Preflight(s.plan, *s.checkpoint);
+  for (const std::string& p : base::StatusLines(problems)) std::fprintf(stderr, "loadplan run: %s\n", p.c_str());
+  if (!problems.ok()) return 1;
   s.cuda = {.io_threads = o.io_threads, .chunk_bytes = static_cast<uint64_t>(std::llround(o.chunk_mib * (1 << 20))),
             .device = o.device, .derive = !o.no_derive};
   if (o.memory_limit) {

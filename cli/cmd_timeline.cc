@@ -18,13 +18,13 @@ int RunTimeline(const TimelineOptions& options) {
   }
   PlannedInput in = LoadAndPlan(options.file, options.plan);
   if (!in.plan) return in.exit_code;
-  const render::RenderResult r =
+  const base::Result<std::string> r =
       format == "svg" ? render::RenderTimelineSvg(*in.plan) : render::RenderChromeTrace(*in.plan);
   if (!r.ok()) {
-    std::fprintf(stderr, "timeline: %s\n", r.error.c_str());
+    std::fprintf(stderr, "timeline: %s\n", r.status().message().c_str());
     return 2;
   }
-  if (!WriteOutput(options.output, *r.text)) return 2;
+  if (!WriteOutput(options.output, *r)) return 2;
   if (options.output != "-") {
     std::fprintf(stderr, "wrote %s: %zu derive calls, arena %llu bytes (lower bound %llu)\n",
                  options.output.c_str(), in.plan->calls.size(),

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "base/status_lines.h"
 #include "kernels/registry/registry.h"
 #include "verifier/manifest.h"
 
@@ -90,7 +91,7 @@ base::Result<kernels::KernelArgs> BindCall(const simulator::LoadPlan& plan, cons
   return args;
 }
 
-std::vector<std::string> CheckContracts(const simulator::LoadPlan& plan) {
+base::Status CheckContracts(const simulator::LoadPlan& plan) {
   std::vector<std::string> errors;
   std::map<std::string, bool, std::less<>> reported;  // one message per kernel
   for (const PlannedCall& call : plan.calls) {
@@ -108,7 +109,7 @@ std::vector<std::string> CheckContracts(const simulator::LoadPlan& plan) {
       reported[call.kernel] = true;
     }
   }
-  return errors;
+  return base::StatusFromLines(errors);
 }
 
 }  // namespace loadplan::backend

@@ -22,7 +22,8 @@ namespace loadplan::backend {
 base::Result<kernels::KernelArgs> BindCall(const simulator::LoadPlan& plan, const simulator::PlannedCall& call,
                                            const std::function<uint8_t*(simulator::BufferId)>& address);
 
-// Every call of the plan against the registry; one message per mismatch (empty: all ours).
-std::vector<std::string> CheckContracts(const simulator::LoadPlan& plan);
+// Every call of the plan against the registry: ok when all are ours, else one kInvalidInput
+// status with one line per mismatch, in call order.
+[[nodiscard]] base::Status CheckContracts(const simulator::LoadPlan& plan);
 
 }  // namespace loadplan::backend

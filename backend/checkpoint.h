@@ -7,16 +7,17 @@
 #include <vector>
 
 #include "backend/safetensors.h"
+#include "base/status.h"
 #include "simulator/plan.h"
 
 namespace loadplan::backend {
 
 class Checkpoint {
  public:
-  struct OpenResult;
   // `path`: a .safetensors file, a model.safetensors.index.json, or a directory
   // holding either (the index wins; else the directory's only *.safetensors file).
-  static OpenResult Open(const std::string& path);
+  // kIo when a file cannot be read, kInvalidInput when the bytes or the index are wrong.
+  static base::Result<std::unique_ptr<Checkpoint>> Open(const std::string& path);
 
   struct Located {
     const SafetensorsFile* file = nullptr;
@@ -32,15 +33,11 @@ class Checkpoint {
   std::map<std::string, size_t, std::less<>> where_;  // tensor -> files_ index
 };
 
-struct Checkpoint::OpenResult {
-  std::unique_ptr<Checkpoint> checkpoint;
-  std::string error;
-};
-
 // Every `tensor` binding of the plan against the checkpoint: missing tensors, dtype and shape
 // mismatches, all reported at once ("buffer l0.q (/buffers/l0.q): tensor
 // model.layers.0.q.weight has dtype F16 in shard-1.safetensors, the manifest says BF16").
 // Shapes of bound buffers are variable-free (rule K5), so the plan holds them exactly.
-std::vector<std::string> CheckBindings(const simulator::LoadPlan& plan, const Checkpoint& ckpt);
+// Ok, or one kInvalidInput status listing every problem, one per line, in buffer order.
+[[nodiscard]] base::Status CheckBindings(const simulator::LoadPlan& plan, const Checkpoint& ckpt);
 
 }  // namespace loadplan::backend

@@ -12,6 +12,7 @@
 
 #include "backend/call_args.h"
 #include "backend/host_region.h"
+#include "base/status_lines.h"
 #include "simulator/phases.h"
 
 namespace loadplan::backend {
@@ -52,10 +53,12 @@ Status HostBackend::Take(const char* what, uint64_t bytes) {
 
 // Before a byte moves: the kernels are ours (same contracts) and the tensors match.
 Status HostBackend::Preflight() {
-  std::vector<std::string> errors = CheckContracts(plan_);
-  if (!errors.empty()) return Fail({.code = HostError::kContract}, fmt::format("{}", fmt::join(errors, "; ")));
-  errors = CheckBindings(plan_, checkpoint_);
-  if (!errors.empty()) return Fail({.code = HostError::kTensor}, fmt::format("{}", fmt::join(errors, "; ")));
+  if (Status st = CheckContracts(plan_); !st.ok()) {
+    return Fail({.code = HostError::kContract}, fmt::format("{}", fmt::join(base::StatusLines(st), "; ")));
+  }
+  if (Status st = CheckBindings(plan_, checkpoint_); !st.ok()) {
+    return Fail({.code = HostError::kTensor}, fmt::format("{}", fmt::join(base::StatusLines(st), "; ")));
+  }
   return Status::Ok();
 }
 

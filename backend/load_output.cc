@@ -68,16 +68,17 @@ base::Result<std::string> SaveDerived(const simulator::LoadPlan& plan, const Rea
   if (ec) return Status::Error(fmt::format("cannot create {}: {}", dir, ec.message()), base::ErrorKind::kIo);
   const std::string path = (std::filesystem::path(dir) / "derived.safetensors").string();
   std::string copy_error;
-  const std::string e = WriteSafetensors(path, specs, {{"manifest", plan.manifest_name}, {"format", "pt"}},
+  const Status written = WriteSafetensors(path, specs, {{"manifest", plan.manifest_name}, {"format", "pt"}},
                                          [&](size_t index, uint64_t offset, std::span<uint8_t> out) {
                                            if (!copy_error.empty()) return;
                                            if (Status st = read(carries[index], offset, out); !st.ok()) {
                                              copy_error = st.message();
                                            }
                                          });
-  if (!e.empty()) return Status::Error(e, base::ErrorKind::kIo);
+  if (!written.ok()) return written;
   if (!copy_error.empty()) {
-    std::filesystem::remove(path, ec);  // never leave wrong bytes behind
+    std::filesystem::remove(path, ec);  // never leave wrong bytes behind, and say if they stay
+    if (ec) copy_error += fmt::format("; cannot remove {}: {}", path, ec.message());
     return Status::Error(copy_error, base::ErrorKind::kDevice);
   }
   return path;

@@ -7,11 +7,13 @@
 #include <vector>
 
 #include "backend/checkpoint.h"
+#include "base/status.h"
 #include "simulator/plan.h"
 
 namespace loadplan::backend {
 
-// Bindings first, then contracts; empty when the plan can run on this checkpoint.
-std::vector<std::string> Preflight(const simulator::LoadPlan& plan, const Checkpoint& checkpoint);
+// Ok when the plan can run on this checkpoint; else one kInvalidInput status listing every
+// problem, one per line: bindings first, then contracts.
+[[nodiscard]] base::Status Preflight(const simulator::LoadPlan& plan, const Checkpoint& checkpoint);
 
 }  // namespace loadplan::backend

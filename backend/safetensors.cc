@@ -17,6 +17,9 @@
 namespace loadplan::backend {
 namespace {
 
+base::Status Invalid(std::string message) { return base::Status::Error(std::move(message)); }
+base::Status Io(std::string message) { return base::Status::Error(std::move(message), base::ErrorKind::kIo); }
+
 using verifier::json::Kind;
 using verifier::json::Node;
 
@@ -125,58 +128,58 @@ std::string ValidateLayout(std::vector<TensorInfo>& tensors, uint64_t data_bytes
 
 }  // namespace
 
-HeaderResult ParseSafetensorsHeader(std::string_view header, uint64_t data_bytes) {
-  HeaderResult r;
-  if (!ValidUtf8(header)) return {{}, {}, "header is not valid UTF-8"};
-  if (header.empty() || header.front() != '{') return {{}, {}, "header does not start with '{'"};
+base::Result<ParsedHeader> ParseSafetensorsHeader(std::string_view header, uint64_t data_bytes) {
+  ParsedHeader r;
+  if (!ValidUtf8(header)) return Invalid("header is not valid UTF-8");
+  if (header.empty() || header.front() != '{') return Invalid("header does not start with '{'");
   verifier::DiagSink sink;
   verifier::ParseLimits limits{.max_bytes = kMaxHeaderBytes, .max_depth = 16};
   const std::optional<Node> doc = verifier::json::ReadJson(header, limits, sink);
   if (!doc || sink.HasErrors()) {
     const auto& d = sink.All();
-    return {{}, {}, fmt::format("header is not the expected JSON: {}{}", d.empty() ? "" : d.front().message,
-                                d.empty() || d.front().pointer.empty() ? "" : " at " + d.front().pointer)};
+    return Invalid(fmt::format("header is not the expected JSON: {}{}", d.empty() ? "" : d.front().message,
+                                d.empty() || d.front().pointer.empty() ? "" : " at " + d.front().pointer));
   }
-  if (doc->kind != Kind::kObject) return {{}, {}, "header is not a JSON object"};
+  if (doc->kind != Kind::kObject) return Invalid("header is not a JSON object");
   for (const auto& [name, value] : doc->members) {
     std::string err = name == "__metadata__" ? ParseMetadata(value, r.metadata) : ParseTensor(name, value, r.tensors.emplace_back());
-    if (!err.empty()) return {{}, {}, err};
+    if (!err.empty()) return Invalid(err);
   }
-  if (std::string err = ValidateLayout(r.tensors, data_bytes); !err.empty()) return {{}, {}, err};
+  if (std::string err = ValidateLayout(r.tensors, data_bytes); !err.empty()) return Invalid(err);
   return r;
 }
 
-SafetensorsFile::OpenResult SafetensorsFile::Open(const std::string& path) {
+base::Result<std::unique_ptr<SafetensorsFile>> SafetensorsFile::Open(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return {nullptr, fmt::format("{}: cannot open: {}", path, std::strerror(errno))};
+  if (fd < 0) return Io(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    return {nullptr, fmt::format("{}: not a regular file", path)};
+    return Io(fmt::format("{}: not a regular file", path));
   }
   const auto size = static_cast<uint64_t>(st.st_size);
   if (size < 8) {
     ::close(fd);
-    return {nullptr, fmt::format("{}: {} bytes is shorter than the 8-byte header length", path, size)};
+    return Invalid(fmt::format("{}: {} bytes is shorter than the 8-byte header length", path, size));
   }
   void* map = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
   ::close(fd);
-  if (map == MAP_FAILED) return {nullptr, fmt::format("{}: mmap failed: {}", path, std::strerror(errno))};
+  if (map == MAP_FAILED) return Io(fmt::format("{}: mmap failed: {}", path, std::strerror(errno)));
   std::unique_ptr<SafetensorsFile> f(new SafetensorsFile());
   f->path_ = path;
   f->map_ = static_cast<const uint8_t*>(map);
   f->map_bytes_ = size;
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | f->map_[i];
-  if (n > kMaxHeaderBytes) return {nullptr, fmt::format("{}: header length {} is over the {} byte limit", path, n, kMaxHeaderBytes)};
-  if (n > size - 8) return {nullptr, fmt::format("{}: header length {} runs past the end of the {} byte file", path, n, size)};
+  if (n > kMaxHeaderBytes) return Invalid(fmt::format("{}: header length {} is over the {} byte limit", path, n, kMaxHeaderBytes));
+  if (n > size - 8) return Invalid(fmt::format("{}: header length {} runs past the end of the {} byte file", path, n, size));
   f->data_offset_ = 8 + n;
-  HeaderResult h = ParseSafetensorsHeader({reinterpret_cast<const char*>(f->map_ + 8), n}, size - 8 - n);
-  if (!h.error.empty()) return {nullptr, fmt::format("{}: {}", path, h.error)};
-  f->tensors_ = std::move(h.tensors);
-  f->metadata_ = std::move(h.metadata);
+  base::Result<ParsedHeader> h = ParseSafetensorsHeader({reinterpret_cast<const char*>(f->map_ + 8), n}, size - 8 - n);
+  if (!h.ok()) return h.status().WithContext(path);
+  f->tensors_ = std::move(h->tensors);
+  f->metadata_ = std::move(h->metadata);
   for (size_t i = 0; i < f->tensors_.size(); ++i) f->index_.emplace(f->tensors_[i].name, i);
-  return {std::move(f), {}};
+  return f;
 }
 
 SafetensorsFile::SafetensorsFile(SafetensorsFile&& o) noexcept { *this = std::move(o); }

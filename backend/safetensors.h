@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "verifier/dtype.h"
 
 namespace loadplan::backend {
@@ -31,19 +32,20 @@ struct TensorInfo {
 };
 
 // Parses and validates a header (the bytes after the 8-byte length) for a data
-// section of `data_bytes`. On failure returns the reason naming the tensor.
-struct HeaderResult {
+// section of `data_bytes`. On failure a kInvalidInput status whose message names the tensor.
+struct ParsedHeader {
   std::vector<TensorInfo> tensors;  // sorted by begin offset
   std::map<std::string, std::string> metadata;
-  std::string error;  // empty on success
 };
-HeaderResult ParseSafetensorsHeader(std::string_view header, uint64_t data_bytes);
+base::Result<ParsedHeader> ParseSafetensorsHeader(std::string_view header, uint64_t data_bytes);
 
 // A mapped, validated file. Move-only; unmaps on destruction.
 class SafetensorsFile {
  public:
-  struct OpenResult;
-  static OpenResult Open(const std::string& path);
+  // kIo when the file cannot be opened or mapped, kInvalidInput when its bytes are not a
+  // valid safetensors file ("x.safetensors: header length 200000000 is over the 100000000
+  // byte limit").
+  static base::Result<std::unique_ptr<SafetensorsFile>> Open(const std::string& path);
 
   SafetensorsFile(SafetensorsFile&&) noexcept;
   SafetensorsFile& operator=(SafetensorsFile&&) noexcept;
@@ -68,11 +70,6 @@ class SafetensorsFile {
   std::vector<TensorInfo> tensors_;
   std::map<std::string, std::string> metadata_;
   std::map<std::string, size_t, std::less<>> index_;  // name -> tensors_ index
-};
-
-struct SafetensorsFile::OpenResult {
-  std::unique_ptr<SafetensorsFile> file;
-  std::string error;  // "x.safetensors: header length 200000000 is over the 100000000 byte limit"
 };
 
 }  // namespace loadplan::backend

@@ -35,14 +35,16 @@ std::string SafetensorsHeader(const std::vector<TensorSpec>& tensors,
   return text;
 }
 
-std::string WriteSafetensors(const std::string& path, const std::vector<TensorSpec>& tensors,
+base::Status WriteSafetensors(const std::string& path, const std::vector<TensorSpec>& tensors,
                              const std::map<std::string, std::string>& metadata, const FillFn& fill) {
   for (const TensorSpec& t : tensors) {
-    if (!TensorBytes(t)) return fmt::format("tensor '{}': shape x dtype is not a whole byte count in 64 bits", t.name);
+    if (!TensorBytes(t)) {
+      return base::Status::Error(fmt::format("tensor '{}': shape x dtype is not a whole byte count in 64 bits", t.name));
+    }
   }
   const std::string tmp = path + ".tmp";
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(tmp.c_str(), "wb"), &std::fclose);
-  if (!f) return fmt::format("{}: cannot create: {}", tmp, std::strerror(errno));
+  if (!f) return base::Status::Error(fmt::format("{}: cannot create: {}", tmp, std::strerror(errno)), base::ErrorKind::kIo);
   const std::string header = SafetensorsHeader(tensors, metadata);
   uint8_t len[8];
   for (int i = 0; i < 8; ++i) len[i] = static_cast<uint8_t>(uint64_t{header.size()} >> (8 * i));
@@ -58,15 +60,19 @@ std::string WriteSafetensors(const std::string& path, const std::vector<TensorSp
   }
   const int err = errno;
   ok = (std::fclose(f.release()) == 0) && ok;
+  // The partial file goes; if it cannot, the error says so (a cleanup error is never dropped).
+  const auto discard = [&tmp] {
+    return std::remove(tmp.c_str()) == 0 ? std::string() : fmt::format("; cannot remove {}: {}", tmp, std::strerror(errno));
+  };
   if (!ok) {
-    std::remove(tmp.c_str());
-    return fmt::format("{}: write failed: {}", tmp, std::strerror(err));
+    std::string message = fmt::format("{}: write failed: {}", tmp, std::strerror(err));
+    return base::Status::Error(message + discard(), base::ErrorKind::kIo);
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return fmt::format("{}: cannot rename into place: {}", path, std::strerror(errno));
+    std::string message = fmt::format("{}: cannot rename into place: {}", path, std::strerror(errno));
+    return base::Status::Error(message + discard(), base::ErrorKind::kIo);
   }
-  return {};
+  return base::Status::Ok();
 }
 
 }  // namespace loadplan::backend

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "verifier/dtype.h"
 
 namespace loadplan::backend {
@@ -30,9 +31,9 @@ std::string SafetensorsHeader(const std::vector<TensorSpec>& tensors,
 // fill(index, chunk_offset, out) writes the next out.size() bytes of tensor `index`.
 using FillFn = std::function<void(size_t index, uint64_t offset, std::span<uint8_t> out)>;
 
-// Writes the file; returns an error message or "" on success. Never leaves a
-// partial file at `path` (writes to path + ".tmp", then renames).
-std::string WriteSafetensors(const std::string& path, const std::vector<TensorSpec>& tensors,
+// Writes the file: kInvalidInput for a tensor whose bytes do not fit, kIo when a write
+// fails. Never leaves a partial file at `path` (writes to path + ".tmp", then renames).
+[[nodiscard]] base::Status WriteSafetensors(const std::string& path, const std::vector<TensorSpec>& tensors,
                              const std::map<std::string, std::string>& metadata, const FillFn& fill);
 
 }  // namespace loadplan::backend

@@ -156,12 +156,12 @@ bool BeyondLayers(std::string_view tensor, int n) {
   return ec == std::errc::result_out_of_range || layer >= static_cast<uint64_t>(std::max(n, 0));
 }
 
-GenResult GenerateCheckpoint(const verifier::Manifest& m, const GenOptions& o) {
+base::Result<GenSummary> GenerateCheckpoint(const verifier::Manifest& m, const GenOptions& o) {
   std::vector<Entry> entries;
-  if (std::string err = CollectTensors(m, o.layers, entries); !err.empty()) return {.error = err};
+  if (std::string err = CollectTensors(m, o.layers, entries); !err.empty()) return base::Status::Error(err);
   std::error_code ec;
   std::filesystem::create_directories(o.dir, ec);
-  if (ec) return {.error = fmt::format("{}: cannot create: {}", o.dir, ec.message())};
+  if (ec) return base::Status::Error(fmt::format("{}: cannot create: {}", o.dir, ec.message()), base::ErrorKind::kIo);
   uint64_t total = 0, done = 0;
   for (const Entry& e : entries) total += e.bytes;
   const auto shards = Shard(entries, o.shard_bytes);
@@ -179,12 +179,14 @@ GenResult GenerateCheckpoint(const verifier::Manifest& m, const GenOptions& o) {
       done += out.size();
       if (o.progress) o.progress(done, total);
     };
-    if (std::string err = WriteSafetensors(o.dir + "/" + file, specs, {{"format", "pt"}}, fill); !err.empty()) {
-      return {.error = err};
-    }
+    if (base::Status st = WriteSafetensors(o.dir + "/" + file, specs, {{"format", "pt"}}, fill); !st.ok()) return st;
   }
-  std::ofstream(o.dir + "/model.safetensors.index.json") << index.dump(2) << "\n";
-  return {.bytes = total, .tensors = entries.size(), .shards = shards.size()};
+  const std::string index_path = o.dir + "/model.safetensors.index.json";
+  std::ofstream out(index_path);
+  out << index.dump(2) << "\n";
+  out.close();
+  if (!out) return base::Status::Error(fmt::format("{}: write failed", index_path), base::ErrorKind::kIo);
+  return GenSummary{.bytes = total, .tensors = entries.size(), .shards = shards.size()};
 }
 
 }  // namespace loadplan::backend

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/status.h"
 #include "verifier/manifest.h"
 
 namespace loadplan::backend {
@@ -24,16 +25,17 @@ struct GenOptions {
   std::function<void(uint64_t, uint64_t)> progress;
 };
 
-struct GenResult {
-  std::string error;  // empty on success
+struct GenSummary {
   uint64_t bytes = 0;
   size_t tensors = 0;
   size_t shards = 0;
+  bool operator==(const GenSummary&) const = default;
 };
 
 // Writes model-0000K-of-0000N.safetensors shards and model.safetensors.index.json.
-// Bound buffers must have variable-free shapes (rule K5).
-GenResult GenerateCheckpoint(const verifier::Manifest& m, const GenOptions& options);
+// Bound buffers must have variable-free shapes (rule K5): else kInvalidInput; kIo when a
+// file or the directory cannot be written.
+base::Result<GenSummary> GenerateCheckpoint(const verifier::Manifest& m, const GenOptions& options);
 
 // True when the tensor belongs to a layer >= n (a "layers.K." name component); a K past
 // 64 bits counts as beyond.

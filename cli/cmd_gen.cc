@@ -61,15 +61,15 @@ std::string CheckFreeSpace(const std::string& dir, uint64_t needed) {
 
 int WriteCheckpoint(const verifier::Manifest& m, const GenCliOptions& o) {
   ProgressBar bar("gen");
-  const backend::GenResult r = backend::GenerateCheckpoint(
+  const base::Result<backend::GenSummary> r = backend::GenerateCheckpoint(
       m, {.dir = o.out_dir, .seed = o.seed, .shard_bytes = o.shard_bytes, .layers = o.layers,
           .progress = [&](uint64_t done, uint64_t total) { bar.Update(done, total); }});
-  if (!r.error.empty()) {
-    std::fprintf(stderr, "loadplan gen: %s\n", r.error.c_str());
+  if (!r.ok()) {
+    std::fprintf(stderr, "loadplan gen: %s\n", r.status().message().c_str());
     return 1;
   }
-  std::printf("%s: %zu tensors, %.3f GB in %zu shard%s (seed %llu)\n", o.out_dir.c_str(), r.tensors, r.bytes / 1e9,
-              r.shards, r.shards == 1 ? "" : "s", static_cast<unsigned long long>(o.seed));
+  std::printf("%s: %zu tensors, %.3f GB in %zu shard%s (seed %llu)\n", o.out_dir.c_str(), r->tensors, r->bytes / 1e9,
+              r->shards, r->shards == 1 ? "" : "s", static_cast<unsigned long long>(o.seed));
   return 0;
 }
 

@@ -21,12 +21,12 @@ int RunGraph(const GraphOptions& options) {
   Outcome<PlannedInput> in = LoadAndPlan(options.file, options.plan, Reporting::ForRendering());
   if (!in.ok()) return in.exit_code();
   const simulator::LoadPlan& plan = in->plan;
-  const render::RenderResult r = render::RenderGraph(plan, *kind);
+  const base::Result<std::string> r = render::RenderGraph(plan, *kind);
   if (!r.ok()) {
-    std::fprintf(stderr, "graph: %s\n", r.error.c_str());
+    std::fprintf(stderr, "graph: %s\n", r.status().message().c_str());
     return 2;
   }
-  if (const base::Status written = WriteOutput(options.output, *r.text); !written.ok()) {
+  if (const base::Status written = WriteOutput(options.output, *r); !written.ok()) {
     std::fprintf(stderr, "%s\n", written.message().c_str());
     return 2;
   }

@@ -12,6 +12,7 @@
 #include "backend/executor.h"
 #include "backend/load_output.h"
 #include "backend/preflight.h"
+#include "base/status_lines.h"
 #include "cli/cmd_run_internal.h"
 #include "cli/pipeline.h"
 #include "cli/progress.h"
@@ -49,12 +50,12 @@ std::string OptionProblem(const RunCliOptions& o) {
 // The checkpoint, preflighted against the plan.
 Outcome<std::unique_ptr<backend::Checkpoint>> OpenCheckpoint(const RunCliOptions& o, const simulator::LoadPlan& plan) {
   using Opened = Outcome<std::unique_ptr<backend::Checkpoint>>;
-  backend::Checkpoint::OpenResult opened = backend::Checkpoint::Open(o.checkpoint);
-  if (!opened.checkpoint) return Opened::Exit(Fail(2, opened.error));
-  const std::vector<std::string> problems = backend::Preflight(plan, *opened.checkpoint);
-  for (const std::string& p : problems) std::fprintf(stderr, "loadplan run: %s\n", p.c_str());
-  if (!problems.empty()) return Opened::Exit(1);
-  return std::move(opened.checkpoint);
+  base::Result<std::unique_ptr<backend::Checkpoint>> opened = backend::Checkpoint::Open(o.checkpoint);
+  if (!opened.ok()) return Opened::Exit(Fail(2, opened.status().message()));
+  const base::Status problems = backend::Preflight(plan, **opened);
+  for (const std::string& p : base::StatusLines(problems)) std::fprintf(stderr, "loadplan run: %s\n", p.c_str());
+  if (!problems.ok()) return Opened::Exit(1);
+  return std::move(*opened);
 }
 
 Outcome<backend::CudaOptions> CudaOptionsOf(const RunCliOptions& o) {

@@ -34,7 +34,7 @@ struct Report {
   uint64_t checkpoint_bytes = 0, fill_bytes = 0, derived_bytes = 0;
   std::vector<Measurement> runs;
   size_t median = 0;  // index into runs (median wall time)
-  std::optional<backend::ProbeResult> h2d, host_read;
+  std::optional<base::Result<backend::Throughput>> h2d, host_read;
   std::optional<CheckSummary> check;
   std::string saved;  // the file --save-derived wrote
   [[nodiscard]] bool PeakMatches() const;

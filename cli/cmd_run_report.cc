@@ -24,19 +24,19 @@ int64_t Delta(const Report& r, const Measurement& m) {
 
 void PrintCeilings(const Report& r, double rate) {
   if (r.h2d) {
-    if (r.h2d->error.empty()) {
-      std::printf("  ceilings    pinned H2D %.2f GB/s (1 GiB, 4 streams): this load ran at %.3f of it\n", r.h2d->gbps(),
-                  r.h2d->gbps() > 0 ? rate / r.h2d->gbps() : 0.0);
+    if (r.h2d->ok()) {
+      std::printf("  ceilings    pinned H2D %.2f GB/s (1 GiB, 4 streams): this load ran at %.3f of it\n", (*r.h2d)->gbps(),
+                  (*r.h2d)->gbps() > 0 ? rate / (*r.h2d)->gbps() : 0.0);
     } else {
-      std::printf("  ceilings    pinned H2D probe failed: %s\n", r.h2d->error.c_str());
+      std::printf("  ceilings    pinned H2D probe failed: %s\n", r.h2d->status().message().c_str());
     }
   }
   if (r.host_read) {
-    if (r.host_read->error.empty()) {
+    if (r.host_read->ok()) {
       std::printf("              host read (page cache -> pinned, %u threads) %.2f GB/s\n", r.io_threads,
-                  r.host_read->gbps());
+                  (*r.host_read)->gbps());
     } else {
-      std::printf("              host read probe failed: %s\n", r.host_read->error.c_str());
+      std::printf("              host read probe failed: %s\n", r.host_read->status().message().c_str());
     }
   }
 }
@@ -109,9 +109,9 @@ void PrintJson(const Report& r) {
                           {"baseline_free", m.memory.baseline_free}, {"total", m.memory.total},
                           {"peak_matches", r.PeakMatches()}}},
             {"median_run", r.median}, {"runs", runs}, {"gbps", Rate(r.fill_bytes, m.times.wall_s)}};
-  if (r.h2d) j["ceilings"]["pinned_h2d_gbps"] = r.h2d->error.empty() ? json(r.h2d->gbps()) : json(r.h2d->error);
+  if (r.h2d) j["ceilings"]["pinned_h2d_gbps"] = r.h2d->ok() ? json((*r.h2d)->gbps()) : json(r.h2d->status().message());
   if (r.host_read) {
-    j["ceilings"]["host_read_gbps"] = r.host_read->error.empty() ? json(r.host_read->gbps()) : json(r.host_read->error);
+    j["ceilings"]["host_read_gbps"] = r.host_read->ok() ? json((*r.host_read)->gbps()) : json(r.host_read->status().message());
   }
   if (r.check) {
     j["check"] = {{"ok", r.check->ok()}, {"host_error", r.check->host_error}, {"compared", r.check->compared},

@@ -19,12 +19,12 @@ int RunTimeline(const TimelineOptions& options) {
   Outcome<PlannedInput> in = LoadAndPlan(options.file, options.plan, Reporting::ForRendering());
   if (!in.ok()) return in.exit_code();
   const simulator::LoadPlan& plan = in->plan;
-  const render::RenderResult r = format == "svg" ? render::RenderTimelineSvg(plan) : render::RenderChromeTrace(plan);
+  const base::Result<std::string> r = format == "svg" ? render::RenderTimelineSvg(plan) : render::RenderChromeTrace(plan);
   if (!r.ok()) {
-    std::fprintf(stderr, "timeline: %s\n", r.error.c_str());
+    std::fprintf(stderr, "timeline: %s\n", r.status().message().c_str());
     return 2;
   }
-  if (const base::Status written = WriteOutput(options.output, *r.text); !written.ok()) {
+  if (const base::Status written = WriteOutput(options.output, *r); !written.ok()) {
     std::fprintf(stderr, "%s\n", written.message().c_str());
     return 2;
   }

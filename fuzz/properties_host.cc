@@ -85,11 +85,11 @@ void CheckHostReplay(const verifier::Manifest& m) {
   TagShape(m);
   TempDir dir;
   const uint64_t seed = *rc::gen::arbitrary<uint64_t>();
-  const backend::GenResult gen = backend::GenerateCheckpoint(m, {.dir = dir.path.string(), .seed = seed});
-  if (!gen.error.empty()) RC_FAIL("gen: " + gen.error + "\n" + verifier::WriteManifest(m));
+  const base::Result<backend::GenSummary> gen = backend::GenerateCheckpoint(m, {.dir = dir.path.string(), .seed = seed});
+  if (!gen.ok()) RC_FAIL("gen: " + gen.status().message() + "\n" + verifier::WriteManifest(m));
   auto opened = backend::Checkpoint::Open(dir.path.string());
-  if (!opened.checkpoint) RC_FAIL("open: " + opened.error + "\n" + verifier::WriteManifest(m));
-  CheckRun(m, plan, *opened.checkpoint);
+  if (!opened.ok()) RC_FAIL("open: " + opened.status().message() + "\n" + verifier::WriteManifest(m));
+  CheckRun(m, plan, **opened);
 }
 
 }  // namespace loadplan::fuzz

@@ -102,11 +102,11 @@ Status CudaBackend::Impl::Free(cuda::DeviceMemory& memory) {
   return st;
 }
 
-int CudaBackend::Impl::FdOf(const SafetensorsFile* file) const {
+std::optional<int> CudaBackend::Impl::FdOf(const SafetensorsFile* file) const {
   for (const auto& [f, fd] : files) {
     if (f == file) return fd.get();
   }
-  return -1;
+  return std::nullopt;
 }
 
 void CudaBackend::Impl::Progress() const {
@@ -118,8 +118,7 @@ CudaBackend::~CudaBackend() = default;
 
 CudaBackend::CreateResult CudaBackend::Create(const simulator::LoadPlan& plan, const Checkpoint& checkpoint,
                                               CudaOptions options) {
-  const std::vector<std::string> problems = Preflight(plan, checkpoint);
-  if (!problems.empty()) return {nullptr, Status::Error(fmt::format("{}", fmt::join(problems, "\n")))};
+  if (Status problems = Preflight(plan, checkpoint); !problems.ok()) return {nullptr, problems};
   auto impl = std::make_unique<Impl>(plan, checkpoint, std::move(options));
   if (Status st = impl->Init(); !st.ok()) return {nullptr, st};
   return {std::unique_ptr<CudaBackend>(new CudaBackend(std::move(impl))), Status::Ok()};

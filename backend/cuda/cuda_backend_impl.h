@@ -52,7 +52,8 @@ struct CudaBackend::Impl {
   Status Free(cuda::DeviceMemory& memory);
   // Samples cudaMemGetInfo: the drop from the baseline, kept as a peak.
   Status SampleDelta();
-  int FdOf(const SafetensorsFile* file) const;
+  // The descriptor Init opened for `file`; nullopt for a file not of this checkpoint.
+  std::optional<int> FdOf(const SafetensorsFile* file) const;
   cuda::DeviceMemory* RegionOf(const simulator::PlannedBuffer& b);
   uint8_t* Address(simulator::BufferId buffer);
   Status CheckUses(const simulator::PlannedCall& call);

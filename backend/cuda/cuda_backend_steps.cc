@@ -1,5 +1,8 @@
 // The CUDA backend's plan steps: allocations, fills (handed to the I/O pool), launches on
 // the compute stream, releases, frees; wait edges followed with the steps' CUDA events.
+#include <initializer_list>
+#include <string>
+
 #include <fmt/format.h>
 
 #include "backend/call_args.h"
@@ -7,6 +10,25 @@
 #include "kernels/launch.h"
 
 namespace loadplan::backend {
+namespace {
+
+// The first failure of `all`, with the messages of the later ones appended: a cleanup that
+// fails several ways reports every way.
+Status FirstWithRest(std::initializer_list<Status> all) {
+  Status first;
+  std::string rest;
+  for (const Status& s : all) {
+    if (s.ok()) continue;
+    if (first.ok()) {
+      first = s;
+    } else {
+      rest += "; " + s.message();
+    }
+  }
+  return rest.empty() ? first : Status::Error(first.message() + rest, first.kind());
+}
+
+}  // namespace
 
 using simulator::PlannedBuffer;
 using simulator::Residence;
@@ -80,8 +102,13 @@ Status CudaBackend::Fill(const PlannedBuffer& buffer, simulator::Lane /*lane*/, 
     return Status::Error(fmt::format("{}: [{}, +{}) is outside its allocation of {} bytes", buffer.name,
                                      buffer.offset, buffer.bytes, region->bytes()));
   }
+  const std::optional<int> fd = d.FdOf(loc.file);
+  if (!fd) {
+    return Status::Error(fmt::format("{}: {} was not opened by Create", buffer.name, loc.file->path()),
+                         base::ErrorKind::kInternal);
+  }
   if (!d.first_fill) d.first_fill = Impl::Clock::now();
-  Status st = d.io->Submit({.step = at.index, .waits = {at.waits.begin(), at.waits.end()}, .fd = d.FdOf(loc.file),
+  Status st = d.io->Submit({.step = at.index, .waits = {at.waits.begin(), at.waits.end()}, .fd = *fd,
                             .file_offset = loc.file->FileOffset(*loc.info), .dst = region->get() + buffer.offset,
                             .bytes = buffer.bytes,
                             .what = fmt::format("{} (tensor {} in {})", buffer.name, *buffer.tensor, loc.file->path())});
@@ -149,9 +176,10 @@ Status CudaBackend::FreeResident() {
   Status st = d.io->Drain();
   Status sync = LOADPLAN_CUDA_CHECK(cudaStreamSynchronize(d.compute.get()));
   Status freed = d.Free(d.pool);
-  if (!freed.ok()) return freed;
-  (void)st;  // the fills' own errors were reported by the step that failed
-  return sync;
+  // A fill error that a step (or Finish) already reported is not reported again; anything
+  // else the drain found (the pool's own cleanup, a fill error no step saw) is.
+  if (d.io_error_reported && st == d.io->error()) st = Status::Ok();
+  return FirstWithRest({freed, sync, st});
 }
 
 Status CudaBackend::Finish() {
@@ -161,7 +189,7 @@ Status CudaBackend::Finish() {
   if (sync.ok()) sync = d.SampleDelta();
   if (d.first_fill) d.wall_s = std::chrono::duration<double>(Impl::Clock::now() - *d.first_fill).count();
   d.Progress();
-  if (!st.ok()) return st;
+  if (!st.ok()) return d.ReportIo(std::move(st));
   if (!sync.ok()) return sync;
   d.derive_s = 0;
   for (const auto& [start, end] : d.launch_events) {

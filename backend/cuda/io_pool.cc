@@ -226,7 +226,9 @@ Status IoPool::Drain(const std::function<void()>& tick) {
   for (auto& k : workers_) {
     Status st = LOADPLAN_CUDA_CHECK(cudaStreamSynchronize(k->stream.get()));
     for (int s = 0; s < 2 && st.ok(); ++s) st = FreeSlot(*k, s);
-    if (first.ok() && !st.ok()) first = st;
+    if (st.ok()) continue;
+    // A slot that cannot be freed after a fill failed is reported with it, never dropped.
+    first = first.ok() ? st : Status::Error(first.message() + "; " + st.message(), first.kind());
   }
   return first;
 }

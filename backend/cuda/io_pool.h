@@ -59,7 +59,8 @@ class IoPool {
   // Queues a fill (returns at once). A 0-byte fill is published at once.
   Status Submit(FillRequest request);
   // Blocks until every submitted job is enqueued (or skipped), then synchronises every
-  // stream; `tick` is called about every 100 ms while waiting. Returns the first error.
+  // stream; `tick` is called about every 100 ms while waiting. Returns the first error, with
+  // any slot that cannot be freed after it appended.
   Status Drain(const std::function<void()>& tick = {});
   // Chunks not yet taken are skipped (their steps are published without events).
   void Cancel();

@@ -69,23 +69,26 @@ Status PinnedH2D(uint64_t bytes, uint32_t n, int device, int repeats, double& be
 
 }  // namespace
 
-ProbeResult ProbePinnedH2D(uint64_t bytes, uint32_t streams, int device, int repeats) {
-  ProbeResult r{.bytes = bytes};
-  if (Status st = PinnedH2D(bytes, streams, device, repeats, r.seconds); !st.ok()) r.error = st.message();
+base::Result<Throughput> ProbePinnedH2D(uint64_t bytes, uint32_t streams, int device, int repeats) {
+  Throughput r{.bytes = bytes};
+  if (Status st = PinnedH2D(bytes, streams, device, repeats, r.seconds); !st.ok()) return st;
   return r;
 }
 
-ProbeResult ProbeHostRead(const Checkpoint& checkpoint, uint32_t threads, uint64_t chunk_bytes) {
+base::Result<Throughput> ProbeHostRead(const Checkpoint& checkpoint, uint32_t threads, uint64_t chunk_bytes) {
   struct Task {
     int fd;
     uint64_t offset, bytes;
   };
   std::vector<FileDescriptor> fds;
   std::vector<Task> tasks;
-  ProbeResult r;
+  Throughput r;
+  std::string error;  // the first short read
   for (const SafetensorsFile& f : checkpoint.files()) {
     fds.emplace_back(::open(f.path().c_str(), O_RDONLY | O_CLOEXEC));
-    if (fds.back().get() < 0) return {.error = fmt::format("cannot open {}: {}", f.path(), std::strerror(errno))};
+    if (fds.back().get() < 0) {
+      return Status::Error(fmt::format("cannot open {}: {}", f.path(), std::strerror(errno)), base::ErrorKind::kIo);
+    }
     for (const TensorInfo& t : f.tensors()) {
       for (uint64_t o = 0; o < t.bytes(); o += chunk_bytes) {
         tasks.push_back({fds.back().get(), f.FileOffset(t) + o, std::min(chunk_bytes, t.bytes() - o)});
@@ -96,7 +99,7 @@ ProbeResult ProbeHostRead(const Checkpoint& checkpoint, uint32_t threads, uint64
   threads = std::max<uint32_t>(threads, 1);
   std::vector<cuda::PinnedMemory> buffers(threads);
   for (cuda::PinnedMemory& b : buffers) {
-    if (Status st = cuda::AllocatePinned(chunk_bytes, b); !st.ok()) return {.error = st.message()};
+    if (Status st = cuda::AllocatePinned(chunk_bytes, b); !st.ok()) return st;
   }
   std::atomic<size_t> next{0};
   std::mutex mu;
@@ -108,13 +111,14 @@ ProbeResult ProbeHostRead(const Checkpoint& checkpoint, uint32_t threads, uint64
         if (::pread(tasks[i].fd, buffers[k].get(), tasks[i].bytes, static_cast<off_t>(tasks[i].offset)) !=
             static_cast<ssize_t>(tasks[i].bytes)) {
           std::lock_guard lock(mu);
-          if (r.error.empty()) r.error = fmt::format("short pread at {}", tasks[i].offset);
+          if (error.empty()) error = fmt::format("short pread at {}", tasks[i].offset);
         }
       }
     });
   }
   for (std::thread& t : pool) t.join();
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!error.empty()) return Status::Error(error, base::ErrorKind::kIo);
   return r;
 }
 

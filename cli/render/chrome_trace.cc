@@ -118,9 +118,9 @@ json OtherData(const LoadPlan& plan) {
 
 }  // namespace
 
-RenderResult RenderChromeTrace(const LoadPlan& plan) {
+base::Result<std::string> RenderChromeTrace(const LoadPlan& plan) {
   const std::optional<MemorySeries> series = ComputeMemorySeries(plan);
-  if (!series) return {std::nullopt, "trace: a byte total of the plan overflows 64 bits"};
+  if (!series) return base::Status::Error("trace: a byte total of the plan overflows 64 bits");
   try {
     json events = json::array();
     events.push_back(Metadata("process_name", kCallsTid, "loadplan: " + plan.manifest_name));
@@ -128,9 +128,9 @@ RenderResult RenderChromeTrace(const LoadPlan& plan) {
     AddLanes(events, plan);
     AddArenaCounter(events, *series);
     const json trace = {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ms"}, {"otherData", OtherData(plan)}};
-    return {trace.dump(1, ' ', false, json::error_handler_t::replace) + "\n", {}};
+    return trace.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
   } catch (const json::exception& e) {
-    return {std::nullopt, fmt::format("trace: {}", e.what())};
+    return base::Status::Error(fmt::format("trace: {}", e.what()), base::ErrorKind::kInternal);
   }
 }
 

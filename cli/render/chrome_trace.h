@@ -19,6 +19,6 @@ namespace loadplan::render {
 
 // {"traceEvents": [...], "displayTimeUnit": "ms", "otherData": {...}}. Names that are not
 // valid UTF-8 are written with U+FFFD replacements. O(buffers log buffers + calls).
-RenderResult RenderChromeTrace(const simulator::LoadPlan& plan);
+base::Result<std::string> RenderChromeTrace(const simulator::LoadPlan& plan);
 
 }  // namespace loadplan::render

@@ -1,4 +1,4 @@
-// Shared pieces of the renderers: the result type, text escaping, byte formatting,
+// Shared pieces of the renderers: text escaping, byte formatting,
 // kind colours and the plan's memory series (what is live at each clock time).
 #pragma once
 
@@ -8,17 +8,11 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "simulator/plan.h"
 #include "verifier/manifest.h"
 
 namespace loadplan::render {
-
-// A rendered document, or a message saying why there is none.
-struct [[nodiscard]] RenderResult {
-  std::optional<std::string> text;
-  std::string error;  // set when !text
-  [[nodiscard]] bool ok() const { return text.has_value(); }
-};
 
 // Escapes &, <, >, " and ' for XML text and attribute values. Control characters
 // other than tab and newline (not allowed in XML 1.0) become a visible "\xNN".

@@ -52,7 +52,7 @@ bool StyleBufferNode(Agnode_t* n, const PlannedBuffer& b) {
 }
 
 // Adds one node per shown buffer; nodes[i] stays null for buffers not shown.
-GvStatus AddBufferNodes(Agraph_t* g, const LoadPlan& plan, std::vector<Agnode_t*>& nodes) {
+base::Status AddBufferNodes(Agraph_t* g, const LoadPlan& plan, std::vector<Agnode_t*>& nodes) {
   const std::vector<bool> shown = BuffersShown(plan);
   nodes.assign(plan.buffers.size(), nullptr);
   for (uint32_t i = 0; i < plan.buffers.size(); ++i) {
@@ -77,7 +77,7 @@ Agraph_t* ProgramCluster(Agraph_t* g, const std::string& program) {
   return ok ? sub : nullptr;
 }
 
-GvStatus AddCallNodes(Agraph_t* g, const LoadPlan& plan, std::vector<Agnode_t*>& nodes) {
+base::Status AddCallNodes(Agraph_t* g, const LoadPlan& plan, std::vector<Agnode_t*>& nodes) {
   nodes.clear();
   for (uint32_t t = 0; t < plan.calls.size(); ++t) {
     const auto& call = plan.calls[t];
@@ -96,12 +96,12 @@ GvStatus AddCallNodes(Agraph_t* g, const LoadPlan& plan, std::vector<Agnode_t*>&
   return {};
 }
 
-GvStatus AddEdge(Agraph_t* g, Agnode_t* tail, Agnode_t* head, bool write) {
+base::Status AddEdge(Agraph_t* g, Agnode_t* tail, Agnode_t* head, bool write) {
   Agedge_t* e = agedge(g, tail, head, nullptr, 1);
   if (e == nullptr) return GvError("cannot create an edge");
   const bool ok = write ? SetAttr(e, "class", "write") && SetAttr(e, "style", "bold") && SetAttr(e, "color", "#31a354")
                         : SetAttr(e, "class", "read") && SetAttr(e, "style", "solid") && SetAttr(e, "color", "#636363");
-  return ok ? GvStatus{} : GvError("cannot style an edge");
+  return ok ? base::Status::Ok() : GvError("cannot style an edge");
 }
 
 std::vector<uint32_t> Unique(const std::vector<simulator::BufferId>& ids) {
@@ -112,7 +112,7 @@ std::vector<uint32_t> Unique(const std::vector<simulator::BufferId>& ids) {
   return v;
 }
 
-GvStatus AddEdges(Agraph_t* g, const LoadPlan& plan, const std::vector<Agnode_t*>& buffers,
+base::Status AddEdges(Agraph_t* g, const LoadPlan& plan, const std::vector<Agnode_t*>& buffers,
                   const std::vector<Agnode_t*>& calls) {
   for (uint32_t t = 0; t < plan.calls.size(); ++t) {
     for (const uint32_t i : Unique(plan.calls[t].reads)) {
@@ -137,7 +137,7 @@ bool StyleGraph(Agraph_t* g, const LoadPlan& plan) {
          SetDefault(g, AGNODE, "fontsize", "10");
 }
 
-GvStatus BuildGraph(Agraph_t* g, const LoadPlan& plan) {
+base::Status BuildGraph(Agraph_t* g, const LoadPlan& plan) {
   if (!StyleGraph(g, plan)) return GvError("cannot set the graph's attributes");
   std::vector<Agnode_t*> buffers, calls;
   if (auto st = AddBufferNodes(g, plan, buffers); !st.ok()) return st;
@@ -147,12 +147,14 @@ GvStatus BuildGraph(Agraph_t* g, const LoadPlan& plan) {
 
 }  // namespace
 
-RenderResult RenderGraph(const LoadPlan& plan, GraphFormat format) {
+base::Result<std::string> RenderGraph(const LoadPlan& plan, GraphFormat format) {
   std::lock_guard lock(GraphvizMutex());
   ErrorCapture capture;
   GraphPtr g = NewDigraph("loadplan");
-  if (!g) return {std::nullopt, "graphviz: cannot create a graph" + capture.Suffix()};
-  if (auto st = BuildGraph(g.get(), plan); !st.ok()) return {std::nullopt, st.error + capture.Suffix()};
+  if (!g) return GvError("cannot create a graph" + capture.Suffix());
+  if (base::Status st = BuildGraph(g.get(), plan); !st.ok()) {
+    return base::Status::Error(st.message() + capture.Suffix(), st.kind());
+  }
   return LayoutAndRender(g.get(), format == GraphFormat::kSvg ? "svg" : "dot", capture);
 }
 

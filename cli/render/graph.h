@@ -20,6 +20,6 @@ enum class GraphFormat { kSvg, kDot };
 // Graphviz is not thread-safe: calls are serialised on one process-wide mutex and
 // share one lazily created GVC context that is never freed (libgvc cannot host two).
 // Cost: dot's layout, roughly quadratic in the number of nodes in practice.
-RenderResult RenderGraph(const simulator::LoadPlan& plan, GraphFormat format);
+base::Result<std::string> RenderGraph(const simulator::LoadPlan& plan, GraphFormat format);
 
 }  // namespace loadplan::render

@@ -1,6 +1,8 @@
 // Checked Graphviz wrappers: shared context, error capture, attributes, layout + render.
 #include "cli/render/gv_util.h"
 
+#include <optional>
+
 #include <fmt/format.h>
 
 namespace loadplan::render {
@@ -83,22 +85,24 @@ bool SetHtmlLabel(void* obj, const std::string& html) {
   return ok;
 }
 
-RenderResult LayoutAndRender(Agraph_t* g, const char* format, const ErrorCapture& capture) {
+base::Result<std::string> LayoutAndRender(Agraph_t* g, const char* format, const ErrorCapture& capture) {
   GVC_t* gvc = SharedContext();
-  if (gvc == nullptr) return {std::nullopt, "graphviz: cannot create a context" + capture.Suffix()};
-  if (gvLayout(gvc, g, "dot") != 0) return {std::nullopt, "graphviz: dot layout failed" + capture.Suffix()};
+  if (gvc == nullptr) return GvError("cannot create a context" + capture.Suffix());
+  if (gvLayout(gvc, g, "dot") != 0) return GvError("dot layout failed" + capture.Suffix());
   char* data = nullptr;
   unsigned int length = 0;
   const int rc = gvRenderData(gvc, g, format, &data, &length);
-  RenderResult out;
-  if (rc != 0 || data == nullptr) {
-    out.error = fmt::format("graphviz: rendering {} failed{}", format, capture.Suffix());
-  } else {
-    out.text = std::string(data, length);
-  }
+  std::optional<std::string> text;
+  if (rc == 0 && data != nullptr) text = std::string(data, length);
   if (data != nullptr) gvFreeRenderData(data);
-  if (gvFreeLayout(gvc, g) != 0 && out.ok()) return {std::nullopt, "graphviz: cannot free the layout"};
-  return out;
+  const bool freed = gvFreeLayout(gvc, g) == 0;
+  if (!text) {
+    // The cleanup's own failure joins the render's (never dropped).
+    return GvError(fmt::format("rendering {} failed{}{}", format, capture.Suffix(),
+                               freed ? "" : "; cannot free the layout"));
+  }
+  if (!freed) return GvError("cannot free the layout");
+  return *std::move(text);
 }
 
 }  // namespace loadplan::render

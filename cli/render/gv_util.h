@@ -14,11 +14,10 @@
 
 namespace loadplan::render {
 
-struct [[nodiscard]] GvStatus {
-  std::string error;  // empty: success
-  [[nodiscard]] bool ok() const { return error.empty(); }
-};
-inline GvStatus GvError(std::string message) { return {"graphviz: " + std::move(message)}; }
+// A Graphviz call that failed: "graphviz: <message>" (kInternal: our input was well formed).
+inline base::Status GvError(std::string message) {
+  return base::Status::Error("graphviz: " + std::move(message), base::ErrorKind::kInternal);
+}
 
 // Held around every use of Graphviz.
 std::mutex& GraphvizMutex();
@@ -61,7 +60,8 @@ bool SetDefault(Agraph_t* g, int kind, const char* name, const std::string& valu
 // label = <html>: the caller has XML-escaped every piece of text in `html`.
 bool SetHtmlLabel(void* obj, const std::string& html);
 
-// Lays g out with dot and renders it in `format` ("svg", "dot"); frees the layout.
-RenderResult LayoutAndRender(Agraph_t* g, const char* format, const ErrorCapture& capture);
+// Lays g out with dot and renders it in `format` ("svg", "dot"); frees the layout. The
+// document, or the first failure (a failure to free the layout is added to it).
+base::Result<std::string> LayoutAndRender(Agraph_t* g, const char* format, const ErrorCapture& capture);
 
 }  // namespace loadplan::render

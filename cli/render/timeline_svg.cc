@@ -163,10 +163,10 @@ void DrawLegend(SvgWriter& svg, const LoadPlan& plan) {
 
 }  // namespace
 
-RenderResult RenderTimelineSvg(const LoadPlan& plan) {
+base::Result<std::string> RenderTimelineSvg(const LoadPlan& plan) {
   const std::optional<MemorySeries> series = ComputeMemorySeries(plan);
   const std::optional<MemoryTotals> totals = series ? Totals(plan, *series) : std::nullopt;
-  if (!totals) return {std::nullopt, "timeline: a byte total of the plan overflows 64 bits"};
+  if (!totals) return base::Status::Error("timeline: a byte total of the plan overflows 64 bits");
   const uint32_t end = ClockEnd(plan);
   const Scale x{0, static_cast<double>(end), kLeft, kWidth - kRight};
   SvgWriter svg(kWidth, kHeight);
@@ -175,7 +175,7 @@ RenderResult RenderTimelineSvg(const LoadPlan& plan) {
   DrawMemoryPanel(svg, plan, *series, *totals, x, end);
   DrawArenaPanel(svg, plan, x, end);
   DrawLegend(svg, plan);
-  return {svg.Finish(), {}};
+  return svg.Finish();
 }
 
 }  // namespace loadplan::render

@@ -16,6 +16,6 @@
 namespace loadplan::render {
 
 // O(buffers x calls). Fails only on a byte sum that overflows 64 bits.
-RenderResult RenderTimelineSvg(const simulator::LoadPlan& plan);
+base::Result<std::string> RenderTimelineSvg(const simulator::LoadPlan& plan);
 
 }  // namespace loadplan::render

@@ -18,7 +18,7 @@ namespace {
   std::abort();
 }
 
-void CheckAccepted(const loadplan::backend::HeaderResult& r, uint64_t data_bytes) {
+void CheckAccepted(const loadplan::backend::ParsedHeader& r, uint64_t data_bytes) {
   uint64_t at = 0;
   for (const loadplan::backend::TensorInfo& t : r.tensors) {
     if (t.begin != at || t.end < t.begin) Fail("tensor " + t.name + " does not start where the previous ends");
@@ -40,7 +40,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   uint64_t data_bytes = 0;
   for (int i = 7; i >= 0; --i) data_bytes = (data_bytes << 8) | data[i];
   const std::string_view header(reinterpret_cast<const char*>(data) + 8, size - 8);
-  const loadplan::backend::HeaderResult r = loadplan::backend::ParseSafetensorsHeader(header, data_bytes);
-  if (r.error.empty()) CheckAccepted(r, data_bytes);
+  const loadplan::base::Result<loadplan::backend::ParsedHeader> r =
+      loadplan::backend::ParseSafetensorsHeader(header, data_bytes);
+  if (r.ok()) CheckAccepted(*r, data_bytes);
   return 0;
 }

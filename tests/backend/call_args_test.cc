@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/status_lines.h"
 #include "examples/examples.h"
 #include "kernels/registry/registry.h"
 #include "tests/verified_plan.h"
@@ -28,7 +29,7 @@ TEST(CheckContracts, ExampleKernelsMatchTheRegistry) {
     ASSERT_TRUE(c.kernel_id) << c.kernel;
     EXPECT_EQ(kernels::KernelName(*c.kernel_id), c.kernel);
   }
-  EXPECT_TRUE(CheckContracts(plan).empty());
+  EXPECT_TRUE(CheckContracts(plan).ok());
 }
 
 TEST(CheckContracts, ADifferentDeclarationIsRuleP9AtCheckTime) {
@@ -50,13 +51,13 @@ TEST(CheckContracts, RefusesACallThatDoesNotBindTheRegistryContract) {
   simulator::PlannedCall& c = plan.calls.front();
   ASSERT_FALSE(c.args.empty());
   c.args.front().bytes += 1;  // more bytes than the registry's extent gives
-  std::vector<std::string> errors = CheckContracts(plan);
+  std::vector<std::string> errors = base::StatusLines(CheckContracts(plan));
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].find(c.ptr), std::string::npos) << errors[0];
   EXPECT_NE(errors[0].find(c.args.front().param), std::string::npos) << errors[0];
   c.args.front().bytes -= 1;
   c.kernel_id.reset();  // a kernel the backends do not implement
-  errors = CheckContracts(plan);
+  errors = base::StatusLines(CheckContracts(plan));
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].find("not implemented by this backend"), std::string::npos) << errors[0];
 }

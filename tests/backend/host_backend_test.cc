@@ -52,11 +52,12 @@ std::unique_ptr<Model> MakeModel(const verifier::BuildResult& built, const std::
   const verifier::VerifyResult v = verifier::Verify(m->manifest);
   EXPECT_TRUE(v.ok()) << (v.diags.empty() ? "" : v.diags[0].message);
   m->dir = std::filesystem::temp_directory_path() / fmt::format("lp_host_{}_{}", tag, ::getpid());
-  const GenResult g = GenerateCheckpoint(m->manifest, {.dir = m->dir.string(), .seed = 11, .shard_bytes = 100'000});
-  EXPECT_EQ(g.error, "");
+  const base::Result<GenSummary> g =
+      GenerateCheckpoint(m->manifest, {.dir = m->dir.string(), .seed = 11, .shard_bytes = 100'000});
+  EXPECT_TRUE(g.ok()) << g.status().message();
   auto opened = Checkpoint::Open(m->dir.string());
-  EXPECT_TRUE(opened.checkpoint) << opened.error;
-  m->checkpoint = std::move(opened.checkpoint);
+  EXPECT_TRUE(opened.ok()) << opened.status().message();
+  if (opened.ok()) m->checkpoint = std::move(*opened);
   return m;
 }
 

@@ -12,6 +12,7 @@
 #include "backend/checkpoint.h"
 #include "backend/safetensors.h"
 #include "backend/safetensors_write.h"
+#include "base/status_lines.h"
 #include "verifier/parse.h"
 
 namespace loadplan::backend {
@@ -38,35 +39,36 @@ class SafetensorsTest : public ::testing::Test {
     return path;
   }
   std::string OpenError(const std::string& header, uint64_t data_bytes) {
-    return SafetensorsFile::Open(Craft(header, data_bytes)).error;
+    return SafetensorsFile::Open(Craft(header, data_bytes)).status().message();
   }
   fs::path dir_;
 };
 
 TEST_F(SafetensorsTest, AcceptsValidFile) {
   auto r = SafetensorsFile::Open(Craft(R"({"__metadata__":{"format":"pt"},"b":{"dtype":"BF16","shape":[2],"data_offsets":[8,12]},"a":{"dtype":"U8","shape":[2,4],"data_offsets":[0,8]}})", 12));
-  ASSERT_TRUE(r.file) << r.error;
-  ASSERT_EQ(r.file->tensors().size(), 2u);
-  EXPECT_EQ(r.file->tensors()[0].name, "a");  // sorted by offset
-  EXPECT_EQ(r.file->metadata().at("format"), "pt");
-  ASSERT_NE(r.file->Find("b"), nullptr);
-  EXPECT_EQ(r.file->Data(*r.file->Find("b")).size(), 4u);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ((*r)->tensors().size(), 2u);
+  EXPECT_EQ((*r)->tensors()[0].name, "a");  // sorted by offset
+  EXPECT_EQ((*r)->metadata().at("format"), "pt");
+  ASSERT_NE((*r)->Find("b"), nullptr);
+  EXPECT_EQ((*r)->Data(*(*r)->Find("b")).size(), 4u);
 }
 
 TEST_F(SafetensorsTest, FileShorterThanEightBytes) {
   const std::string path = (dir_ / "short.safetensors").string();
   std::ofstream(path) << "abc";
-  EXPECT_NE(SafetensorsFile::Open(path).error.find("shorter than the 8-byte"), std::string::npos);
+  EXPECT_NE(SafetensorsFile::Open(path).status().message().find("shorter than the 8-byte"), std::string::npos);
 }
 
 TEST_F(SafetensorsTest, HeaderLengthOverLimit) {
   auto r = SafetensorsFile::Open(Craft("{}", 0, 100'000'001));
-  EXPECT_NE(r.error.find("over the 100000000 byte limit"), std::string::npos) << r.error;
+  EXPECT_EQ(r.status().kind(), base::ErrorKind::kInvalidInput);
+  EXPECT_NE(r.status().message().find("over the 100000000 byte limit"), std::string::npos) << r.status().message();
 }
 
 TEST_F(SafetensorsTest, HeaderLengthPastEnd) {
   auto r = SafetensorsFile::Open(Craft("{}", 0, 4096));
-  EXPECT_NE(r.error.find("past the end"), std::string::npos) << r.error;
+  EXPECT_NE(r.status().message().find("past the end"), std::string::npos) << r.status().message();
 }
 
 struct BadCase {
@@ -111,29 +113,29 @@ INSTANTIATE_TEST_SUITE_P(All, SafetensorsBadHeader, ::testing::ValuesIn(kBadCase
 TEST_F(SafetensorsTest, WriterRoundTripsThroughReader) {
   const std::vector<TensorSpec> specs = {{"w", verifier::Dtype::kBF16, {3, 5}}, {"s", verifier::Dtype::kU8, {7}}};
   const std::string path = (dir_ / "w.safetensors").string();
-  const std::string err = WriteSafetensors(path, specs, {{"format", "pt"}}, [](size_t i, uint64_t off, std::span<uint8_t> out) {
+  const base::Status written = WriteSafetensors(path, specs, {{"format", "pt"}}, [](size_t i, uint64_t off, std::span<uint8_t> out) {
     for (size_t k = 0; k < out.size(); ++k) out[k] = static_cast<uint8_t>(i * 100 + off + k + 1);
   });
-  ASSERT_EQ(err, "");
+  ASSERT_TRUE(written.ok()) << written.message();
   auto r = SafetensorsFile::Open(path);
-  ASSERT_TRUE(r.file) << r.error;
-  const TensorInfo* s = r.file->Find("s");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const TensorInfo* s = (*r)->Find("s");
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->shape, std::vector<uint64_t>{7});
-  EXPECT_EQ(r.file->Data(*s)[0], 101);
+  EXPECT_EQ((*r)->Data(*s)[0], 101);
   EXPECT_FALSE(fs::exists(path + ".tmp"));
 }
 
 TEST_F(SafetensorsTest, ShardedIndexAndBindings) {
   auto fill = [](size_t, uint64_t, std::span<uint8_t> out) { std::fill(out.begin(), out.end(), 7); };
-  ASSERT_EQ(WriteSafetensors((dir_ / "s1.safetensors").string(), {{"t.a", verifier::Dtype::kU8, {4}}}, {}, fill), "");
-  ASSERT_EQ(WriteSafetensors((dir_ / "s2.safetensors").string(), {{"t.b", verifier::Dtype::kF32, {2, 2}}}, {}, fill), "");
+  ASSERT_TRUE(WriteSafetensors((dir_ / "s1.safetensors").string(), {{"t.a", verifier::Dtype::kU8, {4}}}, {}, fill).ok());
+  ASSERT_TRUE(WriteSafetensors((dir_ / "s2.safetensors").string(), {{"t.b", verifier::Dtype::kF32, {2, 2}}}, {}, fill).ok());
   std::ofstream(dir_ / "model.safetensors.index.json")
       << R"({"metadata":{"total_size":20},"weight_map":{"t.a":"s1.safetensors","t.b":"s2.safetensors"}})";
   auto c = Checkpoint::Open(dir_.string());
-  ASSERT_TRUE(c.checkpoint) << c.error;
-  EXPECT_EQ(c.checkpoint->files().size(), 2u);
-  EXPECT_EQ(c.checkpoint->TotalBytes(), 20u);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ((*c)->files().size(), 2u);
+  EXPECT_EQ((*c)->TotalBytes(), 20u);
 
   // The plan's buffers as a (hand-built) plan holds them: d binds t.a a second time, with
   // another shape, which the verifier would refuse (K6); the binding check judges each alone.
@@ -145,7 +147,7 @@ TEST_F(SafetensorsTest, ShardedIndexAndBindings) {
   };
   plan.buffers = {weight(0, "a", "t.a", verifier::Dtype::kU8, {4}), weight(1, "b", "t.b", verifier::Dtype::kBF16, {2, 2}),
                   weight(2, "c", "t.c", verifier::Dtype::kU8, {1}), weight(3, "d", "t.a", verifier::Dtype::kU8, {2, 2})};
-  const auto errors = CheckBindings(plan, *c.checkpoint);
+  const std::vector<std::string> errors = base::StatusLines(CheckBindings(plan, **c));
   ASSERT_EQ(errors.size(), 3u);  // b dtype, c missing, d shape: all at once
   EXPECT_NE(errors[0].find("dtype F32"), std::string::npos) << errors[0];
   EXPECT_NE(errors[1].find("not in the checkpoint"), std::string::npos) << errors[1];
@@ -155,8 +157,8 @@ TEST_F(SafetensorsTest, ShardedIndexAndBindings) {
 // An index that does not say where the tensors are is refused, naming the tensor and shards.
 TEST_F(SafetensorsTest, IndexMustMatchTheShards) {
   auto fill = [](size_t, uint64_t, std::span<uint8_t> out) { std::fill(out.begin(), out.end(), 7); };
-  ASSERT_EQ(WriteSafetensors((dir_ / "s1.safetensors").string(), {{"t.a", verifier::Dtype::kU8, {4}}}, {}, fill), "");
-  ASSERT_EQ(WriteSafetensors((dir_ / "s2.safetensors").string(), {{"t.b", verifier::Dtype::kU8, {2}}}, {}, fill), "");
+  ASSERT_TRUE(WriteSafetensors((dir_ / "s1.safetensors").string(), {{"t.a", verifier::Dtype::kU8, {4}}}, {}, fill).ok());
+  ASSERT_TRUE(WriteSafetensors((dir_ / "s2.safetensors").string(), {{"t.b", verifier::Dtype::kU8, {2}}}, {}, fill).ok());
   const struct {
     const char* weight_map;
     const char* expect;
@@ -168,14 +170,15 @@ TEST_F(SafetensorsTest, IndexMustMatchTheShards) {
   for (const auto& c : cases) {
     std::ofstream(dir_ / "model.safetensors.index.json") << R"({"weight_map":)" << c.weight_map << "}";
     const auto opened = Checkpoint::Open(dir_.string());
-    EXPECT_FALSE(opened.checkpoint) << c.weight_map;
-    EXPECT_NE(opened.error.find(c.expect), std::string::npos) << c.weight_map << ": " << opened.error;
+    EXPECT_FALSE(opened.ok()) << c.weight_map;
+    EXPECT_NE(opened.status().message().find(c.expect), std::string::npos) << c.weight_map << ": "
+                                                                           << opened.status().message();
   }
   // The index defines the checkpoint: a shard it does not name is not part of it.
   std::ofstream(dir_ / "model.safetensors.index.json") << R"({"weight_map":{"t.a":"s1.safetensors"}})";
   const auto only_s1 = Checkpoint::Open(dir_.string());
-  ASSERT_TRUE(only_s1.checkpoint) << only_s1.error;
-  EXPECT_EQ(only_s1.checkpoint->Find("t.b").info, nullptr);
+  ASSERT_TRUE(only_s1.ok()) << only_s1.status().message();
+  EXPECT_EQ((*only_s1)->Find("t.b").info, nullptr);
 }
 
 // A directory whose index path is too long to stat (ENAMETOOLONG): an error, not a throw
@@ -187,10 +190,11 @@ TEST_F(SafetensorsTest, UnstatableIndexPathIsAnError) {
   fs::create_directories(deep, ec);
   ASSERT_FALSE(ec) << ec.message();
   ASSERT_TRUE(fs::is_directory(deep));
-  Checkpoint::OpenResult opened;
-  EXPECT_NO_THROW(opened = Checkpoint::Open(deep.string()));
-  EXPECT_FALSE(opened.checkpoint);
-  EXPECT_NE(opened.error.find("model.safetensors.index.json"), std::string::npos) << opened.error;
+  base::Status opened;
+  EXPECT_NO_THROW(opened = Checkpoint::Open(deep.string()).status());
+  EXPECT_FALSE(opened.ok());
+  EXPECT_EQ(opened.kind(), base::ErrorKind::kIo);
+  EXPECT_NE(opened.message().find("model.safetensors.index.json"), std::string::npos) << opened.message();
 }
 
 // Files we write load with the reference package, and files it writes load with ours.
@@ -200,11 +204,11 @@ TEST_F(SafetensorsTest, InteroperatesWithReferencePythonPackage) {
     GTEST_SKIP() << "no .venv with safetensors + numpy (scripts/setup creates it)";
   }
   const std::string ours = (dir_ / "ours.safetensors").string();
-  ASSERT_EQ(WriteSafetensors(ours, {{"x", verifier::Dtype::kF32, {2, 3}}, {"y", verifier::Dtype::kU8, {5}}}, {{"k", "v"}},
+  ASSERT_TRUE(WriteSafetensors(ours, {{"x", verifier::Dtype::kF32, {2, 3}}, {"y", verifier::Dtype::kU8, {5}}}, {{"k", "v"}},
                              [](size_t, uint64_t off, std::span<uint8_t> out) {
                                for (size_t k = 0; k < out.size(); ++k) out[k] = static_cast<uint8_t>(off + k);
-                             }),
-            "");
+                             })
+                  .ok());
   const std::string theirs = (dir_ / "theirs.safetensors").string();
   const std::string script =
       "import numpy as np, sys\n"
@@ -217,13 +221,13 @@ TEST_F(SafetensorsTest, InteroperatesWithReferencePythonPackage) {
   std::ofstream(py) << script;
   ASSERT_EQ(std::system((python.string() + " " + py.string() + " " + ours + " " + theirs).c_str()), 0);
   auto r = SafetensorsFile::Open(theirs);
-  ASSERT_TRUE(r.file) << r.error;
-  const TensorInfo* z = r.file->Find("z");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const TensorInfo* z = (*r)->Find("z");
   ASSERT_NE(z, nullptr);
   EXPECT_EQ(z->dtype, verifier::Dtype::kI16);
   EXPECT_EQ(z->shape, (std::vector<uint64_t>{3, 4}));
-  EXPECT_EQ(r.file->Data(*z)[2], 1);  // little-endian int16 value 1 at element 1
-  EXPECT_EQ(r.file->metadata().at("m"), "n");
+  EXPECT_EQ((*r)->Data(*z)[2], 1);  // little-endian int16 value 1 at element 1
+  EXPECT_EQ((*r)->metadata().at("m"), "n");
 }
 
 }  // namespace

@@ -66,17 +66,17 @@ TEST(Synthetic, GeneratedCheckpointLoadsAndBinds) {
   ASSERT_TRUE(parsed.manifest);
   const auto dir = std::filesystem::temp_directory_path() / ("lp_gen_" + std::to_string(::getpid()));
   uint64_t last = 0;
-  const GenResult r = GenerateCheckpoint(*parsed.manifest, {.dir = dir.string(), .seed = 7, .shard_bytes = 2500,
+  const base::Result<GenSummary> r = GenerateCheckpoint(*parsed.manifest, {.dir = dir.string(), .seed = 7, .shard_bytes = 2500,
                                                             .progress = [&](uint64_t done, uint64_t) { last = done; }});
-  ASSERT_EQ(r.error, "");
-  EXPECT_EQ(r.tensors, 3u);
-  EXPECT_EQ(r.bytes, 64u * 3 * 2 + 1000 + 1200);
-  EXPECT_EQ(last, r.bytes);
-  EXPECT_EQ(r.shards, 2u);  // layers.2.* (2200 B) then layers.10.a
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->tensors, 3u);
+  EXPECT_EQ(r->bytes, 64u * 3 * 2 + 1000 + 1200);
+  EXPECT_EQ(last, r->bytes);
+  EXPECT_EQ(r->shards, 2u);  // layers.2.* (2200 B) then layers.10.a
   auto c = Checkpoint::Open(dir.string());
-  ASSERT_TRUE(c.checkpoint) << c.error;
-  EXPECT_TRUE(CheckBindings(test_support::PlanOf(*parsed.manifest), *c.checkpoint).empty());
-  const auto loc = c.checkpoint->Find("model.layers.2.b");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_TRUE(CheckBindings(test_support::PlanOf(*parsed.manifest), **c).ok());
+  const auto loc = (*c)->Find("model.layers.2.b");
   ASSERT_TRUE(loc.info);
   std::vector<uint8_t> expect(1000);
   SyntheticBytes(7, "model.layers.2.b", Dtype::kU8, "e8m0", 0, expect);

@@ -24,6 +24,7 @@
 #include "backend/load_output.h"
 #include "backend/preflight.h"
 #include "backend/synthetic.h"
+#include "base/status_lines.h"
 #include "examples/examples.h"
 #include "simulator/plan_totals.h"
 #include "simulator/planner.h"
@@ -64,11 +65,12 @@ Model MakeModel(const std::string& dir) {
   m.verified = std::move(v.verified);
   m.manifest = std::move(built.manifest);
   m.dir = dir;
-  const GenResult g = GenerateCheckpoint(m.manifest, {.dir = dir, .seed = 7, .shard_bytes = uint64_t{1} << 20});
-  if (!g.error.empty()) return {.error = g.error};
-  Checkpoint::OpenResult opened = Checkpoint::Open(dir);
-  if (!opened.checkpoint) return {.error = opened.error};
-  m.checkpoint = std::move(opened.checkpoint);
+  const base::Result<GenSummary> g =
+      GenerateCheckpoint(m.manifest, {.dir = dir, .seed = 7, .shard_bytes = uint64_t{1} << 20});
+  if (!g.ok()) return {.error = g.status().message()};
+  base::Result<std::unique_ptr<Checkpoint>> opened = Checkpoint::Open(dir);
+  if (!opened.ok()) return {.error = opened.status().message()};
+  m.checkpoint = std::move(*opened);
   return m;
 }
 
@@ -288,7 +290,7 @@ TEST_F(CudaBackendTest, PreflightReportsEveryBindingMismatchBeforeAllocating) {
     if (b.name == "l1.q_w") b.shape->front() = 7, ++changed;
   }
   ASSERT_EQ(changed, 2);
-  EXPECT_EQ(Preflight(bad, Ckpt()).size(), 2u);
+  EXPECT_EQ(base::StatusLines(Preflight(bad, Ckpt())).size(), 2u);
   const uint64_t before = FreeBytes();
   const CudaBackend::CreateResult c = CudaBackend::Create(bad, Ckpt(), Small());
   EXPECT_EQ(c.backend, nullptr);

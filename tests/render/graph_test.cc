@@ -26,11 +26,11 @@ struct GraphCloser {
 using Parsed = std::unique_ptr<Agraph_t, GraphCloser>;
 
 Parsed ParseDot(const simulator::LoadPlan& plan) {
-  RenderResult r = RenderGraph(plan, GraphFormat::kDot);
-  EXPECT_TRUE(r.ok()) << r.error;
+  base::Result<std::string> r = RenderGraph(plan, GraphFormat::kDot);
+  EXPECT_TRUE(r.ok()) << r.status().message();
   if (!r.ok()) return nullptr;
-  Parsed g(agmemread(r.text->c_str()));
-  EXPECT_NE(g, nullptr) << "DOT does not parse back:\n" << *r.text;
+  Parsed g(agmemread(r->c_str()));
+  EXPECT_NE(g, nullptr) << "DOT does not parse back:\n" << *r;
   return g;
 }
 
@@ -120,16 +120,16 @@ TEST(GraphTest, HostileNamesRoundTrip) {
   int clusters = 0;
   for (Agraph_t* s = agfstsubg(g.get()); s != nullptr; s = agnxtsubg(s)) ++clusters;
   EXPECT_EQ(clusters, 2);
-  RenderResult svg = RenderGraph(plan, GraphFormat::kSvg);
-  ASSERT_TRUE(svg.ok()) << svg.error;
-  EXPECT_EQ(ParseXml(*svg.text).error, "");
+  base::Result<std::string> svg = RenderGraph(plan, GraphFormat::kSvg);
+  ASSERT_TRUE(svg.ok()) << svg.status().message();
+  EXPECT_EQ(ParseXml(*svg).error, "");
 }
 
 TEST(GraphTest, SvgIsWellFormedWithOneNodeGroupPerNode) {
   for (int round = 0; round < 2; ++round) {  // the shared context serves repeated renders
-    RenderResult r = RenderGraph(SamplePlan(), GraphFormat::kSvg);
-    ASSERT_TRUE(r.ok()) << r.error;
-    const testing::XmlDoc doc = ParseXml(*r.text);
+    base::Result<std::string> r = RenderGraph(SamplePlan(), GraphFormat::kSvg);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    const testing::XmlDoc doc = ParseXml(*r);
     ASSERT_EQ(doc.error, "");
     int nodes = 0, edges = 0, clusters = 0;
     for (const auto& el : doc.elements) {
@@ -156,9 +156,9 @@ TEST(GraphTest, EmptyPlanRenders) {
 TEST(GraphTest, OutOfRangeBufferIndexIsAnError) {
   simulator::LoadPlan plan = SamplePlan();
   plan.calls[1].reads.push_back(simulator::BufferId{99});
-  RenderResult r = RenderGraph(plan, GraphFormat::kDot);
+  base::Result<std::string> r = RenderGraph(plan, GraphFormat::kDot);
   EXPECT_FALSE(r.ok());
-  EXPECT_NE(r.error.find("99"), std::string::npos) << r.error;
+  EXPECT_NE(r.status().message().find("99"), std::string::npos) << r.status().message();
 }
 
 size_t UniqueCount(std::vector<simulator::BufferId> v) {

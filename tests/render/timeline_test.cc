@@ -45,9 +45,9 @@ std::string TitleOf(const XmlDoc& doc, const XmlElement* el) {
 }
 
 XmlDoc RenderSvg(const simulator::LoadPlan& plan) {
-  RenderResult r = RenderTimelineSvg(plan);
-  EXPECT_TRUE(r.ok()) << r.error;
-  XmlDoc doc = ParseXml(r.text.value_or(""));
+  base::Result<std::string> r = RenderTimelineSvg(plan);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  XmlDoc doc = ParseXml(r.ok() ? *r : std::string());
   EXPECT_EQ(doc.error, "");
   return doc;
 }
@@ -113,9 +113,9 @@ TEST(TimelineSvgTest, OverflowIsAnError) {
 }
 
 json RenderTrace(const simulator::LoadPlan& plan) {
-  RenderResult r = RenderChromeTrace(plan);
-  EXPECT_TRUE(r.ok()) << r.error;
-  return json::parse(r.text.value_or("null"), nullptr, /*allow_exceptions=*/false);
+  base::Result<std::string> r = RenderChromeTrace(plan);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return json::parse(r.ok() ? *r : std::string("null"), nullptr, /*allow_exceptions=*/false);
 }
 
 // tid -> thread name, from the metadata events.
@@ -254,9 +254,9 @@ TEST(ChromeTraceTest, RendersThePlannersPlan) {
 
 RC_GTEST_PROP(RenderProperties, TraceTracksAreNamedAndNeverOverlapPartially, ()) {
   const simulator::LoadPlan plan = RandomPlan();
-  RenderResult r = RenderChromeTrace(plan);
+  base::Result<std::string> r = RenderChromeTrace(plan);
   RC_ASSERT(r.ok());
-  const json trace = json::parse(*r.text, nullptr, false);
+  const json trace = json::parse(*r, nullptr, false);
   RC_ASSERT(!trace.is_discarded());
   RC_ASSERT(CheckCompleteEvents(trace) == "");
   std::multiset<std::string> names;
@@ -269,9 +269,9 @@ RC_GTEST_PROP(RenderProperties, TraceTracksAreNamedAndNeverOverlapPartially, ())
 
 RC_GTEST_PROP(RenderProperties, SvgIsWellFormedWithOneRectPerSource, ()) {
   const simulator::LoadPlan plan = RandomPlan();
-  RenderResult r = RenderTimelineSvg(plan);
+  base::Result<std::string> r = RenderTimelineSvg(plan);
   RC_ASSERT(r.ok());
-  const XmlDoc doc = ParseXml(*r.text);
+  const XmlDoc doc = ParseXml(*r);
   RC_ASSERT(doc.error == "");
   RC_ASSERT(WithClass(doc, "rect", "source").size() == plan.buffers.size());
 }

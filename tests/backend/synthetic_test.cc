@@ -107,14 +107,15 @@ TEST(GenLayers, CheckpointKeepsLayersBelowN) {
                "e":{"kind":"weight","tensor":"model.embed","dtype":"F32","shape":[300]}}})");
   ASSERT_TRUE(parsed.manifest);
   const auto dir = std::filesystem::temp_directory_path() / ("lp_gen_layers_" + std::to_string(::getpid()));
-  const GenResult r = GenerateCheckpoint(*parsed.manifest, {.dir = dir.string(), .seed = 7, .layers = 3});
-  EXPECT_EQ(r.tensors, 2u);
-  EXPECT_EQ(r.bytes, 1000u + 1200);
+  const base::Result<GenSummary> r = GenerateCheckpoint(*parsed.manifest, {.dir = dir.string(), .seed = 7, .layers = 3});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->tensors, 2u);
+  EXPECT_EQ(r->bytes, 1000u + 1200);
   auto c = Checkpoint::Open(dir.string());
-  ASSERT_TRUE(c.checkpoint);
-  EXPECT_TRUE(c.checkpoint->Find("model.layers.2.b").info);
-  EXPECT_TRUE(c.checkpoint->Find("model.embed").info);
-  EXPECT_FALSE(c.checkpoint->Find("model.layers.10.a").info);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_TRUE((*c)->Find("model.layers.2.b").info);
+  EXPECT_TRUE((*c)->Find("model.embed").info);
+  EXPECT_FALSE((*c)->Find("model.layers.10.a").info);
   std::filesystem::remove_all(dir);
 }
 

@@ -89,6 +89,13 @@ loadplan::verifier::Manifest GenerateServing(int n) {
   return m;
 }
 
+// Plan takes a verified manifest: the generated one, or nullopt (and a message) when it fails.
+std::optional<loadplan::verifier::VerifiedManifest> Verified(const loadplan::verifier::Manifest& m) {
+  loadplan::verifier::VerifyResult r = loadplan::verifier::Verify(m);
+  if (!r.verified) std::fprintf(stderr, "the generated manifest %s does not verify\n", m.name.c_str());
+  return std::move(r.verified);
+}
+
 // Milliseconds of the fastest of three runs of `f`.
 template <typename F>
 double BestOfThree(F&& f) {
@@ -114,12 +121,9 @@ int main(int argc, char** argv) {
   std::puts("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (int n : sizes) {
     const loadplan::verifier::Manifest m = Generate(n);
-    const loadplan::verifier::VerifyResult verified = loadplan::verifier::Verify(m);
-    if (!verified.verified) {
-      std::fprintf(stderr, "the generated manifest of %d sources does not verify\n", n);
-      return 1;
-    }
-    const loadplan::verifier::VerifiedManifest& vm = *verified.verified;
+    const std::optional<loadplan::verifier::VerifiedManifest> verified = Verified(m);
+    if (!verified) return 1;
+    const loadplan::verifier::VerifiedManifest& vm = *verified;
     loadplan::simulator::LoadPlan first, best;
     const double ms_first = BestOfThree([&] { first = Plan(vm, {.placement = PlacementPolicy::kFirstFit}); });
     const double ms_best = BestOfThree([&] { best = Plan(vm, {.placement = PlacementPolicy::kBestFit}); });
@@ -135,14 +139,11 @@ int main(int argc, char** argv) {
   std::puts("|---:|---:|---:|---:|---:|");
   for (int n : sizes) {
     const loadplan::verifier::Manifest m = GenerateServing(n);
-    const loadplan::verifier::VerifyResult verified = loadplan::verifier::Verify(m);
-    if (!verified.verified) {
-      std::fprintf(stderr, "the generated manifest of %d serving buffers does not verify\n", n);
-      return 1;
-    }
+    const std::optional<loadplan::verifier::VerifiedManifest> verified = Verified(m);
+    if (!verified) return 1;
     loadplan::simulator::LoadPlan plan;
     loadplan::simulator::MemoryPhases phases;
-    const double ms_plan = BestOfThree([&] { plan = Plan(*verified.verified); });
+    const double ms_plan = BestOfThree([&] { plan = Plan(*verified); });
     const double ms_phases = BestOfThree([&] { phases = loadplan::simulator::ComputePhases(m, plan); });
     const double nlogn = n * std::log2(std::max(2, n));
     std::printf("| %d | %.1f | %.1f | %.1f | %.2f |\n", n, ms_plan, ms_phases, 1e6 * ms_phases / nlogn,

@@ -31,14 +31,6 @@ std::string XmlEscape(std::string_view s) {
   return out;
 }
 
-std::string FormatBytes(uint64_t bytes) {
-  constexpr double kMiB = 1024.0 * 1024.0, kGiB = kMiB * 1024.0;
-  if (bytes >= (1ull << 30)) return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / kGiB);
-  if (bytes >= (1ull << 20)) return fmt::format("{:.2f} MiB", static_cast<double>(bytes) / kMiB);
-  if (bytes >= (1ull << 10)) return fmt::format("{:.2f} KiB", static_cast<double>(bytes) / 1024.0);
-  return fmt::format("{} B", bytes);
-}
-
 std::string_view KindName(verifier::BufferKind kind) {
   using K = verifier::BufferKind;
   switch (kind) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "base/bytes.h"
 #include "simulator/plan.h"
 #include "verifier/manifest.h"
 
@@ -18,8 +19,8 @@ namespace loadplan::render {
 // other than tab and newline (not allowed in XML 1.0) become a visible "\xNN".
 std::string XmlEscape(std::string_view s);
 
-// "12.50 MiB", "1.10 GiB", "512 B": binary units (2^20, 2^30).
-std::string FormatBytes(uint64_t bytes);
+// "12.50 MiB", "1.10 GiB", "512 B": binary units (2^20, 2^30), the one byte format of base/bytes.h.
+inline std::string FormatBytes(uint64_t bytes) { return base::FormatBytesAuto(bytes); }
 
 // Lower-case kind name ("weight", "source", ...) and its fill colour (#rrggbb).
 std::string_view KindName(verifier::BufferKind kind);

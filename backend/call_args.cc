@@ -43,8 +43,8 @@ std::string BufferMismatch(const simulator::LoadPlan& plan, const PlannedCall& c
   const std::optional<uint64_t> want = ContractBytes(spec, scalars);
   if (a->access == spec.access && spec.dtype == b.dtype && want == a->bytes) return {};
   return fmt::format("param {} binds {} {} ({} bytes), the backend implements {} {} ({} bytes)", spec.name,
-                     verifier::AccessName(a->access), verifier::DtypeName(b.dtype), a->bytes,
-                     verifier::AccessName(spec.access), spec.dtype ? verifier::DtypeName(*spec.dtype) : "-",
+                     verifier::AccessName(a->access), base::DtypeName(b.dtype), a->bytes,
+                     verifier::AccessName(spec.access), spec.dtype ? base::DtypeName(*spec.dtype) : "-",
                      want ? fmt::format("{}", *want) : std::string("?"));
 }
 

@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 
 #include "backend/executor.h"
-#include "backend/host_backend.h"
-#include "backend/safetensors_write.h"
+#include "backend/host/host_backend.h"
+#include "backend/checkpoint/safetensors_write.h"
 #include "simulator/plan_totals.h"
 
 namespace loadplan::backend {

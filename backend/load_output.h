@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/checkpoint.h"
+#include "backend/checkpoint/checkpoint.h"
 #include "base/status.h"
 #include "simulator/plan.h"
 

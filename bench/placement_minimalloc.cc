@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "simulator/placement.h"
+#include "simulator/placement/placement.h"
 
 namespace {
 

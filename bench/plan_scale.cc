@@ -16,8 +16,8 @@
 #include <fmt/format.h>
 
 #include "simulator/check/plan_check.h"
-#include "simulator/phases.h"
-#include "simulator/planner.h"
+#include "simulator/phases/phases.h"
+#include "simulator/planner/planner.h"
 #include "verifier/manifest.h"
 #include "verifier/verify.h"
 
@@ -27,7 +27,7 @@ using loadplan::verifier::Access;
 using loadplan::verifier::BufferKind;
 using loadplan::verifier::Expr;
 
-std::optional<loadplan::verifier::Dtype> U8Dtype() { return loadplan::verifier::Dtype::kU8; }
+std::optional<loadplan::base::Dtype> U8Dtype() { return loadplan::base::Dtype::kU8; }
 
 loadplan::verifier::Buffer U8(std::string name, BufferKind kind, int64_t bytes) {
   loadplan::verifier::Buffer b{.name = name, .kind = kind, .shape = {Expr::Const(bytes)}};

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "backend/synthetic.h"
+#include "backend/checkpoint/synthetic.h"
 #include "cli/pipeline.h"
 #include "cli/progress.h"
 #include "examples/examples.h"

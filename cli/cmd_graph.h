@@ -5,7 +5,7 @@
 #include <string>
 
 #include "simulator/plan.h"
-#include "simulator/planner.h"
+#include "simulator/planner/planner.h"
 
 namespace loadplan::cli {
 

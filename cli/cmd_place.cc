@@ -12,7 +12,7 @@
 
 #include "cli/pipeline.h"
 #include "cli/self_check.h"
-#include "simulator/placement.h"
+#include "simulator/placement/placement.h"
 
 namespace loadplan::cli {
 namespace {

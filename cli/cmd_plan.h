@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cli/cmd_check.h"
-#include "simulator/planner.h"
+#include "simulator/planner/planner.h"
 
 namespace loadplan::cli {
 

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "simulator/phases.h"
+#include "simulator/phases/phases.h"
 #include "simulator/plan.h"
 #include "verifier/manifest.h"
 

@@ -16,7 +16,7 @@
 #include "cli/cmd_run_internal.h"
 #include "cli/pipeline.h"
 #include "cli/progress.h"
-#include "simulator/phases.h"
+#include "simulator/phases/phases.h"
 #include "simulator/plan_totals.h"
 #include "verifier/writer.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "cli/cmd_check.h"
-#include "simulator/planner.h"
+#include "simulator/planner/planner.h"
 
 namespace loadplan::cli {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/checkpoint.h"
+#include "backend/checkpoint/checkpoint.h"
 #include "backend/load_output.h"
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/probe.h"

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "simulator/planner.h"
+#include "simulator/planner/planner.h"
 
 namespace loadplan::cli {
 

@@ -20,7 +20,7 @@
 #include "cli/cmd_run.h"
 #include "cli/cmd_timeline.h"
 #include "cli/completion.h"
-#include "simulator/placement.h"
+#include "simulator/placement/placement.h"
 #include "verifier/diag.h"
 
 namespace {

@@ -15,7 +15,7 @@
 #include "cli/cmd_check.h"
 #include "cli/input.h"
 #include "simulator/plan.h"
-#include "simulator/planner.h"
+#include "simulator/planner/planner.h"
 #include "verifier/verify.h"
 
 namespace loadplan::cli {

@@ -5,7 +5,7 @@
 
 #include <string_view>
 
-#include "simulator/placement.h"
+#include "simulator/placement/placement.h"
 #include "simulator/plan.h"
 #include "verifier/manifest.h"
 

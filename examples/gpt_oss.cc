@@ -9,7 +9,7 @@
 namespace loadplan::examples {
 namespace {
 
-using verifier::Dtype;
+using base::Dtype;
 using verifier::ManifestBuilder;
 using verifier::ProgramBuilder;
 

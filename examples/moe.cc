@@ -9,7 +9,7 @@ namespace loadplan::examples {
 namespace {
 
 using verifier::Dims;
-using verifier::Dtype;
+using base::Dtype;
 
 // One expert tensor family: checkpoint form, derived form and the kernel between.
 struct Family {

@@ -7,7 +7,7 @@
 namespace loadplan::examples {
 
 verifier::BuildResult Tiny() {
-  using verifier::Dtype;
+  using base::Dtype;
   constexpr int64_t kVocab = 64, kHidden = 32;
   verifier::ManifestBuilder b("tiny");
   b.Var("batch", 1, 8).Load(1, 0);

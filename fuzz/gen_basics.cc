@@ -10,7 +10,7 @@
 namespace loadplan::fuzz::detail {
 
 using verifier::Buffer;
-using verifier::Dtype;
+using base::Dtype;
 using verifier::Expr;
 using verifier::Manifest;
 using verifier::Variable;
@@ -141,8 +141,8 @@ std::vector<Expr> DrawVarShape(const Manifest& m, Dtype dtype, int64_t max_var) 
 }
 
 Dtype DrawDtype() {
-  std::vector<std::string_view> names = verifier::AllDtypeNames();
-  return *verifier::ParseDtype(*rc::gen::elementOf(names));
+  std::vector<std::string_view> names = base::AllDtypeNames();
+  return *base::ParseDtype(*rc::gen::elementOf(names));
 }
 
 }  // namespace loadplan::fuzz::detail

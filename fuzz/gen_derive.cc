@@ -17,7 +17,7 @@ using verifier::Arg;
 using verifier::Buffer;
 using verifier::BufferKind;
 using verifier::Call;
-using verifier::Dtype;
+using base::Dtype;
 using verifier::Expr;
 using verifier::Program;
 

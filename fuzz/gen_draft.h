@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "verifier/dtype.h"
+#include "base/dtype.h"
 #include "verifier/manifest.h"
 
 namespace loadplan::fuzz::detail {
@@ -17,7 +17,7 @@ namespace loadplan::fuzz::detail {
 // A buffer a derive call can read: a checkpoint tensor or a carry a derive call wrote.
 struct Readable {
   std::string name;
-  verifier::Dtype dtype = verifier::Dtype::kU8;
+  base::Dtype dtype = base::Dtype::kU8;
   int64_t count = 0;          // elements (fixed shapes only)
   std::optional<size_t> producer;  // derive program (creation index) that writes it
 };
@@ -53,9 +53,9 @@ int64_t DrawCount(std::optional<int64_t> max = std::nullopt);
 std::vector<verifier::Expr> DrawFixedShape(int64_t count);
 // A shape over the variables (those with a max of at most `max_var`) whose byte size
 // evaluates at the box's max corner.
-std::vector<verifier::Expr> DrawVarShape(const verifier::Manifest& m, verifier::Dtype dtype,
+std::vector<verifier::Expr> DrawVarShape(const verifier::Manifest& m, base::Dtype dtype,
                                          int64_t max_var = int64_t{1} << 40);
-verifier::Dtype DrawDtype();
+base::Dtype DrawDtype();
 // `text` parsed (the canonical AST of the expression).
 verifier::Expr ParseOrDie(const std::string& text);
 // Every variable at its max: shapes here are monotone, so sizes peak there.

@@ -46,7 +46,7 @@ void AddServeBuffers(Draft& d) {
     // Whole bytes only: safetensors (and so `gen` and the reader) reject a tensor of 3 F4
     // elements, while the verifier accepts the weight (its byte size rounds up). Reported.
     int64_t count = DrawCount();
-    if (verifier::DtypeBits(w.dtype) % 8 != 0) count = (count + 7) / 8 * 8;
+    if (base::DtypeBits(w.dtype) % 8 != 0) count = (count + 7) / 8 * 8;
     w.shape = DrawFixedShape(count);
     w.tensor = FreshName(d.tensors, {"model.w", "model.layers.0.w", "lm_head"});
     if (d.m.load.lanes > 1 && Roll(3) == 0) w.lane = *rc::gen::inRange<uint32_t>(0, d.m.load.lanes);

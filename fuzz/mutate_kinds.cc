@@ -36,12 +36,12 @@ std::optional<Mutation> SourceWritten(const Manifest& in, const Pick& pick) {
   const std::string program = Fresh(m, "derive.k2");
   std::vector<std::string> u8;
   for (const Buffer* b : Buffers(m, {BufferKind::kSource})) {
-    if (b->dtype == Dtype::kU8 && Count(*b)) u8.push_back(b->name);
+    if (b->dtype == base::Dtype::kU8 && Count(*b)) u8.push_back(b->name);
   }
   std::string src = u8.empty() ? Fresh(m, "fuzz.raw") : Choose(u8, pick);
   if (u8.empty()) {
     AddBuffer(m, Buffer{.name = src, .kind = BufferKind::kSource, .tensor = Fresh(m, "fuzz.tensor"),
-                        .dtype = Dtype::kU8, .shape = {Expr::Const(4)}});
+                        .dtype = base::Dtype::kU8, .shape = {Expr::Const(4)}});
   }
   int64_t n = 4;
   for (const Buffer& b : m.buffers) {
@@ -137,7 +137,7 @@ std::optional<Mutation> PartialByte(const Manifest& in, const Pick& pick) {
   const int64_t unit = f4 ? 2 : 4;  // elements per whole number of bytes
   const int64_t count = unit * static_cast<int64_t>(pick(1000)) + 1 + static_cast<int64_t>(pick(unit - 1));
   Buffer b{.name = Fresh(m, "w.partial"), .kind = BufferKind::kWeight, .tensor = Fresh(m, "model.partial"),
-           .dtype = f4 ? Dtype::kF4 : Dtype::kF6E3M2};
+           .dtype = f4 ? base::Dtype::kF4 : base::Dtype::kF6E3M2};
   b.shape = pick(2) == 0 ? std::vector<Expr>{Expr::Const(count)} : std::vector<Expr>{Expr::Const(1), Expr::Const(count)};
   const std::string name = b.name;
   AddBuffer(m, std::move(b));

@@ -32,7 +32,7 @@ std::optional<Mutation> DeriveTouchesServing(const Manifest& in, const Pick& pic
   const BufferKind kind = std::vector<BufferKind>{BufferKind::kState, BufferKind::kScratch, BufferKind::kInput,
                                                   BufferKind::kOutput, BufferKind::kPeer}[pick(5)];
   const std::string dst = Fresh(m, "fuzz.scratch");
-  AddBuffer(m, Buffer{.name = dst, .kind = kind, .dtype = Dtype::kU8, .shape = {Expr::Const(n)}});
+  AddBuffer(m, Buffer{.name = dst, .kind = kind, .dtype = base::Dtype::kU8, .shape = {Expr::Const(n)}});
   Program& prog = m.programs[p];
   prog.calls.push_back(CopyCall(src, dst, n));
   return Finish("derive-touches-serving", m, {{"P2", ArgPtr(m, {p, prog.calls.size() - 1}, "dst")}});
@@ -137,15 +137,15 @@ std::optional<Mutation> DtypeMismatch(const Manifest& in, const Pick& pick) {
   if (bound.empty()) return std::nullopt;
   const std::string name = Choose(bound, pick);
   Buffer b = *m.FindBuffer(name);
-  std::vector<std::string_view> dtypes = AllDtypeNames();
-  b.dtype = *ParseDtype(Choose(dtypes, pick));
+  std::vector<std::string_view> dtypes = base::AllDtypeNames();
+  b.dtype = *base::ParseDtype(Choose(dtypes, pick));
   Assignment corner;
   for (const Variable& v : m.vars) corner[v.name] = v.max;
   if (b.dtype == m.FindBuffer(name)->dtype || !Evaluate(ByteSize(b), corner).value) return std::nullopt;
   // A checkpoint tensor must keep whole bytes (else K8 as well): no odd F4 count.
   const bool checkpoint = b.kind == BufferKind::kWeight || b.kind == BufferKind::kSource;
   const std::optional<int64_t> count = Count(b);
-  if (checkpoint && count && !FillsWholeBytes(static_cast<uint64_t>(*count), b.dtype)) return std::nullopt;
+  if (checkpoint && count && !base::FillsWholeBytes(static_cast<uint64_t>(*count), b.dtype)) return std::nullopt;
   std::vector<Expected> expected;
   for (const Use& u : usage.Of(name)) {
     if (!u.param.empty()) expected.push_back({"P6", u.ptr});

@@ -33,7 +33,7 @@ std::optional<Mutation> RegistryPreconditionBroken(const Manifest& in, const Pic
   if (!EnsureStandardKernel(m, "mxfp4_dequant")) return std::nullopt;
   const std::string blocks = U8Input(m, 24, pick), scales = U8Input(m, 1, pick);
   const std::string dst = Fresh(m, "dq");
-  AddBuffer(m, Buffer{.name = dst, .kind = BufferKind::kCarry, .dtype = Dtype::kBF16, .shape = {Expr::Const(48)}});
+  AddBuffer(m, Buffer{.name = dst, .kind = BufferKind::kCarry, .dtype = base::Dtype::kBF16, .shape = {Expr::Const(48)}});
   const std::string program = Fresh(m, "derive.dq");
   Program p{.name = program, .derive = true};
   p.calls.push_back(Call{.kernel = "mxfp4_dequant",

@@ -1,7 +1,8 @@
 // Internal: every mutator function (fuzz/mutate_*.cc); fuzz/mutators.cc lists them.
 #pragma once
 
-#include "fuzz/mutate_util.h"
+#include "fuzz/mutate_edit.h"
+#include "fuzz/mutate_find.h"
 
 namespace loadplan::fuzz::mut {
 

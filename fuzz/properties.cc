@@ -4,10 +4,10 @@
 #include <nlohmann/json.hpp>
 #include <rapidcheck.h>
 
-#include "fuzz/json_first.h"
+#include "fuzz/first_wins_json.h"
 #include "fuzz/mutators.h"
 #include "simulator/check/plan_check.h"
-#include "simulator/planner.h"
+#include "simulator/planner/planner.h"
 #include "verifier/parse.h"
 #include "verifier/verify.h"
 #include "verifier/writer.h"

@@ -7,13 +7,13 @@
 #include <fmt/format.h>
 #include <rapidcheck.h>
 
-#include "backend/checkpoint.h"
+#include "backend/checkpoint/checkpoint.h"
 #include "backend/executor.h"
-#include "backend/host_backend.h"
-#include "backend/memory_backend.h"
-#include "backend/synthetic.h"
+#include "backend/host/host_backend.h"
+#include "backend/memory/memory_backend.h"
+#include "backend/checkpoint/synthetic.h"
 #include "fuzz/properties.h"
-#include "simulator/planner.h"
+#include "simulator/planner/planner.h"
 #include "verifier/usage.h"
 #include "verifier/verify.h"
 #include "verifier/writer.h"

@@ -2,7 +2,7 @@
 // types so host code in .cc files needs no CUDA headers: a stream is a
 // cudaStream_t passed as void* (nullptr: the legacy default stream), and an
 // error is a cudaError_t as int (0: success). Callers validate first
-// (resolve.h): these trust their arguments. All launches are asynchronous.
+// (validate_call.h): these trust their arguments. All launches are asynchronous.
 #pragma once
 
 #include <cstdint>

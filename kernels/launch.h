@@ -2,13 +2,13 @@
 // CUDA backend uses. Plain C++ (no CUDA types): a stream is a cudaStream_t
 // passed as void* (nullptr: the legacy default stream). Buffers hold device
 // pointers. The CPU reference with the same arguments is reference.h's
-// RunReference; both validate through resolve.h and refuse the same calls.
+// RunReference; both validate through validate_call.h and refuse the same calls.
 #pragma once
 
 #include <string_view>
 
 #include "kernels/args.h"
-#include "kernels/resolve.h"
+#include "kernels/validate_call.h"
 
 namespace loadplan::kernels {
 

@@ -14,11 +14,11 @@
 #include <string_view>
 
 #include "kernels/args.h"
-#include "kernels/resolve.h"
+#include "kernels/validate_call.h"
 
 namespace loadplan::kernels {
 
-// Validates (resolve.h) and runs kernel `name` on host memory.
+// Validates (validate_call.h) and runs kernel `name` on host memory.
 Status RunReference(std::string_view name, const KernelArgs& args);
 
 // Runs an already validated call on host memory.

@@ -1,5 +1,5 @@
 // The load plan: a value computed by a pure function of a verified manifest and load
-// options (simulator/planner.h). It is self-contained: a backend executes a LoadPlan plus a
+// options (simulator/planner/planner.h). It is self-contained: a backend executes a LoadPlan plus a
 // checkpoint and never looks anything up in the manifest (each call carries its kernel, its
 // evaluated scalars and its buffer arguments with byte ranges; each buffer its tensor, dtype
 // and shape). Backends never plan again.
@@ -20,7 +20,7 @@
 #include <fmt/format.h>
 
 #include "kernels/registry/registry.h"
-#include "simulator/placement.h"
+#include "simulator/placement/placement.h"
 #include "verifier/manifest.h"
 
 namespace loadplan::simulator {
@@ -100,7 +100,7 @@ struct PlannedBuffer {
   std::string name;
   verifier::BufferKind kind = verifier::BufferKind::kWeight;  // a source is a weight in a naive plan
   Residence residence = Residence::kResident;
-  verifier::Dtype dtype = verifier::Dtype::kU8;
+  base::Dtype dtype = base::Dtype::kU8;
   std::optional<std::vector<uint64_t>> shape;  // set when the shape is variable-free
   uint64_t bytes = 0;   // exact for fixed shapes; the maximum over the box for variable ones
   uint64_t offset = 0;  // in the resident pool (kResident) or the arena (kStaged), aligned

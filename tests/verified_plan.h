@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "simulator/planner.h"
+#include "simulator/planner/planner.h"
 #include "verifier/diag.h"
 #include "verifier/verify.h"
 

@@ -10,7 +10,7 @@
 namespace loadplan::verifier {
 namespace {
 
-ParamSpec BufferParam(std::string name, Access access, Dtype dtype, Value extent) {
+ParamSpec BufferParam(std::string name, Access access, base::Dtype dtype, Value extent) {
   return ParamSpec{.name = std::move(name), .access = access, .dtype = dtype, .extent = std::move(extent)};
 }
 
@@ -132,13 +132,13 @@ std::variant<Expr, std::string> Value::ToExpr() const {
   return fmt::format("cannot parse `{}`: {}", text, r.error);
 }
 
-ParamSpec ReadParam(std::string name, Dtype dtype, Value extent) {
+ParamSpec ReadParam(std::string name, base::Dtype dtype, Value extent) {
   return BufferParam(std::move(name), Access::kRead, dtype, std::move(extent));
 }
-ParamSpec WriteParam(std::string name, Dtype dtype, Value extent) {
+ParamSpec WriteParam(std::string name, base::Dtype dtype, Value extent) {
   return BufferParam(std::move(name), Access::kWrite, dtype, std::move(extent));
 }
-ParamSpec ReadWriteParam(std::string name, Dtype dtype, Value extent) {
+ParamSpec ReadWriteParam(std::string name, base::Dtype dtype, Value extent) {
   return BufferParam(std::move(name), Access::kReadWrite, dtype, std::move(extent));
 }
 ParamSpec ScalarParam(std::string name) { return ParamSpec{.name = std::move(name)}; }
@@ -170,13 +170,13 @@ ManifestBuilder& ManifestBuilder::AddBuffer(BufferDecl decl) {
   return *this;
 }
 
-ManifestBuilder& ManifestBuilder::Checkpoint(std::string name, std::string tensor, Dtype dtype, Dims shape,
+ManifestBuilder& ManifestBuilder::Checkpoint(std::string name, std::string tensor, base::Dtype dtype, Dims shape,
                                              BufferOptions options) {
   return AddBuffer({std::move(name), std::nullopt, std::move(tensor), dtype, std::move(shape), std::move(options)});
 }
 
 #define LOADPLAN_BUILDER_KIND(Method, Kind)                                                             \
-  ManifestBuilder& ManifestBuilder::Method(std::string name, Dtype dtype, Dims shape, BufferOptions o) { \
+  ManifestBuilder& ManifestBuilder::Method(std::string name, base::Dtype dtype, Dims shape, BufferOptions o) { \
     return AddBuffer({std::move(name), BufferKind::Kind, {}, dtype, std::move(shape), std::move(o)});    \
   }
 LOADPLAN_BUILDER_KIND(Carry, kCarry)

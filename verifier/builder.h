@@ -20,7 +20,7 @@
 #include <variant>
 #include <vector>
 
-#include "verifier/dtype.h"
+#include "base/dtype.h"
 #include "verifier/expr.h"
 #include "verifier/manifest.h"
 
@@ -61,12 +61,12 @@ using Args = std::vector<std::pair<std::string, Value>>;
 struct ParamSpec {
   std::string name;
   Access access = Access::kScalar;
-  std::optional<Dtype> dtype;
+  std::optional<base::Dtype> dtype;
   std::optional<Value> extent;
 };
-ParamSpec ReadParam(std::string name, Dtype dtype, Value extent);
-ParamSpec WriteParam(std::string name, Dtype dtype, Value extent);
-ParamSpec ReadWriteParam(std::string name, Dtype dtype, Value extent);
+ParamSpec ReadParam(std::string name, base::Dtype dtype, Value extent);
+ParamSpec WriteParam(std::string name, base::Dtype dtype, Value extent);
+ParamSpec ReadWriteParam(std::string name, base::Dtype dtype, Value extent);
 ParamSpec ScalarParam(std::string name);
 
 struct KernelSpec {
@@ -129,14 +129,14 @@ class ManifestBuilder {
   ManifestBuilder& Load(uint32_t lanes, uint32_t prefetch);
 
   // A checkpoint tensor; Build() makes it a source or a weight (see top).
-  ManifestBuilder& Checkpoint(std::string name, std::string tensor, Dtype dtype, Dims shape,
+  ManifestBuilder& Checkpoint(std::string name, std::string tensor, base::Dtype dtype, Dims shape,
                               BufferOptions options = {});
-  ManifestBuilder& Carry(std::string name, Dtype dtype, Dims shape, BufferOptions options = {});
-  ManifestBuilder& State(std::string name, Dtype dtype, Dims shape, BufferOptions options = {});
-  ManifestBuilder& Scratch(std::string name, Dtype dtype, Dims shape, BufferOptions options = {});
-  ManifestBuilder& Input(std::string name, Dtype dtype, Dims shape, BufferOptions options = {});
-  ManifestBuilder& Output(std::string name, Dtype dtype, Dims shape, BufferOptions options = {});
-  ManifestBuilder& Peer(std::string name, Dtype dtype, Dims shape, BufferOptions options = {});
+  ManifestBuilder& Carry(std::string name, base::Dtype dtype, Dims shape, BufferOptions options = {});
+  ManifestBuilder& State(std::string name, base::Dtype dtype, Dims shape, BufferOptions options = {});
+  ManifestBuilder& Scratch(std::string name, base::Dtype dtype, Dims shape, BufferOptions options = {});
+  ManifestBuilder& Input(std::string name, base::Dtype dtype, Dims shape, BufferOptions options = {});
+  ManifestBuilder& Output(std::string name, base::Dtype dtype, Dims shape, BufferOptions options = {});
+  ManifestBuilder& Peer(std::string name, base::Dtype dtype, Dims shape, BufferOptions options = {});
 
   ManifestBuilder& AddKernel(KernelSpec kernel);
   // A new program (plain: serving); set flags on the returned builder. The
@@ -152,7 +152,7 @@ class ManifestBuilder {
     std::string name;
     std::optional<BufferKind> kind;  // nullopt: checkpoint tensor, decided by Build()
     std::string tensor;
-    Dtype dtype = Dtype::kU8;
+    base::Dtype dtype = base::Dtype::kU8;
     Dims shape;
     BufferOptions options;
   };

@@ -96,7 +96,7 @@ Expr ElementCount(const Buffer& b) {
 
 Expr ByteSize(const Buffer& b) {
   Expr elements = ElementCount(b);
-  uint32_t bits = DtypeBits(b.dtype);
+  uint32_t bits = base::DtypeBits(b.dtype);
   if (bits % 8 == 0) return Times(std::move(elements), Expr::Const(bits / 8));
   Expr total_bits = Times(std::move(elements), Expr::Const(bits));
   if (total_bits.IsConst() && total_bits.value >= 0) return Expr::Const(total_bits.value / 8 + (total_bits.value % 8 != 0));

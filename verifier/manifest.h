@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "base/access.h"
-#include "verifier/dtype.h"
+#include "base/dtype.h"
 #include "verifier/expr.h"
 
 namespace loadplan::verifier {
@@ -50,7 +50,7 @@ struct Buffer {
   std::string name;
   BufferKind kind = BufferKind::kWeight;
   std::optional<std::string> tensor;    // checkpoint tensor name (weight, source)
-  Dtype dtype = Dtype::kU8;
+  base::Dtype dtype = base::Dtype::kU8;
   std::vector<Expr> shape;              // elements per dimension
   bool exported = false;                // "export": true
   std::optional<uint32_t> lane;         // explicit load lane (weight, source)
@@ -63,7 +63,7 @@ struct Buffer {
 struct Param {
   std::string name;
   Access access = Access::kRead;
-  std::optional<Dtype> dtype;  // buffer params
+  std::optional<base::Dtype> dtype;  // buffer params
   std::optional<Expr> extent;  // buffer params: elements touched, over the kernel's scalar params
   std::string ptr;             // /kernels/<k>/params/<p>
   bool malformed = false;  // parse found a problem here (reported); rules skip it

@@ -115,12 +115,12 @@ std::optional<std::string> Fields::Enum(const json::Node& n, const Ptr& ptr, Key
   return std::nullopt;
 }
 
-std::optional<Dtype> Fields::DtypeValue(const json::Node& n, const Ptr& ptr) {
+std::optional<base::Dtype> Fields::DtypeValue(const json::Node& n, const Ptr& ptr) {
   std::optional<std::string> s = String(n, ptr);
   if (!s) return std::nullopt;
-  if (std::optional<Dtype> d = ParseDtype(*s)) return d;
+  if (std::optional<base::Dtype> d = base::ParseDtype(*s)) return d;
   std::vector<std::string> all;
-  for (std::string_view name : AllDtypeNames()) all.emplace_back(name);
+  for (std::string_view name : base::AllDtypeNames()) all.emplace_back(name);
   sink_.Error(Code(codes::kDtype), ptr, fmt::format("unknown dtype {} (safetensors names: U8, BF16, F32, ...)", Quote(*s)),
               Hint(*s, all));
   return std::nullopt;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "verifier/diag.h"
-#include "verifier/dtype.h"
+#include "base/dtype.h"
 #include "verifier/expr.h"
 #include "verifier/parse_json.h"
 
@@ -53,7 +53,7 @@ class Fields {
   std::optional<bool> Bool(const json::Node& n, const Ptr& ptr);
   // A string out of `values` (S3 with did-you-mean otherwise).
   std::optional<std::string> Enum(const json::Node& n, const Ptr& ptr, Keys values);
-  std::optional<Dtype> DtypeValue(const json::Node& n, const Ptr& ptr);
+  std::optional<base::Dtype> DtypeValue(const json::Node& n, const Ptr& ptr);
   // A declared name: non-empty, no control characters; `identifier` also asks for
   // the expression grammar's NAME (variables and parameters appear in expressions).
   bool Name(std::string_view name, const Ptr& ptr, std::string_view what, bool identifier);

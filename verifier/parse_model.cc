@@ -76,7 +76,7 @@ Buffer BuildBuffer(Fields& in, const std::string& name, const Node& n, const Ptr
     auto s = in.Enum(x, p, {"weight", "source", "carry", "state", "scratch", "input", "output", "peer"});
     if (s) b.kind = *ParseBufferKind(*s);
   });
-  With(n, ptr, "dtype", [&](const Node& x, const Ptr& p) { b.dtype = in.DtypeValue(x, p).value_or(Dtype::kU8); });
+  With(n, ptr, "dtype", [&](const Node& x, const Ptr& p) { b.dtype = in.DtypeValue(x, p).value_or(base::Dtype::kU8); });
   With(n, ptr, "shape", [&](const Node& x, const Ptr& p) {
     b.shape = in.Dims(x, p, 0, std::numeric_limits<size_t>::max()).value_or(std::vector<Expr>{});
   });

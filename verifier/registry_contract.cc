@@ -8,9 +8,9 @@
 namespace loadplan::verifier {
 namespace {
 
-std::string Describe(Access access, const std::optional<Dtype>& dtype, const std::optional<Expr>& extent) {
+std::string Describe(Access access, const std::optional<base::Dtype>& dtype, const std::optional<Expr>& extent) {
   if (access == Access::kScalar) return "scalar";
-  return fmt::format("{} {} extent `{}`", AccessName(access), dtype ? DtypeName(*dtype) : "(no dtype)",
+  return fmt::format("{} {} extent `{}`", AccessName(access), dtype ? base::DtypeName(*dtype) : "(no dtype)",
                      extent ? ToString(*extent) : "(none)");
 }
 

@@ -28,7 +28,7 @@ json Dims(const std::vector<Expr>& dims) {
 }
 
 json BufferValue(const Buffer& b) {
-  json o = {{"kind", BufferKindName(b.kind)}, {"dtype", DtypeName(b.dtype)}, {"shape", Dims(b.shape)}};
+  json o = {{"kind", BufferKindName(b.kind)}, {"dtype", base::DtypeName(b.dtype)}, {"shape", Dims(b.shape)}};
   if (b.tensor) o["tensor"] = *b.tensor;
   if (b.exported) o["export"] = true;
   if (b.lane) o["lane"] = *b.lane;
@@ -39,7 +39,7 @@ json BufferValue(const Buffer& b) {
 json ParamValue(const Param& p) {
   if (p.access == Access::kScalar) return "scalar";
   json o = {{"access", AccessName(p.access)}};
-  if (p.dtype) o["dtype"] = DtypeName(*p.dtype);
+  if (p.dtype) o["dtype"] = base::DtypeName(*p.dtype);
   if (p.extent) o["extent"] = ExprValue(*p.extent);
   return o;
 }

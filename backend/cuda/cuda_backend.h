@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "backend/backend.h"
-#include "backend/checkpoint.h"
+#include "backend/checkpoint/checkpoint.h"
 #include "simulator/plan.h"
 #include "verifier/manifest.h"
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "backend/checkpoint.h"
+#include "backend/checkpoint/checkpoint.h"
 #include "base/status.h"
 
 namespace loadplan::backend {

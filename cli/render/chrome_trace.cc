@@ -9,6 +9,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/bytes.h"
+#include "cli/render/memory_series.h"
+
 namespace loadplan::render {
 namespace {
 
@@ -79,7 +82,7 @@ LaneRows PackLanes(const LoadPlan& plan) {
 
 json SourceEvent(const PlannedBuffer& b, int tid) {
   const uint32_t begin = Index(b.window_begin), end = Index(b.window_end);
-  json args = {{"lane", b.lane ? Index(*b.lane) : 0}, {"bytes", b.bytes}, {"size", FormatBytes(b.bytes)},
+  json args = {{"lane", b.lane ? Index(*b.lane) : 0}, {"bytes", b.bytes}, {"size", base::FormatBytesAuto(b.bytes)},
                {"offset", b.offset}, {"window", fmt::format("[{}, {})", begin, end)},
                {"first_reader", Index(b.first_reader)}, {"last_reader", Index(b.last_reader)}};
   if (b.tensor) args["tensor"] = *b.tensor;

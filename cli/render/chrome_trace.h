@@ -12,7 +12,8 @@
 // Metadata events ("ph": "M") name the process and every track.
 #pragma once
 
-#include "cli/render/common.h"
+#include "base/status.h"
+#include "simulator/plan.h"
 #include "simulator/plan.h"
 
 namespace loadplan::render {

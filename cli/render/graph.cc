@@ -11,7 +11,11 @@
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
-#include "cli/render/gv_util.h"
+#include "base/bytes.h"
+#include "cli/render/graphviz.h"
+#include "cli/render/memory_series.h"
+#include "cli/render/palette.h"
+#include "cli/render/xml_escape.h"
 
 namespace loadplan::render {
 namespace {
@@ -22,13 +26,13 @@ using simulator::PlannedBuffer;
 using simulator::Residence;
 
 std::string BufferLabel(const PlannedBuffer& b) {
-  std::string label = fmt::format("<B>{}</B><BR/>{}", XmlEscape(b.name), KindName(b.kind));
+  std::string label = fmt::format("<B>{}</B><BR/>{}", XmlEscape(b.name), verifier::BufferKindName(b.kind));
   if (b.residence == Residence::kStaged) {
     label += fmt::format("<BR/>window [{}, {})", b.window_begin, b.window_end);
     if (b.lane) label += fmt::format("  lane {}", *b.lane);
-    label += fmt::format("<BR/>offset {}", FormatBytes(b.offset));
+    label += fmt::format("<BR/>offset {}", base::FormatBytesAuto(b.offset));
   }
-  return label + fmt::format("<BR/>{}", XmlEscape(FormatBytes(b.bytes)));
+  return label + fmt::format("<BR/>{}", XmlEscape(base::FormatBytesAuto(b.bytes)));
 }
 
 // Buffers that get a node: every staged buffer and everything a derive call touches.
@@ -48,7 +52,7 @@ bool StyleBufferNode(Agnode_t* n, const PlannedBuffer& b) {
   const bool staged = b.residence == Residence::kStaged;
   return SetAttr(n, "shape", "box") && SetAttr(n, "style", staged ? "rounded,filled" : "filled") &&
          SetAttr(n, "fillcolor", std::string(KindColour(b.kind))) &&
-         SetAttr(n, "class", std::string(KindName(b.kind))) && SetHtmlLabel(n, BufferLabel(b));
+         SetAttr(n, "class", std::string(verifier::BufferKindName(b.kind))) && SetHtmlLabel(n, BufferLabel(b));
 }
 
 // Adds one node per shown buffer; nodes[i] stays null for buffers not shown.
@@ -131,7 +135,7 @@ bool StyleGraph(Agraph_t* g, const LoadPlan& plan) {
   const std::string label = fmt::format(
       "<B>{}</B>: {} derive calls, {} lanes, prefetch {}<BR/>arena {} (lower bound {})",
       XmlEscape(plan.manifest_name), plan.calls.size(), plan.lanes, plan.prefetch,
-      FormatBytes(plan.arena_bytes), FormatBytes(plan.lower_bound));
+      base::FormatBytesAuto(plan.arena_bytes), base::FormatBytesAuto(plan.lower_bound));
   return SetAttr(g, "rankdir", "LR") && SetAttr(g, "fontname", "Helvetica") && SetAttr(g, "labelloc", "t") &&
          SetHtmlLabel(g, label) && SetDefault(g, AGNODE, "fontname", "Helvetica") &&
          SetDefault(g, AGNODE, "fontsize", "10");

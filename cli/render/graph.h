@@ -4,12 +4,13 @@
 // every derive call (one cluster "cluster_<program>" per derive program), and every
 // weight and carry a derive call reads or writes. Edges: read (buffer -> call, thin
 // grey, class "read") and write (call -> carry, bold green, class "write"). Node
-// colours follow the kind (render/common.h). Node names are GvId("b:", buffer) and
-// "c:<clock time>", clusters GvId("cluster_", program) (render/gv_util.h); labels are
+// colours follow the kind (render/palette.h). Node names are GvId("b:", buffer) and
+// "c:<clock time>", clusters GvId("cluster_", program) (render/graphviz.h); labels are
 // HTML-like labels with every name XML-escaped.
 #pragma once
 
-#include "cli/render/common.h"
+#include "base/status.h"
+#include "simulator/plan.h"
 #include "simulator/plan.h"
 
 namespace loadplan::render {

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/render/common.h"
+#include "cli/render/xml_escape.h"
 
 namespace loadplan::render {
 

@@ -7,6 +7,9 @@
 
 #include <fmt/format.h>
 
+#include "base/bytes.h"
+#include "cli/render/memory_series.h"
+#include "cli/render/palette.h"
 #include "cli/render/svg_writer.h"
 
 namespace loadplan::render {
@@ -89,8 +92,8 @@ void DrawColumns(SvgWriter& svg, const LoadPlan& plan, const MemorySeries& s, co
   for (uint32_t t = 0; t < s.arena_live.size(); ++t) {
     const std::string tip = fmt::format(
         "t = {} ({})\nweights {}\ncarries {}\narena live {}\ntotal {}", t, CallLabel(plan.calls[t]),
-        FormatBytes(s.weight_bytes), FormatBytes(s.carry_bytes), FormatBytes(s.arena_live[t]),
-        FormatBytes(resident + s.arena_live[t]));  // no overflow: Totals checked resident + peak
+        base::FormatBytesAuto(s.weight_bytes), base::FormatBytesAuto(s.carry_bytes), base::FormatBytesAuto(s.arena_live[t]),
+        base::FormatBytesAuto(resident + s.arena_live[t]));  // no overflow: Totals checked resident + peak
     svg.Rect(x(t), kTop1, x(t + 1) - x(t), kPanelHeight, "transparent", "column", tip);
   }
 }
@@ -104,23 +107,23 @@ void DrawMemoryPanel(SvgWriter& svg, const LoadPlan& plan, const MemorySeries& s
   const double w = GiB(s.weight_bytes), wc = GiB(m.resident);
   auto live = [&](uint32_t t) { return wc + (t < s.arena_live.size() ? GiB(s.arena_live[t]) : 0.0); };
   svg.Path(StepPath(x, y, end, [](uint32_t) { return 0.0; }, [&](uint32_t) { return w; }),
-           KindColour(verifier::BufferKind::kWeight), "weights", "weights " + FormatBytes(s.weight_bytes));
+           KindColour(verifier::BufferKind::kWeight), "weights", "weights " + base::FormatBytesAuto(s.weight_bytes));
   svg.Path(StepPath(x, y, end, [&](uint32_t) { return w; }, [&](uint32_t) { return wc; }),
-           KindColour(verifier::BufferKind::kCarry), "carries", "carries " + FormatBytes(s.carry_bytes));
+           KindColour(verifier::BufferKind::kCarry), "carries", "carries " + base::FormatBytesAuto(s.carry_bytes));
   svg.Path(StepPath(x, y, end, [&](uint32_t) { return wc; }, live), KindColour(verifier::BufferKind::kSource),
-           "arena-live", "staging arena: live sources, peak " + FormatBytes(s.peak_arena_live));
+           "arena-live", "staging arena: live sources, peak " + base::FormatBytesAuto(s.peak_arena_live));
   DrawColumns(svg, plan, s, x, m.resident);
   Marker(svg, x, y(wc + GiB(plan.arena_bytes)), kArenaLine, "arena-size",
-         "+ arena: " + FormatBytes(m.resident + plan.arena_bytes), true);
+         "+ arena: " + base::FormatBytesAuto(m.resident + plan.arena_bytes), true);
   Marker(svg, x, y(wc + GiB(plan.lower_bound)), kBoundLine, "lower-bound",
-         "+ lower bound: " + FormatBytes(m.resident + plan.lower_bound), false);
+         "+ lower bound: " + base::FormatBytesAuto(m.resident + plan.lower_bound), false);
   DrawTimeAxis(svg, x, kTop1 + kPanelHeight, end);
 }
 
 std::string SourceTooltip(const PlannedBuffer& b) {
   return fmt::format("{}\nwindow [{}, {})  lane {}\n{} ({} bytes) at offset {}", b.name, b.window_begin,
-                     b.window_end, b.lane ? fmt::format("{}", *b.lane) : std::string("-"), FormatBytes(b.bytes),
-                     b.bytes, FormatBytes(b.offset));
+                     b.window_end, b.lane ? fmt::format("{}", *b.lane) : std::string("-"), base::FormatBytesAuto(b.bytes),
+                     b.bytes, base::FormatBytesAuto(b.offset));
 }
 
 void DrawArenaPanel(SvgWriter& svg, const LoadPlan& plan, const Scale& x, uint32_t end) {
@@ -138,10 +141,10 @@ void DrawArenaPanel(SvgWriter& svg, const LoadPlan& plan, const Scale& x, uint32
     svg.Rect(x(begin), y1, std::max(x(end_t) - x(begin), 1.0), std::max(y0 - y1, 1.0),
              LaneColour(b.lane ? simulator::Index(*b.lane) : 0), "source", SourceTooltip(b));
   }
-  Marker(svg, x, y(GiB(plan.arena_bytes)), kArenaLine, "arena-size", "arena " + FormatBytes(plan.arena_bytes),
+  Marker(svg, x, y(GiB(plan.arena_bytes)), kArenaLine, "arena-size", "arena " + base::FormatBytesAuto(plan.arena_bytes),
          true);
   Marker(svg, x, y(GiB(plan.lower_bound)), kBoundLine, "lower-bound",
-         "lower bound " + FormatBytes(plan.lower_bound), false);
+         "lower bound " + base::FormatBytesAuto(plan.lower_bound), false);
   DrawTimeAxis(svg, x, kTop2 + kPanelHeight, end);
 }
 

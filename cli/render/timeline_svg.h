@@ -10,7 +10,8 @@
 // bound. Axes: bytes in GiB (2^30), time in derive-call indices.
 #pragma once
 
-#include "cli/render/common.h"
+#include "base/status.h"
+#include "simulator/plan.h"
 #include "simulator/plan.h"
 
 namespace loadplan::render {

@@ -1,7 +1,7 @@
 // The kernel registry: one typed row per derive kernel the backends implement (name,
 // one-line doc, parameter contract, preconditions). The single source of truth for the
 // verifier (rules P9, P10), the examples' standard declarations, call validation
-// (kernels/resolve.h), the CPU reference and the CUDA launcher (each dispatches on
+// (kernels/validate_call.h), the CPU reference and the CUDA launcher (each dispatches on
 // KernelId with an exhaustive switch), and `loadplan kernels`. docs/kernels.md explains
 // every row and how to add one.
 #pragma once

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "simulator/placement.h"  // the problem and placement types only (no planner code)
+#include "simulator/placement/placement.h"  // the problem and placement types only (no planner code)
 
 namespace loadplan::simulator {
 

@@ -1,5 +1,5 @@
 // The plan checker: validates any LoadPlan against its manifest, independently of the
-// planner (this target never links simulator/planner.*; its tests build plans by hand).
+// planner (this target never links simulator/planner/; its tests build plans by hand).
 #pragma once
 
 #include <cstdint>

@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include "backend/memory_backend.h"
-#include "simulator/phases.h"
-#include "simulator/planner.h"
+#include "backend/memory/memory_backend.h"
+#include "simulator/phases/phases.h"
+#include "simulator/planner/planner.h"
 #include "tests/backend/recording_backend.h"
 #include "tests/simulator/plan_fixtures.h"
 #include "tests/verified_plan.h"

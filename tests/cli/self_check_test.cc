@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "simulator/planner.h"
+#include "simulator/planner/planner.h"
 #include "tests/simulator/plan_fixtures.h"
 #include "tests/verified_plan.h"
 

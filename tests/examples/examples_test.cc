@@ -22,7 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using verifier::BufferKind;
-using verifier::Dtype;
+using base::Dtype;
 using verifier::Expr;
 using verifier::Manifest;
 

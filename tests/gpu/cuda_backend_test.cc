@@ -17,17 +17,17 @@
 #include <string>
 #include <vector>
 
-#include "backend/checkpoint.h"
+#include "backend/checkpoint/checkpoint.h"
 #include "backend/cuda/cuda_backend.h"
 #include "backend/executor.h"
-#include "backend/host_backend.h"
+#include "backend/host/host_backend.h"
 #include "backend/load_output.h"
 #include "backend/preflight.h"
-#include "backend/synthetic.h"
+#include "backend/checkpoint/synthetic.h"
 #include "base/status_lines.h"
 #include "examples/examples.h"
 #include "simulator/plan_totals.h"
-#include "simulator/planner.h"
+#include "simulator/planner/planner.h"
 #include "verifier/verify.h"
 
 namespace loadplan::backend {

@@ -15,7 +15,7 @@ namespace loadplan::kernels::testing {
 
 using Scalars = std::map<std::string, int64_t>;
 
-// Bytes of the dst extent, computed from the recipe's shapes (docs/kernels.md) (not from resolve.cc).
+// Bytes of the dst extent, computed from the recipe's shapes (docs/kernels.md) (not from validate_call.cc).
 inline uint64_t DstBytes(const std::string& k, const Scalars& s) {
   auto g = [&](const char* n) { return static_cast<uint64_t>(s.at(n)); };
   if (k == "mxfp4_fc1_weight") return g("experts") * 2 * g("i_pad") * (g("k_pad") / 2);

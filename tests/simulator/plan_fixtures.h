@@ -32,14 +32,14 @@ class ManifestMaker {
     return *this;
   }
   ManifestMaker& Buffer(std::string name, BufferKind kind, std::vector<Expr> shape,
-                        verifier::Dtype dtype = verifier::Dtype::kU8, std::optional<uint32_t> lane = {}) {
+                        base::Dtype dtype = base::Dtype::kU8, std::optional<uint32_t> lane = {}) {
     verifier::Buffer b{.name = name, .kind = kind, .dtype = dtype, .shape = std::move(shape), .lane = lane};
     if (verifier::IsCheckpointBound(kind)) b.tensor = "model." + name;
     m_.buffers.push_back(std::move(b));
     return *this;
   }
   ManifestMaker& Bytes(std::string name, BufferKind kind, int64_t bytes, std::optional<uint32_t> lane = {}) {
-    return Buffer(std::move(name), kind, {Expr::Const(bytes)}, verifier::Dtype::kU8, lane);
+    return Buffer(std::move(name), kind, {Expr::Const(bytes)}, base::Dtype::kU8, lane);
   }
   // Appends a call to program `prog` (created on first use with the given flags). Each buffer
   // param `r00`.. / `w00`.. touches the whole bound buffer: its extent is the scalar param
@@ -50,12 +50,12 @@ class ManifestMaker {
     // One kernel per shape of call: k_r<R>_w<W>, with the dtypes appended when a bound buffer
     // is not U8 (a parameter has one dtype, rule P6).
     std::string kernel = fmt::format("k_r{}_w{}", reads.size(), writes.size());
-    std::vector<verifier::Dtype> dtypes;
+    std::vector<base::Dtype> dtypes;
     for (const auto* names : {&reads, &writes}) {
       for (const std::string& b : *names) dtypes.push_back(DtypeOf(b));
     }
-    if (std::any_of(dtypes.begin(), dtypes.end(), [](verifier::Dtype d) { return d != verifier::Dtype::kU8; })) {
-      for (verifier::Dtype d : dtypes) kernel += "_" + std::string(verifier::DtypeName(d));
+    if (std::any_of(dtypes.begin(), dtypes.end(), [](base::Dtype d) { return d != base::Dtype::kU8; })) {
+      for (base::Dtype d : dtypes) kernel += "_" + std::string(base::DtypeName(d));
     }
     verifier::Call c{.kernel = kernel};
     std::vector<std::pair<std::string, std::string>> bound;  // (param, buffer)
@@ -96,12 +96,12 @@ class ManifestMaker {
     return m_.programs.back();
   }
   // `dtypes`: of the read params, then of the write params.
-  void EnsureKernel(const std::string& name, size_t reads, const std::vector<verifier::Dtype>& dtypes) {
+  void EnsureKernel(const std::string& name, size_t reads, const std::vector<base::Dtype>& dtypes) {
     for (const verifier::Kernel& k : m_.kernels) {
       if (k.name == name) return;
     }
     verifier::Kernel k{.name = name};
-    auto add = [&](std::string param, verifier::Access access, verifier::Dtype dtype) {
+    auto add = [&](std::string param, verifier::Access access, base::Dtype dtype) {
       k.params.push_back({.name = param + "_n", .access = verifier::Access::kScalar});
       k.params.push_back({.name = param, .access = access, .dtype = dtype, .extent = Expr::Var(param + "_n")});
     };
@@ -122,9 +122,9 @@ class ManifestMaker {
     const verifier::Buffer* b = Find(buffer);
     return b ? verifier::ElementCount(*b) : Expr::Const(0);
   }
-  verifier::Dtype DtypeOf(const std::string& buffer) const {
+  base::Dtype DtypeOf(const std::string& buffer) const {
     const verifier::Buffer* b = Find(buffer);
-    return b ? b->dtype : verifier::Dtype::kU8;
+    return b ? b->dtype : base::Dtype::kU8;
   }
 
   verifier::Manifest m_;
@@ -169,7 +169,7 @@ inline verifier::Manifest RandomManifest() {
   }
   mk.Buffer("kv", BufferKind::kState, {Expr::Var("batch"), Expr::Const(*rc::gen::inRange<int64_t>(1, 1000))});
   mk.Buffer("tmp", BufferKind::kScratch, {Expr::Var("batch") * Expr::Const(3)});
-  mk.Buffer("tokens", BufferKind::kInput, {Expr::Var("batch")}, verifier::Dtype::kI32);
+  mk.Buffer("tokens", BufferKind::kInput, {Expr::Var("batch")}, base::Dtype::kI32);
   mk.Call("init", {"kv"}, {"tmp"}, /*derive=*/false, /*once=*/true);
   return mk.Done();
 }

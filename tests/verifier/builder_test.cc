@@ -13,16 +13,16 @@ namespace loadplan::verifier {
 namespace {
 
 KernelSpec CopyKernel() {
-  return {"copy", {ReadParam("src", Dtype::kU8, "n"), WriteParam("dst", Dtype::kU8, "n"), ScalarParam("n")}};
+  return {"copy", {ReadParam("src", base::Dtype::kU8, "n"), WriteParam("dst", base::Dtype::kU8, "n"), ScalarParam("n")}};
 }
 
 // raw -> (derive) -> carry; `also_serving` makes a serving program read raw too.
 ManifestBuilder Staged(bool also_serving) {
   ManifestBuilder b("t");
   b.Var("batch", 1, 4).AddKernel(CopyKernel());
-  b.Checkpoint("raw", "model.raw", Dtype::kU8, {64});
-  b.Carry("prepped", Dtype::kU8, {64});
-  b.Scratch("tmp", Dtype::kU8, {64});
+  b.Checkpoint("raw", "model.raw", base::Dtype::kU8, {64});
+  b.Carry("prepped", base::Dtype::kU8, {64});
+  b.Scratch("tmp", base::Dtype::kU8, {64});
   b.AddDerive("derive.prep").Call("copy", {{"src", "raw"}, {"dst", "prepped"}, {"n", 64}}, {1});
   auto& serve = b.AddProgram("serve").Batch("batch");
   serve.Call("copy", {{"src", "prepped"}, {"dst", "tmp"}, {"n", 64}}, {"batch"});
@@ -54,10 +54,10 @@ TEST(Builder, RawAlsoReadByServingIsWeight) {
 
 TEST(Builder, UnreadWrittenOrCollectiveCheckpointIsWeight) {
   ManifestBuilder b = Staged(false);
-  b.Checkpoint("unread", "model.unread", Dtype::kU8, {8});
-  b.Checkpoint("written", "model.written", Dtype::kU8, {64});
-  b.Checkpoint("reduced", "model.reduced", Dtype::kU8, {64});
-  b.Checkpoint("also_reduced", "model.also_reduced", Dtype::kU8, {64});
+  b.Checkpoint("unread", "model.unread", base::Dtype::kU8, {8});
+  b.Checkpoint("written", "model.written", base::Dtype::kU8, {64});
+  b.Checkpoint("reduced", "model.reduced", base::Dtype::kU8, {64});
+  b.Checkpoint("also_reduced", "model.also_reduced", base::Dtype::kU8, {64});
   b.AddDerive("derive.w").Call("copy", {{"src", "reduced"}, {"dst", "written"}, {"n", 64}}, {1});
   b.AddDerive("derive.x").Call("copy", {{"src", "also_reduced"}, {"dst", "prepped"}, {"n", 1}}, {1});
   b.AddProgram("sync").Collective("all_reduce", "also_reduced");
@@ -118,7 +118,7 @@ bool HasError(const BuildResult& r, std::string_view fragment) {
 
 TEST(Builder, DuplicateNamesAreErrors) {
   ManifestBuilder b = Staged(false);
-  b.Var("batch", 1, 2).Carry("raw", Dtype::kU8, {1}).AddKernel(CopyKernel());
+  b.Var("batch", 1, 2).Carry("raw", base::Dtype::kU8, {1}).AddKernel(CopyKernel());
   b.AddProgram("serve");
   b.AddProgram("p").Call("copy", {{"n", 1}, {"n", 2}, {"src", "raw"}, {"dst", "tmp"}}, {1});
   BuildResult r = b.Build();
@@ -132,7 +132,7 @@ TEST(Builder, DuplicateNamesAreErrors) {
 
 TEST(Builder, BadReferencesAndExpressionsAreErrors) {
   ManifestBuilder b = Staged(false);
-  b.Scratch("bad_shape", Dtype::kU8, {"batch +"});
+  b.Scratch("bad_shape", base::Dtype::kU8, {"batch +"});
   auto& p = b.AddProgram("p");
   p.Call("copy", {{"src", "nope"}, {"dst", 3}, {"n", "(1"}, {"m", 1}}, {1});
   p.Call("kopy", {{"src", "raw"}}, {1});

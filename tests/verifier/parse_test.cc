@@ -74,20 +74,20 @@ Manifest ExpectedValid() {
       .vars = {{.name = "batch", .min = 1, .max = 8, .ptr = "/vars/batch"},
                {.name = "ctx", .min = 1, .max = 4096, .ptr = "/vars/ctx"}},
       .load = {.lanes = 2, .prefetch = 1, .ptr = "/load"},
-      .buffers = {{.name = "kv", .kind = BufferKind::kState, .dtype = Dtype::kBF16,
+      .buffers = {{.name = "kv", .kind = BufferKind::kState, .dtype = base::Dtype::kBF16,
                    .shape = {V("batch"), Expr::Binary(ExprOp::kMul, V("ctx"), C(2))}, .ptr = "/buffers/kv"},
-                  {.name = "logits", .kind = BufferKind::kOutput, .dtype = Dtype::kF32, .shape = {V("batch")},
+                  {.name = "logits", .kind = BufferKind::kOutput, .dtype = base::Dtype::kF32, .shape = {V("batch")},
                    .exported = true, .ptr = "/buffers/logits"},
-                  {.name = "one", .kind = BufferKind::kScratch, .dtype = Dtype::kF32, .ptr = "/buffers/one"},
-                  {.name = "w", .kind = BufferKind::kCarry, .dtype = Dtype::kU8, .shape = {C(64)},
+                  {.name = "one", .kind = BufferKind::kScratch, .dtype = base::Dtype::kF32, .ptr = "/buffers/one"},
+                  {.name = "w", .kind = BufferKind::kCarry, .dtype = base::Dtype::kU8, .shape = {C(64)},
                    .encoding = "fp4_e2m1x2", .ptr = "/buffers/w"},
-                  {.name = "w.raw", .kind = BufferKind::kSource, .tensor = "model.w", .dtype = Dtype::kU8,
+                  {.name = "w.raw", .kind = BufferKind::kSource, .tensor = "model.w", .dtype = base::Dtype::kU8,
                    .shape = {C(4), C(16)}, .lane = 1, .ptr = "/buffers/w.raw"}},
       .kernels = {{.name = "copy",
-                   .params = {{.name = "dst", .access = Access::kWrite, .dtype = Dtype::kU8, .extent = C(64),
+                   .params = {{.name = "dst", .access = Access::kWrite, .dtype = base::Dtype::kU8, .extent = C(64),
                                .ptr = "/kernels/copy/params/dst"},
                               {.name = "n", .access = Access::kScalar, .ptr = "/kernels/copy/params/n"},
-                              {.name = "src", .access = Access::kRead, .dtype = Dtype::kU8, .extent = V("n"),
+                              {.name = "src", .access = Access::kRead, .dtype = base::Dtype::kU8, .extent = V("n"),
                                .ptr = "/kernels/copy/params/src"}},
                    .ptr = "/kernels/copy"}},
       .programs = {
@@ -139,7 +139,7 @@ TEST(Parse, LookupsAndSizes) {
   EXPECT_EQ(ElementCount(*m.FindBuffer("w.raw")), C(64));
   EXPECT_EQ(ElementCount(*m.FindBuffer("one")), C(1));
   EXPECT_EQ(ByteSize(*m.FindBuffer("logits")), Expr::Binary(ExprOp::kMul, V("batch"), C(4)));
-  Buffer f4{.dtype = Dtype::kF4, .shape = {C(3)}};
+  Buffer f4{.dtype = base::Dtype::kF4, .shape = {C(3)}};
   EXPECT_EQ(ByteSize(f4), C(2));  // ceil(3 * 4 / 8)
   f4.shape = {V("n")};
   EXPECT_EQ(ByteSize(f4), Expr::Binary(ExprOp::kCeilDiv, Expr::Binary(ExprOp::kMul, V("n"), C(4)), C(8)));

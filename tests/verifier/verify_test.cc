@@ -154,7 +154,7 @@ TEST(Verify, ModelWithoutParse) {
   Manifest m;
   m.buffers.push_back(Buffer{.name = "w", .kind = BufferKind::kWeight, .tensor = "w", .shape = {Expr::Const(4)}});
   m.kernels.push_back(Kernel{.name = "k", .params = {Param{.name = "x", .access = Access::kWrite,
-                                                           .dtype = Dtype::kU8, .extent = Expr::Const(4)}}});
+                                                           .dtype = base::Dtype::kU8, .extent = Expr::Const(4)}}});
   Program p{.name = "p"};
   p.calls.push_back(Call{.kernel = "nope", .malformed = true});
   p.calls.push_back(Call{.kernel = "k", .args = {Arg{.param = "x", .buffer = "w"}}});

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "verifier/codes.h"
-#include "verifier/rules/common.h"
+#include "verifier/rules/proof_report.h"
 #include "verifier/rules/rules.h"
 
 namespace loadplan::verifier {

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "verifier/codes.h"
-#include "verifier/rules/common.h"
+#include "verifier/rules/names.h"
 #include "verifier/rules/rules.h"
 
 namespace loadplan::verifier {
@@ -19,8 +19,8 @@ void ReportArgs(std::string ptr, std::string message, std::string hint, DiagSink
 void CheckDtype(const Param& p, const Arg& a, const Buffer* b, DiagSink& sink) {
   if (b == nullptr || b->malformed || !p.dtype || b->dtype == *p.dtype) return;
   sink.Error(std::string(codes::kArgDtype), a.ptr,
-             fmt::format("buffer `{}` is {} but parameter `{}` is {}", b->name, DtypeName(b->dtype),
-                         p.name, DtypeName(*p.dtype)),
+             fmt::format("buffer `{}` is {} but parameter `{}` is {}", b->name, base::DtypeName(b->dtype),
+                         p.name, base::DtypeName(*p.dtype)),
              "bind a buffer of the parameter's dtype",
              {Note{ChildPointer(p.ptr, "dtype"), "parameter declared here"},
               Note{ChildPointer(b->ptr, "dtype"), "buffer declared here"}});

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include "verifier/codes.h"
-#include "verifier/rules/common.h"
 #include "verifier/rules/rules.h"
 
 namespace loadplan::verifier {

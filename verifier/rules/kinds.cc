@@ -97,18 +97,18 @@ void CheckLane(const RuleContext& ctx, const Buffer& b, DiagSink& sink) {
 // K8: a checkpoint tensor of a sub-byte dtype fills whole bytes; safetensors stores no
 // partial byte (3 F4 elements are 12 bits: no checkpoint holds them).
 void CheckWholeBytes(const RuleContext& ctx, const Buffer& b, DiagSink& sink) {
-  const uint32_t bits = DtypeBits(b.dtype);
+  const uint32_t bits = base::DtypeBits(b.dtype);
   if (!IsCheckpointBound(b.kind) || bits % 8 == 0 || !ctx.SizeOk(b)) return;
   const Expr count = ElementCount(b);
   if (!IsVariableFree(count)) return;  // K5 reports the shape
   const std::optional<int64_t> n = Evaluate(count, {}).value;
-  if (!n || *n < 0 || FillsWholeBytes(static_cast<uint64_t>(*n), b.dtype)) return;
+  if (!n || *n < 0 || base::FillsWholeBytes(static_cast<uint64_t>(*n), b.dtype)) return;
   sink.Error(std::string(codes::kWholeBytes), ChildPointer(b.ptr, "shape"),
              fmt::format("{} `{}` holds {} {} elements of {} bits: not a whole number of bytes, so no "
                          "safetensors checkpoint can store it",
-                         BufferKindName(b.kind), b.name, *n, DtypeName(b.dtype), bits),
+                         BufferKindName(b.kind), b.name, *n, base::DtypeName(b.dtype), bits),
              fmt::format("use an element count whose bits are a multiple of 8 (a multiple of {} {} elements)",
-                         8 / std::gcd(8U, bits), DtypeName(b.dtype)));
+                         8 / std::gcd(8U, bits), base::DtypeName(b.dtype)));
 }
 
 void CheckTensorTwice(const RuleContext& ctx, DiagSink& sink) {

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "verifier/dataflow.h"
+#include "verifier/derive_order.h"
 #include "verifier/diag.h"
 #include "verifier/expr.h"
 #include "verifier/manifest.h"

@@ -3,7 +3,8 @@
 #include <fmt/format.h>
 
 #include "verifier/codes.h"
-#include "verifier/rules/common.h"
+#include "verifier/rules/names.h"
+#include "verifier/rules/proof_report.h"
 #include "verifier/rules/rules.h"
 
 namespace loadplan::verifier {

@@ -1,0 +1,162 @@
+// Checkpoint sets (single file or sharded index) and manifest binding checks.
+#include "backend/checkpoint/checkpoint.h"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "base/status_lines.h"
+#include "verifier/diag.h"
+#include "verifier/parse_json.h"
+
+namespace loadplan::backend {
+namespace {
+
+namespace fs = std::filesystem;
+using verifier::json::Kind;
+
+base::Status Invalid(std::string message) { return base::Status::Error(std::move(message)); }
+base::Status Io(std::string message) { return base::Status::Error(std::move(message), base::ErrorKind::kIo); }
+
+struct Resolved {
+  std::vector<std::string> files;
+  std::string index;                         // the index file, when there is one
+  std::map<std::string, std::string> where;  // its weight_map: tensor -> shard path
+};
+
+// The shard files of an index, in sorted order, each listed once.
+base::Result<Resolved> ReadIndex(const fs::path& index) {
+  std::ifstream in(index, std::ios::binary);
+  if (!in) return Io(fmt::format("{}: cannot open", index.string()));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  verifier::DiagSink sink;
+  const auto doc = verifier::json::ReadJson(ss.str(), {.max_bytes = size_t{64} << 20, .max_depth = 8}, sink);
+  if (!doc || sink.HasErrors() || doc->kind != Kind::kObject) {
+    return Invalid(fmt::format("{}: not a valid index JSON object", index.string()));
+  }
+  const auto* map = doc->Find("weight_map");
+  if (!map || map->kind != Kind::kObject) return Invalid(fmt::format("{}: no weight_map object", index.string()));
+  std::set<std::string> files;
+  Resolved out{.index = index.string()};
+  for (const auto& [tensor, file] : map->members) {
+    if (file.kind != Kind::kString || file.text.empty() || file.text == "." || file.text == ".." ||
+        file.text.find('/') != std::string::npos) {
+      return Invalid(fmt::format("{}: weight_map entry for '{}' is not a file name", index.string(), tensor));
+    }
+    const std::string path = (index.parent_path() / file.text).string();
+    files.insert(path);
+    out.where.emplace(tensor, path);
+  }
+  out.files.assign(files.begin(), files.end());
+  return out;
+}
+
+base::Result<Resolved> Resolve(const std::string& path) {
+  std::error_code ec;
+  const fs::path p(path);
+  if (fs::is_directory(p, ec)) {
+    // The error_code overloads throughout: a path too long or unreadable is an error, not a throw.
+    const fs::path index = p / "model.safetensors.index.json";
+    if (fs::exists(index, ec)) return ReadIndex(index);
+    if (ec) return Io(fmt::format("cannot read {}: {}", index.string(), ec.message()));
+    std::vector<std::string> found;
+    for (fs::directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->path().extension() == ".safetensors") found.push_back(it->path().string());
+    }
+    if (ec) return Io(fmt::format("cannot list {}: {}", path, ec.message()));
+    if (found.size() != 1) {
+      return Invalid(fmt::format("{}: expected model.safetensors.index.json or exactly one .safetensors file, found {}", path, found.size()));
+    }
+    return Resolved{.files = found};
+  }
+  if (p.extension() == ".json") return ReadIndex(p);
+  return Resolved{.files = {path}};
+}
+
+// An index must say where its tensors are: every weight_map entry names the shard that holds
+// it (loaders that trust the map would otherwise read another shard, or find nothing). A
+// shard's tensor the map leaves out is allowed (it is found by the shard's header).
+base::Status CheckIndex(const Checkpoint& c, const Resolved& r) {
+  if (r.index.empty()) return base::Status::Ok();
+  for (const auto& [tensor, path] : r.where) {
+    const Checkpoint::Located at = c.Find(tensor);
+    if (at.info == nullptr) {
+      return Invalid(fmt::format("{}: weight_map lists '{}' in {}, which does not hold it", r.index, tensor, path));
+    }
+    if (at.file->path() != path) {
+      return Invalid(fmt::format("{}: weight_map lists '{}' in {}, but it is in {}", r.index, tensor, path, at.file->path()));
+    }
+  }
+  return base::Status::Ok();
+}
+
+}  // namespace
+
+base::Result<std::unique_ptr<Checkpoint>> Checkpoint::Open(const std::string& path) {
+  base::Result<Resolved> resolved = Resolve(path);
+  if (!resolved.ok()) return resolved.status();
+  const Resolved& r = *resolved;
+  std::unique_ptr<Checkpoint> c(new Checkpoint());
+  for (const std::string& f : r.files) {
+    base::Result<std::unique_ptr<SafetensorsFile>> opened = SafetensorsFile::Open(f);
+    if (!opened.ok()) return opened.status();
+    c->files_.push_back(std::move(**opened));
+  }
+  for (size_t i = 0; i < c->files_.size(); ++i) {
+    for (const TensorInfo& t : c->files_[i].tensors()) {
+      if (!c->where_.emplace(t.name, i).second) {
+        return Invalid(fmt::format("tensor '{}' is stored twice: in {} and {}", t.name,
+                                   c->files_[c->where_.at(t.name)].path(), c->files_[i].path()));
+      }
+    }
+  }
+  if (base::Status st = CheckIndex(*c, r); !st.ok()) return st;
+  return c;
+}
+
+Checkpoint::Located Checkpoint::Find(std::string_view tensor) const {
+  const auto it = where_.find(tensor);
+  if (it == where_.end()) return {};
+  const SafetensorsFile& f = files_[it->second];
+  return {&f, f.Find(tensor)};
+}
+
+uint64_t Checkpoint::TotalBytes() const {
+  uint64_t total = 0;
+  for (const auto& f : files_) {
+    for (const auto& t : f.tensors()) total += t.bytes();
+  }
+  return total;
+}
+
+base::Status CheckBindings(const simulator::LoadPlan& plan, const Checkpoint& ckpt) {
+  std::vector<std::string> errors;
+  for (const simulator::PlannedBuffer& b : plan.buffers) {
+    if (!b.tensor) continue;
+    const auto where = fmt::format("buffer {} (/buffers/{})", b.name, verifier::EscapePointerToken(b.name));
+    const Checkpoint::Located loc = ckpt.Find(*b.tensor);
+    if (!loc.info) {
+      errors.push_back(fmt::format("{}: tensor {} is not in the checkpoint", where, *b.tensor));
+      continue;
+    }
+    if (loc.info->dtype != b.dtype) {
+      errors.push_back(fmt::format("{}: tensor {} has dtype {} in {}, the manifest says {}", where, *b.tensor,
+                                   base::DtypeName(loc.info->dtype), loc.file->path(), base::DtypeName(b.dtype)));
+    }
+    const std::vector<uint64_t> have(loc.info->shape.begin(), loc.info->shape.end());
+    if (!b.shape || *b.shape != have) {
+      errors.push_back(fmt::format("{}: tensor {} has shape [{}] in {}, the manifest says [{}]", where, *b.tensor,
+                                   fmt::join(have, ", "), loc.file->path(),
+                                   b.shape ? fmt::format("{}", fmt::join(*b.shape, ", ")) : "variable"));
+    }
+  }
+  return base::StatusFromLines(errors);
+}
+
+}  // namespace loadplan::backend

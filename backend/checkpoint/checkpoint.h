@@ -1,0 +1,43 @@
+// A checkpoint: one safetensors file or a sharded set (model.safetensors.index.json
+// with its weight_map), and the check of a manifest's `tensor` bindings against it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend/checkpoint/safetensors.h"
+#include "base/status.h"
+#include "simulator/plan.h"
+
+namespace loadplan::backend {
+
+class Checkpoint {
+ public:
+  // `path`: a .safetensors file, a model.safetensors.index.json, or a directory
+  // holding either (the index wins; else the directory's only *.safetensors file).
+  // kIo when a file cannot be read, kInvalidInput when the bytes or the index are wrong.
+  static base::Result<std::unique_ptr<Checkpoint>> Open(const std::string& path);
+
+  struct Located {
+    const SafetensorsFile* file = nullptr;
+    const TensorInfo* info = nullptr;
+  };
+  // nullptr fields when absent.
+  [[nodiscard]] Located Find(std::string_view tensor) const;
+  [[nodiscard]] const std::vector<SafetensorsFile>& files() const { return files_; }
+  [[nodiscard]] uint64_t TotalBytes() const;
+
+ private:
+  std::vector<SafetensorsFile> files_;
+  std::map<std::string, size_t, std::less<>> where_;  // tensor -> files_ index
+};
+
+// Every `tensor` binding of the plan against the checkpoint: missing tensors, dtype and shape
+// mismatches, all reported at once ("buffer l0.q (/buffers/l0.q): tensor
+// model.layers.0.q.weight has dtype F16 in shard-1.safetensors, the manifest says BF16").
+// Shapes of bound buffers are variable-free (rule K5), so the plan holds them exactly.
+// Ok, or one kInvalidInput status listing every problem, one per line, in buffer order.
+[[nodiscard]] base::Status CheckBindings(const simulator::LoadPlan& plan, const Checkpoint& ckpt);
+
+}  // namespace loadplan::backend

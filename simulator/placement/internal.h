@@ -1,0 +1,79 @@
+// Helpers shared by the placement engine's source files (not part of the public API).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "simulator/placement/placement.h"
+
+namespace loadplan::simulator::placement_internal {
+
+inline uint64_t AlignmentOf(const PlacementProblem& problem) {
+  return problem.alignment == 0 ? 1 : problem.alignment;
+}
+
+// Rounds up to a multiple of `align`; callers ensure (via ValidateProblem) it cannot overflow.
+inline uint64_t RoundUp(uint64_t value, uint64_t align) {
+  const uint64_t rem = value % align;
+  return rem == 0 ? value : value + (align - rem);
+}
+
+// A buffer occupies memory when its lifetime is non-empty and its size is positive.
+inline bool Occupies(const PlacementBuffer& b) { return b.lower < b.upper && b.size > 0; }
+
+// How the greedy step picks among the free gaps that fit.
+enum class GapRule { kLowest, kSmallest };
+
+// Places buffers in the given order (indices into problem.buffers; non-occupying ones may be
+// left out), each at a free gap chosen by `rule`. Unlisted buffers get offset 0.
+Placement GreedyPlace(const PlacementProblem& problem, std::span<const uint32_t> order,
+                      GapRule rule);
+
+// Arrival order: by lower, then id, then input index; only occupying buffers.
+std::vector<uint32_t> ArrivalOrder(const PlacementProblem& problem);
+
+}  // namespace loadplan::simulator::placement_internal
+
+namespace loadplan::simulator::placement_internal {
+
+// Outcome of one feasibility search at a fixed capacity.
+enum class SearchStatus { kFound, kInfeasible, kAborted };
+
+struct FeasibilityResult {
+  SearchStatus status = SearchStatus::kAborted;
+  std::vector<uint64_t> offsets;  // for every problem buffer, when status == kFound
+  uint64_t nodes = 0;
+  uint64_t work = 0;
+};
+
+// Limits of one feasibility search.
+struct SearchLimits {
+  uint64_t nodes = 0;            // stop after this many nodes (across preorder restarts)
+  uint64_t work = 0;             // ... or this many inner-loop steps
+  double deadline_s = 0;         // absolute steady-clock seconds; 0: none
+};
+
+// Decides whether every buffer fits below `capacity` (MiniMalloc-style branch and bound over
+// canonical placements, restarted round robin over several preorders with growing node limits).
+FeasibilityResult SolveFeasibility(const PlacementProblem& problem, uint64_t capacity,
+                                   const SearchLimits& limits);
+
+double SteadySeconds();
+
+// Static data of one problem for the exact search: occupying buffers only, times compressed
+// into sections (the intervals between consecutive distinct endpoints).
+using Idx = uint32_t;
+
+struct ExactInstance {
+  std::vector<Idx> global;  // local index -> problem index
+  std::vector<uint64_t> size;
+  std::vector<uint32_t> sec_lo, sec_hi;  // buffer spans sections [sec_lo, sec_hi)
+  std::vector<std::vector<Idx>> overlaps;
+  std::vector<std::vector<Idx>> members;  // buffers live in each section
+  std::vector<int64_t> length;
+};
+
+ExactInstance BuildExactInstance(const PlacementProblem& problem);
+
+}  // namespace loadplan::simulator::placement_internal

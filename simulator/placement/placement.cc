@@ -1,0 +1,88 @@
+// Place(): dispatches to the policies; the exact policy minimises the height by capacity probes.
+#include <algorithm>
+#include <limits>
+
+#include "simulator/placement/placement.h"
+#include "simulator/placement/internal.h"
+
+namespace loadplan::simulator {
+namespace {
+
+using placement_internal::AlignmentOf;
+using placement_internal::Occupies;
+using placement_internal::SearchStatus;
+
+// The search recurses once per placed buffer; beyond this it is never run (stack depth).
+constexpr size_t kExactHardLimit = 20000;
+
+size_t OccupyingCount(const PlacementProblem& problem) {
+  return static_cast<size_t>(std::count_if(problem.buffers.begin(), problem.buffers.end(),
+                                           [](const PlacementBuffer& b) { return Occupies(b); }));
+}
+
+}  // namespace
+
+ExactResult ExactPlace(const PlacementProblem& problem, const Placement& incumbent,
+                       const PlacementOptions& options) {
+  const uint64_t align = AlignmentOf(problem);
+  const uint64_t lower_bound = LowerBound(problem);
+  ExactResult result{.placement = incumbent, .proven_optimal = false, .nodes = 0, .work = 0};
+  uint64_t lo = lower_bound;       // every capacity below lo is infeasible
+  uint64_t hi = incumbent.height;  // hi is feasible
+  bool lo_proven = true;
+  uint64_t nodes_left = options.node_budget;
+  uint64_t work_left = options.work_budget;
+  const double deadline =
+      options.time_budget_s ? placement_internal::SteadySeconds() + *options.time_budget_s : 0;
+  while (lo < hi && nodes_left > 0 && work_left > 0) {
+    // Probe the lower bound first (tight on most inputs; it may use 3/4 of the budget), then
+    // bisect in units of the alignment (each probe may use half of what is left).
+    const bool at_bound = lo == lower_bound;
+    const uint64_t capacity = at_bound ? lo : lo + (hi - lo) / align / 2 * align;
+    auto share = [&](uint64_t v) { return v <= 1000 ? v : (at_bound ? v - v / 4 : v / 2); };
+    const placement_internal::FeasibilityResult probe = placement_internal::SolveFeasibility(
+        problem, capacity,
+        {.nodes = share(nodes_left), .work = share(work_left), .deadline_s = deadline});
+    nodes_left -= std::min(nodes_left, probe.nodes);
+    work_left -= std::min(work_left, probe.work);
+    result.nodes += probe.nodes;
+    result.work += probe.work;
+    if (probe.status == SearchStatus::kFound) {
+      result.placement.offsets = probe.offsets;
+      result.placement.height = PlacementHeight(problem, probe.offsets);
+      hi = result.placement.height;
+    } else {
+      lo_proven = lo_proven && probe.status == SearchStatus::kInfeasible;
+      lo = capacity + align;
+    }
+    if (deadline > 0 && placement_internal::SteadySeconds() > deadline) break;
+  }
+  result.proven_optimal = hi <= lower_bound || (lo >= hi && lo_proven);
+  return result;
+}
+
+Placement Place(const PlacementProblem& problem, const PlacementOptions& options) {
+  if (ValidateProblem(problem)) {
+    return {.offsets = std::vector<uint64_t>(problem.buffers.size(), 0),
+            .height = std::numeric_limits<uint64_t>::max()};
+  }
+  switch (options.policy) {
+    case PlacementPolicy::kFirstFit:
+      return FirstFitPlace(problem);
+    case PlacementPolicy::kBestFit:
+      return BestFitPlace(problem);
+    case PlacementPolicy::kExact:
+    case PlacementPolicy::kBest: {
+      Placement heuristic = BestFitPlace(problem);
+      const size_t n = OccupyingCount(problem);
+      const size_t limit =
+          options.policy == PlacementPolicy::kExact ? kExactHardLimit
+                                                    : std::min(kExactHardLimit, options.exact_max_buffers);
+      if (n > limit || heuristic.height <= LowerBound(problem)) return heuristic;
+      return ExactPlace(problem, heuristic, options).placement;
+    }
+  }
+  return FirstFitPlace(problem);
+}
+
+}  // namespace loadplan::simulator

@@ -20,13 +20,6 @@ std::optional<uint64_t> CheckedMul(uint64_t a, uint64_t b) {
 uint64_t AddSat(uint64_t a, uint64_t b) { return CheckedAdd(a, b).value_or(UINT64_MAX); }
 uint64_t MulSat(uint64_t a, uint64_t b) { return CheckedMul(a, b).value_or(UINT64_MAX); }
 
-uint64_t RoundUp(uint64_t bytes, uint64_t to) {
-  if (to <= 1) return bytes;
-  const uint64_t rem = bytes % to;
-  if (rem == 0) return bytes;
-  return AddSat(bytes, to - rem);
-}
-
 std::optional<uint64_t> ElementBytes(uint64_t elements, Dtype dtype) {
   const auto bits = CheckedMul(elements, DtypeBits(dtype));
   if (!bits) return std::nullopt;

@@ -20,7 +20,14 @@ std::optional<uint64_t> CheckedMul(uint64_t a, uint64_t b);
 uint64_t AddSat(uint64_t a, uint64_t b);
 uint64_t MulSat(uint64_t a, uint64_t b);
 // `bytes` rounded up to a multiple of `to` (0 or 1: unchanged), saturating at UINT64_MAX.
-uint64_t RoundUp(uint64_t bytes, uint64_t to);
+// Inline: the placement policies call it in their inner loops.
+inline uint64_t RoundUp(uint64_t bytes, uint64_t to) {
+  if (to <= 1) return bytes;
+  const uint64_t rem = bytes % to;
+  uint64_t out = 0;
+  if (rem == 0) return bytes;
+  return __builtin_add_overflow(bytes, to - rem, &out) ? UINT64_MAX : out;
+}
 
 // Bytes that `elements` of `dtype` occupy, rounded up to whole bytes (F4: two per byte);
 // nullopt on overflow.

@@ -71,7 +71,7 @@ void BenchLarge() {
     double s = 0;
     sim::PlacementOptions options;
     options.policy = policy;
-    const sim::Placement r = Timed([&] { return sim::Place(p, options); }, s);
+    const sim::Placement r = Timed([&] { return sim::Place(p, options).value(); }, s);  // valid: sizes <= 1 MiB
     fmt::print("| {} | {:.3f} | {:.3f} s |\n", sim::PlacementPolicyName(policy),
                static_cast<double>(r.height) / static_cast<double>(lb), s);
   }

@@ -55,8 +55,8 @@ int RunPlace(const PlaceOptions& options) {
   }
   if (!read.problem) return 1;
   read.problem->alignment = options.alignment;
-  if (const auto invalid = sim::ValidateProblem(*read.problem)) {
-    fmt::print(std::cerr, "{}: error: {}\n", options.input, *invalid);
+  if (const base::Status valid = sim::ValidateProblem(*read.problem); !valid.ok()) {
+    fmt::print(std::cerr, "{}: error: {}\n", options.input, valid.message());
     return 1;
   }
   sim::PlacementOptions place_options;
@@ -64,7 +64,12 @@ int RunPlace(const PlaceOptions& options) {
   if (options.node_budget) place_options.node_budget = *options.node_budget;
   if (options.work_budget) place_options.work_budget = *options.work_budget;
   place_options.time_budget_s = options.time_budget_s;
-  const sim::Placement placement = sim::Place(*read.problem, place_options);
+  const base::Result<sim::Placement> placed = sim::Place(*read.problem, place_options);
+  if (!placed.ok()) {  // ValidateProblem passed above, so this is not the input's fault
+    fmt::print(std::cerr, "{}: internal error: {}\n", options.input, placed.status().message());
+    return kInternalError;
+  }
+  const sim::Placement& placement = *placed;
   if (!PlacementPassesChecker(*read.problem, placement, "loadplan place")) return kInternalError;
   const std::string output = options.output.empty() ? "-" : options.output;  // "": stdout
   if (!WriteOutput(output, sim::WritePlacementCsv(*read.problem, placement)).ok()) {

@@ -92,7 +92,7 @@ PropertyRunResult RunProperties(const PropertyRunOptions& o, std::ostream& out) 
   if (o.around) {
     const verifier::CheckOutput checked = verifier::CheckText(*o.around);
     result.around_verifies = checked.manifest && checked.result.ok();
-    props = AroundProperties(*o.around, result.around_verifies ? checked.manifest : std::nullopt);
+    props = AroundProperties(*o.around, result.around_verifies ? std::optional<verifier::Manifest>(*checked.manifest) : std::nullopt);
   } else {
     props = GeneratedProperties();
   }

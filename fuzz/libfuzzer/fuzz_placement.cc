@@ -41,10 +41,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!read.errors.empty()) Fail("a problem despite errors");
   sim::PlacementProblem p = *read.problem;
   p.alignment = 1 + (size % 7 == 0 ? 255 : 0);  // alignment 1, or 256 for some inputs
-  if (sim::ValidateProblem(p) || p.buffers.size() > 300) return 0;
+  if (!sim::ValidateProblem(p).ok() || p.buffers.size() > 300) return 0;
   using Policy = sim::PlacementPolicy;
-  CheckPlaced(p, sim::Place(p, {.policy = Policy::kFirstFit}), "first-fit");
-  CheckPlaced(p, sim::Place(p, {.policy = Policy::kBestFit}), "best-fit");
-  CheckPlaced(p, sim::Place(p, {.policy = Policy::kBest, .work_budget = 200'000, .node_budget = 20'000}), "best");
+  CheckPlaced(p, sim::Place(p, {.policy = Policy::kFirstFit}).value(), "first-fit");
+  CheckPlaced(p, sim::Place(p, {.policy = Policy::kBestFit}).value(), "best-fit");
+  CheckPlaced(p, sim::Place(p, {.policy = Policy::kBest, .work_budget = 200'000, .node_budget = 20'000}).value(), "best");
   return 0;
 }

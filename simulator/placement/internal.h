@@ -5,6 +5,7 @@
 #include <span>
 #include <vector>
 
+#include "base/bytes.h"
 #include "simulator/placement/placement.h"
 
 namespace loadplan::simulator::placement_internal {
@@ -13,11 +14,8 @@ inline uint64_t AlignmentOf(const PlacementProblem& problem) {
   return problem.alignment == 0 ? 1 : problem.alignment;
 }
 
-// Rounds up to a multiple of `align`; callers ensure (via ValidateProblem) it cannot overflow.
-inline uint64_t RoundUp(uint64_t value, uint64_t align) {
-  const uint64_t rem = value % align;
-  return rem == 0 ? value : value + (align - rem);
-}
+// Sizes round up with base::RoundUp; ValidateProblem ensures no sum of them overflows.
+using base::RoundUp;
 
 // A buffer occupies memory when its lifetime is non-empty and its size is positive.
 inline bool Occupies(const PlacementBuffer& b) { return b.lower < b.upper && b.size > 0; }

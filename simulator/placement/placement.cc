@@ -61,11 +61,8 @@ ExactResult ExactPlace(const PlacementProblem& problem, const Placement& incumbe
   return result;
 }
 
-Placement Place(const PlacementProblem& problem, const PlacementOptions& options) {
-  if (ValidateProblem(problem)) {
-    return {.offsets = std::vector<uint64_t>(problem.buffers.size(), 0),
-            .height = std::numeric_limits<uint64_t>::max()};
-  }
+base::Result<Placement> Place(const PlacementProblem& problem, const PlacementOptions& options) {
+  if (base::Status valid = ValidateProblem(problem); !valid.ok()) return valid;
   switch (options.policy) {
     case PlacementPolicy::kFirstFit:
       return FirstFitPlace(problem);

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
+
 namespace loadplan::simulator {
 
 // One buffer to place. Its lifetime is half-open: live at times t with lower <= t < upper.
@@ -63,14 +65,15 @@ struct PlacementOptions {
 };
 
 // Places every buffer; deterministic for the same problem and options (without time_budget_s).
-// A problem that fails ValidateProblem gets offsets 0 and height UINT64_MAX.
-Placement Place(const PlacementProblem& problem, const PlacementOptions& options = {});
+// A problem that fails ValidateProblem is that error (kInvalidInput).
+base::Result<Placement> Place(const PlacementProblem& problem, const PlacementOptions& options = {});
 
 // max over time of the sum of live sizes, each rounded up to the alignment: no placement is lower.
 uint64_t LowerBound(const PlacementProblem& problem);
 
-// nullopt when Place can handle the problem: the sum of all rounded sizes fits in 63 bits.
-std::optional<std::string> ValidateProblem(const PlacementProblem& problem);
+// Ok when Place can handle the problem: every size, the alignment and the sum of all
+// rounded sizes are at most 2^62; otherwise an error naming the buffer.
+base::Status ValidateProblem(const PlacementProblem& problem);
 
 // The individual algorithms (Place dispatches to these).
 Placement FirstFitPlace(const PlacementProblem& problem);

@@ -72,21 +72,21 @@ uint64_t LowerBound(const PlacementProblem& problem) {
   return best;
 }
 
-std::optional<std::string> ValidateProblem(const PlacementProblem& problem) {
+base::Status ValidateProblem(const PlacementProblem& problem) {
   const uint64_t align = AlignmentOf(problem);
   constexpr uint64_t kLimit = uint64_t{1} << 62;
   uint64_t total = 0;
   for (size_t i = 0; i < problem.buffers.size(); ++i) {
     const PlacementBuffer& b = problem.buffers[i];
     if (b.size > kLimit || align > kLimit) {
-      return fmt::format("buffer '{}': size {} or alignment {} exceeds 2^62", b.id, b.size, align);
+      return base::Status::Error(fmt::format("buffer '{}': size {} or alignment {} exceeds 2^62", b.id, b.size, align));
     }
     total += RoundUp(b.size, align);
     if (total > kLimit) {
-      return fmt::format("total of rounded sizes exceeds 2^62 at buffer '{}'", b.id);
+      return base::Status::Error(fmt::format("total of rounded sizes exceeds 2^62 at buffer '{}'", b.id));
     }
   }
-  return std::nullopt;
+  return base::Status::Ok();
 }
 
 uint64_t PlacementHeight(const PlacementProblem& problem, const std::vector<uint64_t>& offsets) {

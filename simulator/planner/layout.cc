@@ -110,11 +110,12 @@ void AssignOffsets(LoadPlan& plan, const PlanOptions& options) {
                                               .lower = Index(b.window_begin), .upper = Index(b.window_end),
                                               .size = b.bytes});
   }
-  if (ValidateProblem(problem)) {  // sizes beyond 63 bits: saturate, the checker rejects it
+  base::Result<Placement> result = Place(problem, PlacementOptions{.policy = options.placement});
+  if (!result.ok()) {  // sizes beyond 2^62 (ValidateProblem): saturate, the plan checker rejects it
     plan.arena_bytes = plan.arena_bytes_rounded = plan.lower_bound = UINT64_MAX;
     return;
   }
-  const Placement placed = Place(problem, PlacementOptions{.policy = options.placement});
+  const Placement& placed = *result;
   for (size_t rank = 0; rank < plan.arrival.size(); ++rank) {
     plan.buffers[Index(plan.arrival[rank])].offset = placed.offsets[rank];
   }

@@ -56,7 +56,7 @@ TEST(Examples, EveryExampleChecksCleanWithNoWarnings) {
     verifier::CheckOutput out = verifier::CheckText(ReadAll(Committed(name)));
     ASSERT_TRUE(out.parsed) << name;
     for (const auto& d : out.result.diags) ADD_FAILURE() << name << ": " << d.code << " " << d.pointer << " " << d.message;
-    ASSERT_TRUE(out.manifest.has_value());
+    ASSERT_TRUE(out.manifest != nullptr);
     EXPECT_EQ(*out.manifest, BuildExample(name).manifest) << name << ": the text does not parse back to the model";
   }
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <string>
@@ -71,6 +72,24 @@ TEST(Verify, UnsortedModelVerifiesLikeItsSortedForm) {
   }
 }
 
+// A parsed model already in name order is the verified model itself (no second copy); an
+// unsorted one is verified as a sorted copy and the parsed model keeps the text's order.
+TEST(CheckText, SortedModelIsSharedNotCopied) {
+  CheckOutput out = CheckText(Fixture("clean_realistic"));
+  ASSERT_TRUE(out.result.verified.has_value());
+  ASSERT_TRUE(IsSortedModel(*out.manifest));
+  EXPECT_EQ(&out.result.verified->manifest(), out.manifest.get());
+
+  Manifest reversed = *out.manifest;
+  std::reverse(reversed.buffers.begin(), reversed.buffers.end());
+  auto shared = std::make_shared<const Manifest>(reversed);
+  VerifyResult r = Verify(shared);
+  ASSERT_TRUE(r.verified.has_value());
+  EXPECT_NE(&r.verified->manifest(), shared.get());
+  EXPECT_EQ(r.verified->manifest(), *out.manifest);
+  EXPECT_EQ(shared->buffers, reversed.buffers);  // the caller's model is not reordered
+}
+
 TEST(Verify, CycleLeavesNoDeriveOrder) {
   CheckOutput out = CheckText(Fixture("D1"));
   EXPECT_FALSE(out.result.ok());
@@ -82,7 +101,7 @@ TEST(Verify, CycleLeavesNoDeriveOrder) {
 TEST(CheckText, NotJsonIsUnparsedWithOneJ1) {
   CheckOutput out = CheckText("{\"schema\": 1,");
   EXPECT_FALSE(out.parsed);
-  EXPECT_FALSE(out.manifest.has_value());
+  EXPECT_EQ(out.manifest, nullptr);
   EXPECT_EQ(Only(out).code, "J1");
 }
 

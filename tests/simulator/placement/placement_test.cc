@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <stdexcept>
 
 #include "simulator/check/placement_check.h"
 #include "simulator/placement/placement.h"
@@ -13,6 +14,14 @@ namespace {
 
 constexpr PlacementPolicy kAllPolicies[] = {PlacementPolicy::kFirstFit, PlacementPolicy::kBestFit,
                                             PlacementPolicy::kExact, PlacementPolicy::kBest};
+
+// Place() on a problem the test knows is valid: an error fails the test (gtest and
+// RapidCheck both report an escaping exception).
+Placement Placed(const PlacementProblem& p, const PlacementOptions& options = {}) {
+  base::Result<Placement> r = Place(p, options);
+  if (!r.ok()) throw std::runtime_error("Place: " + r.status().message());
+  return std::move(r).value();
+}
 
 PlacementOptions WithPolicy(PlacementPolicy policy) {
   PlacementOptions options;
@@ -95,7 +104,7 @@ rc::Gen<PlacementProblem> SmallProblem(int max_buffers) {
 TEST(Placement, DisjointLifetimesShareOffsetZero) {
   const PlacementProblem p{.buffers = {{"a", 0, 2, 100}, {"b", 2, 4, 50}, {"c", 4, 9, 70}}};
   for (const PlacementPolicy policy : kAllPolicies) {
-    const Placement r = Place(p, WithPolicy(policy));
+    const Placement r = Placed(p, WithPolicy(policy));
     EXPECT_EQ(r.offsets, (std::vector<uint64_t>{0, 0, 0})) << PlacementPolicyName(policy);
     EXPECT_EQ(r.height, 100u);
   }
@@ -103,7 +112,7 @@ TEST(Placement, DisjointLifetimesShareOffsetZero) {
 
 TEST(Placement, NestedLifetimesStack) {
   const PlacementProblem p{.buffers = {{"outer", 0, 10, 8}, {"inner", 3, 5, 4}, {"late", 6, 8, 2}}};
-  const Placement r = Place(p, WithPolicy(PlacementPolicy::kFirstFit));
+  const Placement r = Placed(p, WithPolicy(PlacementPolicy::kFirstFit));
   EXPECT_EQ(r.offsets, (std::vector<uint64_t>{0, 8, 8}));
   EXPECT_EQ(r.height, 12u);
   EXPECT_EQ(LowerBound(p), 12u);
@@ -113,7 +122,7 @@ TEST(Placement, AlignmentRoundsOffsetsAndHeight) {
   const PlacementProblem p{.buffers = {{"a", 0, 4, 5}, {"b", 1, 3, 3}, {"c", 2, 6, 1}}, .alignment = 4};
   EXPECT_EQ(LowerBound(p), 16u);  // at time 2: 8 + 4 + 4
   for (const PlacementPolicy policy : kAllPolicies) {
-    const Placement r = Place(p, WithPolicy(policy));
+    const Placement r = Placed(p, WithPolicy(policy));
     for (const uint64_t o : r.offsets) EXPECT_EQ(o % 4, 0u);
     EXPECT_EQ(r.height, 16u) << PlacementPolicyName(policy);
     EXPECT_TRUE(Violations(p, r).empty());
@@ -134,10 +143,10 @@ TEST(Placement, ArrivalTiesBreakById) {
 }
 
 TEST(Placement, EmptyAndNonOccupyingBuffers) {
-  EXPECT_EQ(Place({}).height, 0u);
+  EXPECT_EQ(Placed({}).height, 0u);
   const PlacementProblem p{.buffers = {{"zero", 0, 5, 0}, {"dead", 3, 3, 9}, {"x", 0, 5, 7}}};
   for (const PlacementPolicy policy : kAllPolicies) {
-    const Placement r = Place(p, WithPolicy(policy));
+    const Placement r = Placed(p, WithPolicy(policy));
     EXPECT_EQ(r.offsets, (std::vector<uint64_t>{0, 0, 0}));
     EXPECT_EQ(r.height, 7u);
   }
@@ -145,9 +154,12 @@ TEST(Placement, EmptyAndNonOccupyingBuffers) {
 
 TEST(Placement, InvalidProblemIsReportedNotOverflowed) {
   const PlacementProblem p{.buffers = {{"a", 0, 1, uint64_t{1} << 62}, {"b", 0, 1, uint64_t{1} << 62}}};
-  EXPECT_TRUE(ValidateProblem(p).has_value());
-  EXPECT_FALSE(ValidateProblem({.buffers = {{"a", 0, 1, 5}}}).has_value());
-  EXPECT_EQ(Place(p).height, UINT64_MAX);
+  EXPECT_FALSE(ValidateProblem(p).ok());
+  EXPECT_TRUE(ValidateProblem({.buffers = {{"a", 0, 1, 5}}}).ok());
+  const base::Result<Placement> r = Place(p);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().kind(), base::ErrorKind::kInvalidInput);
+  EXPECT_EQ(r.status().message(), "total of rounded sizes exceeds 2^62 at buffer 'b'");
 }
 
 TEST(Placement, PolicyNamesRoundTrip) {
@@ -160,7 +172,7 @@ TEST(Placement, PolicyNamesRoundTrip) {
 TEST(Placement, ExactReachesATightLowerBound) {
   const PlacementProblem p{.buffers = {{"long", 0, 10, 2}, {"l", 0, 5, 3}, {"r", 5, 10, 3},
                                        {"m", 3, 7, 1}}};
-  const Placement r = Place(p, WithPolicy(PlacementPolicy::kExact));
+  const Placement r = Placed(p, WithPolicy(PlacementPolicy::kExact));
   EXPECT_EQ(r.height, LowerBound(p));
   EXPECT_TRUE(Violations(p, r).empty());
 }
@@ -215,7 +227,7 @@ TEST(PlacementMiniMalloc, PoliciesProduceValidPlacements) {
     for (const PlacementPolicy policy : kAllPolicies) {
       PlacementOptions options = WithPolicy(policy);
       options.node_budget = 20'000;
-      const Placement r = Place(*read.problem, options);
+      const Placement r = Placed(*read.problem, options);
       EXPECT_TRUE(Violations(*read.problem, r).empty()) << file << " " << PlacementPolicyName(policy);
       EXPECT_GE(r.height, LowerBound(*read.problem));
       if (file == "examples/input.12.csv") {
@@ -228,12 +240,12 @@ TEST(PlacementMiniMalloc, PoliciesProduceValidPlacements) {
 RC_GTEST_PROP(PlacementProperty, EveryPolicyIsValidAndAboveLowerBound, ()) {
   const PlacementProblem p = *SmallProblem(12);
   for (const PlacementPolicy policy : kAllPolicies) {
-    const Placement r = Place(p, WithPolicy(policy));
+    const Placement r = Placed(p, WithPolicy(policy));
     RC_ASSERT(r.offsets.size() == p.buffers.size());
     RC_ASSERT(Violations(p, r).empty());
     RC_ASSERT(r.height >= LowerBound(p));
     RC_ASSERT(r.height == PlacementHeight(p, r.offsets));
-    RC_ASSERT(Place(p, WithPolicy(policy)) == r);  // deterministic
+    RC_ASSERT(Placed(p, WithPolicy(policy)) == r);  // deterministic
   }
 }
 
@@ -259,7 +271,7 @@ RC_GTEST_PROP(PlacementProperty, ExactMatchesBruteForceOnTinyProblems, ()) {
   const ExactResult exact = ExactPlace(p, BestFitPlace(p), WithPolicy(PlacementPolicy::kExact));
   RC_ASSERT(exact.placement.height == optimum);
   RC_ASSERT(exact.proven_optimal);
-  RC_ASSERT(Place(p, WithPolicy(PlacementPolicy::kExact)).height == optimum);
+  RC_ASSERT(Placed(p, WithPolicy(PlacementPolicy::kExact)).height == optimum);
   RC_ASSERT(Violations(p, exact.placement).empty());
 }
 

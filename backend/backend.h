@@ -41,7 +41,8 @@ class Backend {
   [[nodiscard]] virtual Status Fill(const simulator::PlannedBuffer& buffer, simulator::Lane lane,
                                     const StepContext& at) = 0;
   // Run derive call `call` (at clock time TimeOf(call.id)).
-  [[nodiscard]] virtual Status Launch(const simulator::PlannedCall& call, const StepContext& at) = 0;
+  [[nodiscard]] virtual Status Launch(const simulator::PlannedCall& call,
+                                      const StepContext& at) = 0;
   // A source's window ended: its arena bytes may be reused by later fills.
   [[nodiscard]] virtual Status Release(const simulator::PlannedBuffer& buffer,
                                        const StepContext& at) = 0;

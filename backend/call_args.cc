@@ -30,26 +30,30 @@ bool HasScalar(const PlannedCall& call, std::string_view param) {
 }
 
 // The bytes the registry's extent gives with the call's scalars; nullopt when it does not evaluate.
-std::optional<uint64_t> ContractBytes(const kernels::ParamSpec& spec, const verifier::Assignment& scalars) {
-  const verifier::Param p{.name = spec.name, .access = spec.access, .dtype = spec.dtype, .extent = spec.extent};
+std::optional<uint64_t> ContractBytes(const kernels::ParamSpec& spec,
+                                      const verifier::Assignment& scalars) {
+  const verifier::Param p{
+      .name = spec.name, .access = spec.access, .dtype = spec.dtype, .extent = spec.extent};
   return verifier::ExtentBytes(p, scalars);
 }
 
-std::string BufferMismatch(const simulator::LoadPlan& plan, const PlannedCall& call, const kernels::ParamSpec& spec,
-                           const verifier::Assignment& scalars) {
+std::string BufferMismatch(const simulator::LoadPlan& plan, const PlannedCall& call,
+                           const kernels::ParamSpec& spec, const verifier::Assignment& scalars) {
   const PlannedArg* a = FindArg(call, spec.name);
   if (a == nullptr) return fmt::format("buffer param {} is not bound", spec.name);
   const simulator::PlannedBuffer& b = plan.buffer(a->buffer);
   const std::optional<uint64_t> want = ContractBytes(spec, scalars);
   if (a->access == spec.access && spec.dtype == b.dtype && want == a->bytes) return {};
-  return fmt::format("param {} binds {} {} ({} bytes), the backend implements {} {} ({} bytes)", spec.name,
-                     verifier::AccessName(a->access), base::DtypeName(b.dtype), a->bytes,
-                     verifier::AccessName(spec.access), spec.dtype ? base::DtypeName(*spec.dtype) : "-",
+  return fmt::format("param {} binds {} {} ({} bytes), the backend implements {} {} ({} bytes)",
+                     spec.name, verifier::AccessName(a->access), base::DtypeName(b.dtype), a->bytes,
+                     verifier::AccessName(spec.access),
+                     spec.dtype ? base::DtypeName(*spec.dtype) : "-",
                      want ? fmt::format("{}", *want) : std::string("?"));
 }
 
 // "" when `call` binds exactly `spec`'s parameters, with its access, dtypes and extents.
-std::string CallMismatch(const simulator::LoadPlan& plan, const PlannedCall& call, const kernels::KernelSpec& spec) {
+std::string CallMismatch(const simulator::LoadPlan& plan, const PlannedCall& call,
+                         const kernels::KernelSpec& spec) {
   verifier::Assignment scalars;
   for (const simulator::PlannedScalar& s : call.scalars) scalars[s.param] = s.value;
   size_t buffers = 0;
@@ -62,29 +66,32 @@ std::string CallMismatch(const simulator::LoadPlan& plan, const PlannedCall& cal
     if (std::string e = BufferMismatch(plan, call, p, scalars); !e.empty()) return e;
   }
   if (call.args.size() != buffers || call.scalars.size() != spec.params.size() - buffers) {
-    return fmt::format("binds {} buffers and {} scalars, the backend's contract has {} params", call.args.size(),
-                       call.scalars.size(), spec.params.size());
+    return fmt::format("binds {} buffers and {} scalars, the backend's contract has {} params",
+                       call.args.size(), call.scalars.size(), spec.params.size());
   }
   return {};
 }
 
 }  // namespace
 
-base::Result<kernels::KernelArgs> BindCall(const simulator::LoadPlan& plan, const PlannedCall& call,
-                                           const std::function<uint8_t*(simulator::BufferId)>& address) {
-  if (call.kernel.empty()) return base::Status::Error(fmt::format("{}: not a kernel call", call.ptr));
+base::Result<kernels::KernelArgs> BindCall(
+    const simulator::LoadPlan& plan, const PlannedCall& call,
+    const std::function<uint8_t*(simulator::BufferId)>& address) {
+  if (call.kernel.empty())
+    return base::Status::Error(fmt::format("{}: not a kernel call", call.ptr));
   kernels::KernelArgs args;
   for (const simulator::PlannedScalar& s : call.scalars) args.scalars[s.param] = s.value;
   for (const PlannedArg& a : call.args) {
     if (simulator::Index(a.buffer) >= plan.buffers.size()) {
-      return base::Status::Error(fmt::format("{}: param {} binds buffer {}, which is not in the plan", call.ptr,
-                                             a.param, simulator::Index(a.buffer)));
+      return base::Status::Error(
+          fmt::format("{}: param {} binds buffer {}, which is not in the plan", call.ptr, a.param,
+                      simulator::Index(a.buffer)));
     }
     const simulator::PlannedBuffer& b = plan.buffer(a.buffer);
     uint8_t* data = address(a.buffer);
     if (data == nullptr && b.bytes > 0) {
-      return base::Status::Error(fmt::format("{}: param {} binds buffer {}, which is not held now", call.ptr,
-                                             a.param, b.name));
+      return base::Status::Error(fmt::format("{}: param {} binds buffer {}, which is not held now",
+                                             call.ptr, a.param, b.name));
     }
     args.buffers[a.param] = {.data = data, .bytes = b.bytes};
   }
@@ -97,7 +104,8 @@ base::Status CheckContracts(const simulator::LoadPlan& plan) {
   for (const PlannedCall& call : plan.calls) {
     if (reported[call.kernel]) continue;
     if (!call.kernel_id) {
-      errors.push_back(fmt::format("kernel {} (called at {}) is not implemented by this backend", call.kernel, call.ptr));
+      errors.push_back(fmt::format("kernel {} (called at {}) is not implemented by this backend",
+                                   call.kernel, call.ptr));
       reported[call.kernel] = true;
       continue;
     }

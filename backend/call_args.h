@@ -19,8 +19,9 @@ namespace loadplan::backend {
 
 // `address(buffer)` gives the first byte of the planned buffer (host or device), nullptr when
 // it is not held: an error naming the call, param and buffer.
-base::Result<kernels::KernelArgs> BindCall(const simulator::LoadPlan& plan, const simulator::PlannedCall& call,
-                                           const std::function<uint8_t*(simulator::BufferId)>& address);
+base::Result<kernels::KernelArgs> BindCall(
+    const simulator::LoadPlan& plan, const simulator::PlannedCall& call,
+    const std::function<uint8_t*(simulator::BufferId)>& address);
 
 // Every call of the plan against the registry: ok when all are ours, else one kInvalidInput
 // status with one line per mismatch, in call order.

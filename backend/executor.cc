@@ -13,14 +13,18 @@ using simulator::StepIndex;
 using simulator::StepKind;
 
 std::string Describe(const LoadPlan& plan, const Step& s) {
-  auto buffer = [&] { return s.buffer && Index(*s.buffer) < plan.buffers.size() ? plan.buffer(*s.buffer).name : "?"; };
+  auto buffer = [&] {
+    return s.buffer && Index(*s.buffer) < plan.buffers.size() ? plan.buffer(*s.buffer).name : "?";
+  };
   switch (s.kind) {
     case StepKind::kAllocResident: return "allocate resident pool";
     case StepKind::kAllocArena: return "allocate staging arena";
-    case StepKind::kFill: return fmt::format("fill {} on lane {}", buffer(), s.lane ? Index(*s.lane) : 0);
+    case StepKind::kFill:
+      return fmt::format("fill {} on lane {}", buffer(), s.lane ? Index(*s.lane) : 0);
     case StepKind::kLaunch:
       if (s.call && Index(*s.call) < plan.calls.size()) {
-        return fmt::format("launch {} call {}", plan.call(*s.call).program, plan.call(*s.call).call_in_program);
+        return fmt::format("launch {} call {}", plan.call(*s.call).program,
+                           plan.call(*s.call).call_in_program);
       }
       return "launch ?";
     case StepKind::kRelease: return fmt::format("release {}", buffer());
@@ -34,7 +38,8 @@ Status ValidateCall(const LoadPlan& plan, const simulator::PlannedCall& c, simul
   if (c.id != at) return Status::Error("the call's id is not its position in the plan");
   const size_t n = plan.buffers.size();
   for (const simulator::PlannedArg& a : c.args) {
-    if (Index(a.buffer) >= n) return Status::Error(fmt::format("param {}: buffer index out of range", a.param));
+    if (Index(a.buffer) >= n)
+      return Status::Error(fmt::format("param {}: buffer index out of range", a.param));
   }
   for (const auto* list : {&c.reads, &c.writes}) {
     for (simulator::BufferId b : *list) {
@@ -48,7 +53,8 @@ Status ValidateCall(const LoadPlan& plan, const simulator::PlannedCall& c, simul
 Status ValidateStep(const LoadPlan& plan, uint32_t i) {
   const Step& s = plan.steps[i];
   for (StepIndex w : s.waits) {
-    if (Index(w) >= i) return Status::Error(fmt::format("waits for step {}, which is not earlier", Index(w)));
+    if (Index(w) >= i)
+      return Status::Error(fmt::format("waits for step {}, which is not earlier", Index(w)));
   }
   const bool needs_buffer = s.kind == StepKind::kFill || s.kind == StepKind::kRelease;
   if (needs_buffer && (!s.buffer || Index(*s.buffer) >= plan.buffers.size())) {
@@ -107,7 +113,8 @@ Status Cleanup(const LoadPlan& plan, Backend& backend, const Held& held) {
   }
   if (held.resident) {
     Status st = backend.FreeResident();
-    if (!st.ok()) errors += (errors.empty() ? "" : "; ") + ("freeing the resident pool: " + st.message());
+    if (!st.ok())
+      errors += (errors.empty() ? "" : "; ") + ("freeing the resident pool: " + st.message());
   }
   return errors.empty() ? Status::Ok() : Status::Error(errors);
 }
@@ -121,8 +128,9 @@ ExecuteResult Execute(const LoadPlan& plan, Backend& backend) {
     Status st = ValidateStep(plan, i);
     if (st.ok()) st = RunStep(plan, i, backend, held);
     if (!st.ok()) {
-      r.status = Status::Error(fmt::format("step {} ({}): {}", i, Describe(plan, plan.steps[i]), st.message()),
-                               st.kind());
+      r.status = Status::Error(
+          fmt::format("step {} ({}): {}", i, Describe(plan, plan.steps[i]), st.message()),
+          st.kind());
       r.failed_step = StepIndex{i};
       r.cleanup = Cleanup(plan, backend, held);
       return r;

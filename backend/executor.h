@@ -10,10 +10,10 @@
 namespace loadplan::backend {
 
 struct ExecuteResult {
-  Status status;                       // ok, or the first error ("step 12 (fill l0.raw): ...")
-  uint32_t steps_done = 0;             // steps that completed
+  Status status;            // ok, or the first error ("step 12 (fill l0.raw): ...")
+  uint32_t steps_done = 0;  // steps that completed
   std::optional<simulator::StepIndex> failed_step;  // the step that failed (none when Finish did)
-  Status cleanup;                      // outcome of the cleanup after a failure (ok otherwise)
+  Status cleanup;  // outcome of the cleanup after a failure (ok otherwise)
 };
 
 // Runs plan.steps[0..] in order (sequentially; an asynchronous backend follows the wait

@@ -17,7 +17,8 @@
 namespace loadplan::backend {
 
 // Copies [offset, offset + out.size()) of resident buffer `buffer` into `out`.
-using ReadResident = std::function<base::Status(simulator::BufferId buffer, uint64_t offset, std::span<uint8_t> out)>;
+using ReadResident = std::function<base::Status(simulator::BufferId buffer, uint64_t offset,
+                                                std::span<uint8_t> out)>;
 
 struct HostComparison {
   std::string host_error;               // the host backend's own failure, if any
@@ -29,12 +30,13 @@ struct HostComparison {
 
 // Runs the host backend on the same plan and checkpoint and compares every resident weight
 // and (with `derive`) every derived carry byte for byte with what `read` returns.
-HostComparison CompareWithHost(const simulator::LoadPlan& plan, const Checkpoint& checkpoint, const ReadResident& read,
-                               bool derive);
+HostComparison CompareWithHost(const simulator::LoadPlan& plan, const Checkpoint& checkpoint,
+                               const ReadResident& read, bool derive);
 
 // Writes every derived carry (simulator::DerivedCarries) with its dtype and shape into
 // DIR/derived.safetensors (metadata: the manifest's name); returns the file's path. Creates
 // DIR; on a failed copy the partial file is removed (never wrong bytes on disk).
-base::Result<std::string> SaveDerived(const simulator::LoadPlan& plan, const ReadResident& read, const std::string& dir);
+base::Result<std::string> SaveDerived(const simulator::LoadPlan& plan, const ReadResident& read,
+                                      const std::string& dir);
 
 }  // namespace loadplan::backend

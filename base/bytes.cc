@@ -47,9 +47,13 @@ std::optional<uint64_t> TensorBytes(Dtype dtype, std::span<const int64_t> shape)
   return ElementBytes(elements, dtype);
 }
 
-double ToGiB(uint64_t bytes) { return static_cast<double>(bytes) / static_cast<double>(uint64_t{1} << 30); }
+double ToGiB(uint64_t bytes) {
+  return static_cast<double>(bytes) / static_cast<double>(uint64_t{1} << 30);
+}
 
-std::string FormatGiB(uint64_t bytes, int decimals) { return fmt::format("{:.{}f} GiB", ToGiB(bytes), decimals); }
+std::string FormatGiB(uint64_t bytes, int decimals) {
+  return fmt::format("{:.{}f} GiB", ToGiB(bytes), decimals);
+}
 
 std::string FormatGiBExact(uint64_t bytes, int decimals, std::string_view unit) {
   return fmt::format("{:.{}f} GiB ({} {})", ToGiB(bytes), decimals, bytes, unit);
@@ -58,8 +62,10 @@ std::string FormatGiBExact(uint64_t bytes, int decimals, std::string_view unit) 
 std::string FormatBytesAuto(uint64_t bytes) {
   constexpr double kKiB = 1024.0, kMiB = kKiB * 1024.0;
   if (bytes >= (uint64_t{1} << 30)) return FormatGiB(bytes);
-  if (bytes >= (uint64_t{1} << 20)) return fmt::format("{:.2f} MiB", static_cast<double>(bytes) / kMiB);
-  if (bytes >= (uint64_t{1} << 10)) return fmt::format("{:.2f} KiB", static_cast<double>(bytes) / kKiB);
+  if (bytes >= (uint64_t{1} << 20))
+    return fmt::format("{:.2f} MiB", static_cast<double>(bytes) / kMiB);
+  if (bytes >= (uint64_t{1} << 10))
+    return fmt::format("{:.2f} KiB", static_cast<double>(bytes) / kKiB);
   return fmt::format("{} B", bytes);
 }
 

@@ -39,7 +39,7 @@ std::optional<uint64_t> TensorBytes(Dtype dtype, std::span<const uint64_t> shape
 
 // Formats. GiB = bytes / 2^30.
 double ToGiB(uint64_t bytes);
-std::string FormatGiB(uint64_t bytes, int decimals = 2);                        // "139.80 GiB"
+std::string FormatGiB(uint64_t bytes, int decimals = 2);  // "139.80 GiB"
 // "1.10 GiB (1181116006 bytes)"; `unit` names the exact count's unit ("bytes", "B").
 std::string FormatGiBExact(uint64_t bytes, int decimals = 2, std::string_view unit = "bytes");
 std::string FormatBytesAuto(uint64_t bytes);  // "512 B", "3.00 KiB", "1.50 MiB", "2.25 GiB"

@@ -9,8 +9,26 @@
 namespace loadplan::base {
 
 enum class Dtype : uint8_t {
-  kBool, kF4, kF6E2M3, kF6E3M2, kU8, kI8, kF8E5M2, kF8E4M3, kF8E8M0,
-  kI16, kU16, kF16, kBF16, kI32, kU32, kF32, kC64, kF64, kI64, kU64,
+  kBool,
+  kF4,
+  kF6E2M3,
+  kF6E3M2,
+  kU8,
+  kI8,
+  kF8E5M2,
+  kF8E4M3,
+  kF8E8M0,
+  kI16,
+  kU16,
+  kF16,
+  kBF16,
+  kI32,
+  kU32,
+  kF32,
+  kC64,
+  kF64,
+  kI64,
+  kU64,
 };
 
 std::optional<Dtype> ParseDtype(std::string_view name);  // exact safetensors spelling

@@ -48,9 +48,10 @@ class [[nodiscard]] Status {
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit, like absl::StatusOr
+  Result(T value) : value_(std::move(value)) {}       // NOLINT: implicit, like absl::StatusOr
   Result(Status error) : status_(std::move(error)) {  // NOLINT
-    if (status_.ok()) status_ = Status::Error("Result made from an ok Status", ErrorKind::kInternal);
+    if (status_.ok())
+      status_ = Status::Error("Result made from an ok Status", ErrorKind::kInternal);
   }
 
   [[nodiscard]] bool ok() const { return value_.has_value(); }

@@ -11,7 +11,8 @@ namespace loadplan::base {
 
 // Ok when `problems` is empty; else one error of `kind` listing every problem, one per line,
 // in the order given.
-Status StatusFromLines(const std::vector<std::string>& problems, ErrorKind kind = ErrorKind::kInvalidInput);
+Status StatusFromLines(const std::vector<std::string>& problems,
+                       ErrorKind kind = ErrorKind::kInvalidInput);
 // The problems of a status made by StatusFromLines (empty when ok).
 std::vector<std::string> StatusLines(const Status& status);
 

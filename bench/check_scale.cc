@@ -18,35 +18,53 @@ namespace {
 // and weight. Buffers = 3 * units + 2, calls = 2 * units.
 std::string Generate(int units) {
   using nlohmann::json;
-  json m = {{"schema", 1}, {"name", fmt::format("scale-{}", units)},
-            {"vars", {{"batch", {{"min", 1}, {"max", 256}}}}}, {"load", {{"lanes", 4}, {"prefetch", 1}}}};
+  json m = {{"schema", 1},
+            {"name", fmt::format("scale-{}", units)},
+            {"vars", {{"batch", {{"min", 1}, {"max", 256}}}}},
+            {"load", {{"lanes", 4}, {"prefetch", 1}}}};
   json& b = m["buffers"];
   json& p = m["programs"];
-  m["kernels"] = {
-      {"copy", {{"params", {{"src", {{"access", "read"}, {"dtype", "U8"}, {"extent", "n"}}},
-                            {"dst", {{"access", "write"}, {"dtype", "U8"}, {"extent", "n"}}},
-                            {"n", "scalar"}}}}},
-      {"use", {{"params", {{"w", {{"access", "read"}, {"dtype", "U8"}, {"extent", "n"}}},
-                           {"x", {{"access", "read"}, {"dtype", "U8"}, {"extent", "n"}}},
-                           {"y", {{"access", "write"}, {"dtype", "F32"}, {"extent", "t*16"}}},
-                           {"n", "scalar"}, {"t", "scalar"}}}}}};
+  m["kernels"] = {{"copy",
+                   {{"params",
+                     {{"src", {{"access", "read"}, {"dtype", "U8"}, {"extent", "n"}}},
+                      {"dst", {{"access", "write"}, {"dtype", "U8"}, {"extent", "n"}}},
+                      {"n", "scalar"}}}}},
+                  {"use",
+                   {{"params",
+                     {{"w", {{"access", "read"}, {"dtype", "U8"}, {"extent", "n"}}},
+                      {"x", {{"access", "read"}, {"dtype", "U8"}, {"extent", "n"}}},
+                      {"y", {{"access", "write"}, {"dtype", "F32"}, {"extent", "t*16"}}},
+                      {"n", "scalar"},
+                      {"t", "scalar"}}}}}};
   b["act"] = {{"kind", "state"}, {"dtype", "F32"}, {"shape", json::array({"batch", 16})}};
   b["tokens"] = {{"kind", "input"}, {"dtype", "I32"}, {"shape", json::array({"batch"})}};
   json serve = json::array();
   for (int i = 0; i < units; ++i) {
     const auto n = 4096 + 256 * (i % 7);
-    b[fmt::format("l{}.raw", i)] = {{"kind", "source"}, {"tensor", fmt::format("model.l{}.raw", i)},
-                                    {"dtype", "U8"}, {"shape", json::array({n})}};
+    b[fmt::format("l{}.raw", i)] = {{"kind", "source"},
+                                    {"tensor", fmt::format("model.l{}.raw", i)},
+                                    {"dtype", "U8"},
+                                    {"shape", json::array({n})}};
     b[fmt::format("l{}.w", i)] = {{"kind", "carry"}, {"dtype", "U8"}, {"shape", json::array({n})}};
-    b[fmt::format("l{}.norm", i)] = {{"kind", "weight"}, {"tensor", fmt::format("model.l{}.norm", i)},
-                                     {"dtype", "U8"}, {"shape", json::array({n})}};
-    p[fmt::format("derive.l{}", i)] = {
-        {"derive", true},
-        {"calls", json::array({{{"kernel", "copy"}, {"grid", json::array({64})},
-                                {"args", {{"src", fmt::format("l{}.raw", i)}, {"dst", fmt::format("l{}.w", i)}, {"n", n}}}}})}};
-    serve.push_back({{"kernel", "use"}, {"grid", json::array({"batch"})},
-                     {"args", {{"w", fmt::format("l{}.norm", i)}, {"x", fmt::format("l{}.w", i)},
-                               {"y", "act"}, {"n", n}, {"t", "batch"}}}});
+    b[fmt::format("l{}.norm", i)] = {{"kind", "weight"},
+                                     {"tensor", fmt::format("model.l{}.norm", i)},
+                                     {"dtype", "U8"},
+                                     {"shape", json::array({n})}};
+    p[fmt::format("derive.l{}", i)] = {{"derive", true},
+                                       {"calls", json::array({{{"kernel", "copy"},
+                                                               {"grid", json::array({64})},
+                                                               {"args",
+                                                                {{"src", fmt::format("l{}.raw", i)},
+                                                                 {"dst", fmt::format("l{}.w", i)},
+                                                                 {"n", n}}}}})}};
+    serve.push_back({{"kernel", "use"},
+                     {"grid", json::array({"batch"})},
+                     {"args",
+                      {{"w", fmt::format("l{}.norm", i)},
+                       {"x", fmt::format("l{}.w", i)},
+                       {"y", "act"},
+                       {"n", n},
+                       {"t", "batch"}}}});
   }
   p["decode"] = {{"batch", "batch"}, {"graph", true}, {"calls", serve}};
   return m.dump();
@@ -58,7 +76,8 @@ int main(int argc, char** argv) {
   std::vector<int> sizes;
   for (int i = 1; i < argc; ++i) sizes.push_back(std::stoi(argv[i]));
   if (sizes.empty()) sizes = {1000, 10000, 100000};
-  std::puts("| buffers | calls | JSON MiB | check ms (best of 3) | µs per buffer | errors | warnings |");
+  std::puts(
+      "| buffers | calls | JSON MiB | check ms (best of 3) | µs per buffer | errors | warnings |");
   std::puts("|---:|---:|---:|---:|---:|---:|---:|");
   for (int target : sizes) {
     const int units = target / 3;
@@ -79,7 +98,9 @@ int main(int argc, char** argv) {
     std::printf("| %d | %d | %.1f | %.1f | %.2f | %zu | %zu |\n", buffers, 2 * units,
                 text.size() / 1048576.0, best, 1000.0 * best / buffers, errors, warnings);
     if (errors > 0) {
-      std::fputs(loadplan::verifier::FormatText(out.result.diags, "generated").substr(0, 2000).c_str(), stderr);
+      std::fputs(
+          loadplan::verifier::FormatText(out.result.diags, "generated").substr(0, 2000).c_str(),
+          stderr);
     }
   }
   return 0;

@@ -22,13 +22,13 @@ namespace {
 using loadplan::kernels::KernelArgs;
 using Scalars = std::map<std::string, int64_t>;
 
-#define BENCH_CUDA(call)                                                                         \
-  do {                                                                                           \
-    const cudaError_t e_ = (call);                                                               \
-    if (e_ != cudaSuccess) {                                                                     \
+#define BENCH_CUDA(call)                                                                        \
+  do {                                                                                          \
+    const cudaError_t e_ = (call);                                                              \
+    if (e_ != cudaSuccess) {                                                                    \
       std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorName(e_)); \
-      std::exit(1);                                                                              \
-    }                                                                                            \
+      std::exit(1);                                                                             \
+    }                                                                                           \
   } while (0)
 
 struct Case {
@@ -53,24 +53,48 @@ std::vector<Case> Cases() {
   for (const int64_t experts : {128, 512}) {
     const std::string tag = experts == 128 ? " (1 layer)" : " (x4 experts)";
     const uint64_t e = experts;
-    v.push_back({"fc1 weight" + tag, "mxfp4_fc1_weight", Fc(true, false, true, experts),
-                 {{"src", e * 5760 * 1440}}, e * 5888 * 1472});
-    v.push_back({"fc1 scales" + tag, "mxfp4_fc1_scales", Fc(true, false, false, experts),
-                 {{"src", e * 5760 * 90}}, e * 5888 * 92});
-    v.push_back({"fc1 bias" + tag, "mxfp4_fc1_bias", Fc(true, true, false, experts), {{"src", e * 5760 * 2}},
+    v.push_back({"fc1 weight" + tag,
+                 "mxfp4_fc1_weight",
+                 Fc(true, false, true, experts),
+                 {{"src", e * 5760 * 1440}},
+                 e * 5888 * 1472});
+    v.push_back({"fc1 scales" + tag,
+                 "mxfp4_fc1_scales",
+                 Fc(true, false, false, experts),
+                 {{"src", e * 5760 * 90}},
+                 e * 5888 * 92});
+    v.push_back({"fc1 bias" + tag,
+                 "mxfp4_fc1_bias",
+                 Fc(true, true, false, experts),
+                 {{"src", e * 5760 * 2}},
                  e * 5888 * 4});
-    v.push_back({"fc2 weight" + tag, "mxfp4_fc2_weight", Fc(false, false, true, experts),
-                 {{"src", e * 2880 * 1440}}, e * 2944 * 1472});
-    v.push_back({"fc2 scales" + tag, "mxfp4_fc2_scales", Fc(false, false, false, experts),
-                 {{"src", e * 2880 * 90}}, e * 2944 * 92});
-    v.push_back({"fc2 bias" + tag, "mxfp4_fc2_bias", Fc(false, true, false, experts), {{"src", e * 2880 * 2}},
+    v.push_back({"fc2 weight" + tag,
+                 "mxfp4_fc2_weight",
+                 Fc(false, false, true, experts),
+                 {{"src", e * 2880 * 1440}},
+                 e * 2944 * 1472});
+    v.push_back({"fc2 scales" + tag,
+                 "mxfp4_fc2_scales",
+                 Fc(false, false, false, experts),
+                 {{"src", e * 2880 * 90}},
+                 e * 2944 * 92});
+    v.push_back({"fc2 bias" + tag,
+                 "mxfp4_fc2_bias",
+                 Fc(false, true, false, experts),
+                 {{"src", e * 2880 * 2}},
                  e * 2944 * 4});
   }
   const int64_t n = int64_t{1} << 28;
   v.push_back({"copy 1 GiB", "copy", {{"n", n * 4}}, {{"src", uint64_t(n) * 4}}, uint64_t(n) * 4});
-  v.push_back({"cast 256 Mi elements", "cast_bf16_f32", {{"n", n}}, {{"src", uint64_t(n) * 2}}, uint64_t(n) * 4});
+  v.push_back({"cast 256 Mi elements",
+               "cast_bf16_f32",
+               {{"n", n}},
+               {{"src", uint64_t(n) * 2}},
+               uint64_t(n) * 4});
   const int64_t rows = 201088, cols = 2880;  // gpt-oss vocabulary x hidden
-  v.push_back({"dequant 201088 x 2880", "mxfp4_dequant", {{"rows", rows}, {"cols", cols}},
+  v.push_back({"dequant 201088 x 2880",
+               "mxfp4_dequant",
+               {{"rows", rows}, {"cols", cols}},
                {{"blocks", uint64_t(rows * cols / 2)}, {"scales", uint64_t(rows * cols / 32)}},
                uint64_t(rows * cols * 2)});
   return v;
@@ -87,7 +111,8 @@ Set MakeSet(const Case& c, unsigned seed) {
   auto alloc = [&](const std::string& name, uint64_t bytes) {
     void* p = nullptr;
     BENCH_CUDA(cudaMalloc(&p, bytes));
-    BENCH_CUDA(cudaMemset(p, 0x3B + seed, bytes));  // not zeros: zeros can run faster than real data
+    BENCH_CUDA(
+        cudaMemset(p, 0x3B + seed, bytes));  // not zeros: zeros can run faster than real data
     s.bufs[name] = p;
     s.args.buffers[name] = {p, bytes};
   };
@@ -129,7 +154,8 @@ void RunCase(const Case& c, int reps) {
   uint64_t read = 0;
   for (const auto& [n, b] : c.reads) read += b;
   const float k_ms = MedianMs(reps, [&](int i) {
-    const loadplan::kernels::Status s = loadplan::kernels::LaunchDerive(c.kernel, sets[i % 2].args, nullptr);
+    const loadplan::kernels::Status s =
+        loadplan::kernels::LaunchDerive(c.kernel, sets[i % 2].args, nullptr);
     if (!s.ok()) {
       std::fprintf(stderr, "%s\n", s.message().c_str());
       std::exit(1);
@@ -140,9 +166,11 @@ void RunCase(const Case& c, int reps) {
     BENCH_CUDA(cudaMemcpyAsync(sets[i % 2].bufs["dst"], sets[(i + 1) % 2].bufs["dst"], c.dst_bytes,
                                cudaMemcpyDeviceToDevice));
   });
-  const double k_gbs = double(read + c.dst_bytes) / (k_ms * 1e6), m_gbs = 2.0 * c.dst_bytes / (m_ms * 1e6);
-  std::printf("| %s | `%s` | %.1f | %.1f | %.3f | %.0f | %.0f | %.2f |\n", c.label.c_str(), c.kernel.c_str(),
-              read / 1048576.0, c.dst_bytes / 1048576.0, k_ms, k_gbs, m_gbs, k_gbs / m_gbs);
+  const double k_gbs = double(read + c.dst_bytes) / (k_ms * 1e6),
+               m_gbs = 2.0 * c.dst_bytes / (m_ms * 1e6);
+  std::printf("| %s | `%s` | %.1f | %.1f | %.3f | %.0f | %.0f | %.2f |\n", c.label.c_str(),
+              c.kernel.c_str(), read / 1048576.0, c.dst_bytes / 1048576.0, k_ms, k_gbs, m_gbs,
+              k_gbs / m_gbs);
   std::fflush(stdout);
   FreeSet(sets[0]);
   FreeSet(sets[1]);
@@ -159,9 +187,10 @@ int main(int argc, char** argv) {
   }
   cudaDeviceProp p{};
   BENCH_CUDA(cudaGetDeviceProperties(&p, 0));
-  std::printf("device: %s, %d SMs, L2 %d MiB; median of %d runs, events\n\n", p.name, p.multiProcessorCount,
-              p.l2CacheSize >> 20, reps);
-  std::printf("| case | kernel | read MiB | written MiB | ms | GB/s (r+w) | memcpy GB/s | ratio |\n");
+  std::printf("device: %s, %d SMs, L2 %d MiB; median of %d runs, events\n\n", p.name,
+              p.multiProcessorCount, p.l2CacheSize >> 20, reps);
+  std::printf(
+      "| case | kernel | read MiB | written MiB | ms | GB/s (r+w) | memcpy GB/s | ratio |\n");
   std::printf("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
   for (const Case& c : Cases()) RunCase(c, reps);
   return 0;

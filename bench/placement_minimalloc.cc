@@ -21,9 +21,8 @@ namespace fs = std::filesystem;
 
 // Best known heights from shared/data/minimalloc/RESULTS-minimalloc.md.
 const std::map<std::string, uint64_t> kBestKnown = {
-    {"A", 1048576}, {"B", 1048576}, {"C", 1039360}, {"D", 1031168},
-    {"E", 1048576}, {"F", 1048576}, {"G", 1048576}, {"H", 1048576},
-    {"I", 1048576}, {"J", 1041408}, {"K", 1048576}};
+    {"A", 1048576}, {"B", 1048576}, {"C", 1039360}, {"D", 1031168}, {"E", 1048576}, {"F", 1048576},
+    {"G", 1048576}, {"H", 1048576}, {"I", 1048576}, {"J", 1041408}, {"K", 1048576}};
 
 template <typename F>
 auto Timed(F&& f, double& seconds) {
@@ -54,7 +53,8 @@ bool Valid(const sim::PlacementProblem& p, const sim::Placement& r) {
     for (size_t j = i + 1; j < p.buffers.size(); ++j) {
       const sim::PlacementBuffer& b = p.buffers[j];
       const bool time = a.lower < b.upper && b.lower < a.upper;
-      const bool space = r.offsets[i] < r.offsets[j] + b.size && r.offsets[j] < r.offsets[i] + a.size;
+      const bool space =
+          r.offsets[i] < r.offsets[j] + b.size && r.offsets[j] < r.offsets[i] + a.size;
       if (time && space) return false;
     }
   }
@@ -64,14 +64,17 @@ bool Valid(const sim::PlacementProblem& p, const sim::Placement& r) {
 void BenchLarge() {
   const sim::PlacementProblem p = RandomProblem(100000, 50, 1);
   const uint64_t lb = sim::LowerBound(p);
-  fmt::print("\nRandom problem: 100000 buffers, lifetimes 1..100 (about 50 live), sizes 1..1 MiB, "
-             "alignment 256; LB {}\n\n| policy | height / LB | time |\n|---|---:|---:|\n", lb);
+  fmt::print(
+      "\nRandom problem: 100000 buffers, lifetimes 1..100 (about 50 live), sizes 1..1 MiB, "
+      "alignment 256; LB {}\n\n| policy | height / LB | time |\n|---|---:|---:|\n",
+      lb);
   for (const sim::PlacementPolicy policy :
        {sim::PlacementPolicy::kFirstFit, sim::PlacementPolicy::kBestFit}) {
     double s = 0;
     sim::PlacementOptions options;
     options.policy = policy;
-    const sim::Placement r = Timed([&] { return sim::Place(p, options).value(); }, s);  // valid: sizes <= 1 MiB
+    const sim::Placement r =
+        Timed([&] { return sim::Place(p, options).value(); }, s);  // valid: sizes <= 1 MiB
     fmt::print("| {} | {:.3f} | {:.3f} s |\n", sim::PlacementPolicyName(policy),
                static_cast<double>(r.height) / static_cast<double>(lb), s);
   }
@@ -86,8 +89,10 @@ int main(int argc, char** argv) {
   if (argc > 2) exact_options.work_budget = std::stoull(argv[2]);
   fmt::print("Exact search budget: {} work steps, {} nodes\n\n", exact_options.work_budget,
              exact_options.node_budget);
-  fmt::print("| file | n | LB | best known | first-fit | best-fit | best (exact search) | height | "
-             "nodes | work | proven | valid |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
+  fmt::print(
+      "| file | n | LB | best known | first-fit | best-fit | best (exact search) | height | "
+      "nodes | work | proven | valid "
+      "|\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
   double log_ff = 0, log_bf = 0, log_ex = 0;
   int files = 0;
   for (const auto& [name, best] : kBestKnown) {
@@ -113,16 +118,16 @@ int main(int argc, char** argv) {
     log_ex += std::log(ratio(ex.placement.height));
     ++files;
     const bool valid = Valid(p, ff) && Valid(p, bf) && Valid(p, ex.placement);
-    fmt::print("| {} | {} | {} | {} | {:.3f} ({:.3f} s) | {:.3f} ({:.3f} s) | {:.3f} ({:.3f} s) | {} | "
-               "{} | {:.0f}M | {} | {} |\n",
-               name, p.buffers.size(), sim::LowerBound(p), best, ratio(ff.height), t_ff,
-               ratio(bf.height), t_bf, ratio(ex.placement.height), t_ex, ex.placement.height,
-               ex.nodes, static_cast<double>(ex.work) / 1e6, ex.proven_optimal ? "yes" : "no",
-               valid ? "yes" : "NO");
+    fmt::print(
+        "| {} | {} | {} | {} | {:.3f} ({:.3f} s) | {:.3f} ({:.3f} s) | {:.3f} ({:.3f} s) | {} | "
+        "{} | {:.0f}M | {} | {} |\n",
+        name, p.buffers.size(), sim::LowerBound(p), best, ratio(ff.height), t_ff, ratio(bf.height),
+        t_bf, ratio(ex.placement.height), t_ex, ex.placement.height, ex.nodes,
+        static_cast<double>(ex.work) / 1e6, ex.proven_optimal ? "yes" : "no", valid ? "yes" : "NO");
     std::fflush(stdout);
   }
-  fmt::print("| geometric mean | | | | {:.3f} | {:.3f} | {:.3f} | | | | | |\n", std::exp(log_ff / files),
-             std::exp(log_bf / files), std::exp(log_ex / files));
+  fmt::print("| geometric mean | | | | {:.3f} | {:.3f} | {:.3f} | | | | | |\n",
+             std::exp(log_ff / files), std::exp(log_bf / files), std::exp(log_ex / files));
   BenchLarge();
   return 0;
 }

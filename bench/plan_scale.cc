@@ -44,13 +44,15 @@ loadplan::verifier::Manifest Generate(int n) {
   m.load = {.lanes = 4, .prefetch = 2, .ptr = "/load"};
   // prep(a, b -> dst): each buffer param touches its whole buffer, whose byte count the call
   // passes as a scalar (na, nb, nd), so the manifest verifies (Plan takes only a verified one).
-  m.kernels.push_back({.name = "prep",
-                       .params = {{.name = "a", .access = Access::kRead, .dtype = U8Dtype(), .extent = Expr::Var("na")},
-                                  {.name = "b", .access = Access::kRead, .dtype = U8Dtype(), .extent = Expr::Var("nb")},
-                                  {.name = "dst", .access = Access::kWrite, .dtype = U8Dtype(), .extent = Expr::Var("nd")},
-                                  {.name = "na", .access = Access::kScalar},
-                                  {.name = "nb", .access = Access::kScalar},
-                                  {.name = "nd", .access = Access::kScalar}}});
+  m.kernels.push_back(
+      {.name = "prep",
+       .params = {
+           {.name = "a", .access = Access::kRead, .dtype = U8Dtype(), .extent = Expr::Var("na")},
+           {.name = "b", .access = Access::kRead, .dtype = U8Dtype(), .extent = Expr::Var("nb")},
+           {.name = "dst", .access = Access::kWrite, .dtype = U8Dtype(), .extent = Expr::Var("nd")},
+           {.name = "na", .access = Access::kScalar},
+           {.name = "nb", .access = Access::kScalar},
+           {.name = "nd", .access = Access::kScalar}}});
   for (int i = 0; i < n; ++i) {
     const int64_t size = (64 << 10) * (1 + (i * 7919) % 16);
     m.buffers.push_back(U8(fmt::format("l{:07}.raw", i), BufferKind::kSource, size));
@@ -78,9 +80,11 @@ loadplan::verifier::Manifest GenerateServing(int n) {
   loadplan::verifier::Manifest m = Generate(1);
   m.name = fmt::format("serve-scale-{}", n);
   m.vars.push_back({.name = "batch", .min = 1, .max = 256});
-  const BufferKind kinds[] = {BufferKind::kState, BufferKind::kScratch, BufferKind::kInput, BufferKind::kOutput};
+  const BufferKind kinds[] = {BufferKind::kState, BufferKind::kScratch, BufferKind::kInput,
+                              BufferKind::kOutput};
   for (int i = 0; i < n; ++i) {
-    m.buffers.push_back({.name = fmt::format("s{:07}", i), .kind = kinds[i % 4],
+    m.buffers.push_back({.name = fmt::format("s{:07}", i),
+                         .kind = kinds[i % 4],
                          .shape = {Expr::Var("batch"), Expr::Const(4096 * (1 + i % 7))}});
   }
   auto by_name = [](const auto& a, const auto& b) { return a.name < b.name; };
@@ -90,9 +94,11 @@ loadplan::verifier::Manifest GenerateServing(int n) {
 }
 
 // Plan takes a verified manifest: the generated one, or nullopt (and a message) when it fails.
-std::optional<loadplan::verifier::VerifiedManifest> Verified(const loadplan::verifier::Manifest& m) {
+std::optional<loadplan::verifier::VerifiedManifest> Verified(
+    const loadplan::verifier::Manifest& m) {
   loadplan::verifier::VerifyResult r = loadplan::verifier::Verify(m);
-  if (!r.verified) std::fprintf(stderr, "the generated manifest %s does not verify\n", m.name.c_str());
+  if (!r.verified)
+    std::fprintf(stderr, "the generated manifest %s does not verify\n", m.name.c_str());
   return std::move(r.verified);
 }
 
@@ -117,7 +123,9 @@ int main(int argc, char** argv) {
   if (sizes.empty()) sizes = {1000, 10000, 100000};
   using loadplan::simulator::PlacementPolicy;
   using loadplan::simulator::Plan;
-  std::puts("| sources | calls | steps | first-fit ms | ns per n·log2(n) | arena / lower bound | best-fit ms | arena / lower bound | check ms |");
+  std::puts(
+      "| sources | calls | steps | first-fit ms | ns per n·log2(n) | arena / lower bound | "
+      "best-fit ms | arena / lower bound | check ms |");
   std::puts("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (int n : sizes) {
     const loadplan::verifier::Manifest m = Generate(n);
@@ -125,13 +133,17 @@ int main(int argc, char** argv) {
     if (!verified) return 1;
     const loadplan::verifier::VerifiedManifest& vm = *verified;
     loadplan::simulator::LoadPlan first, best;
-    const double ms_first = BestOfThree([&] { first = Plan(vm, {.placement = PlacementPolicy::kFirstFit}); });
-    const double ms_best = BestOfThree([&] { best = Plan(vm, {.placement = PlacementPolicy::kBestFit}); });
+    const double ms_first =
+        BestOfThree([&] { first = Plan(vm, {.placement = PlacementPolicy::kFirstFit}); });
+    const double ms_best =
+        BestOfThree([&] { best = Plan(vm, {.placement = PlacementPolicy::kBestFit}); });
     const double nlogn = n * std::log2(std::max(2, n));
     size_t violations = 0;
-    const double ms_check = BestOfThree([&] { violations = loadplan::simulator::CheckPlan(m, first).size(); });
-    std::printf("| %d | %zu | %zu | %.1f | %.1f | %.4f | %.1f | %.4f | %.1f%s |\n", n, first.calls.size(), first.steps.size(),
-                ms_first, 1e6 * ms_first / nlogn, static_cast<double>(first.arena_bytes) / first.lower_bound, ms_best,
+    const double ms_check =
+        BestOfThree([&] { violations = loadplan::simulator::CheckPlan(m, first).size(); });
+    std::printf("| %d | %zu | %zu | %.1f | %.1f | %.4f | %.1f | %.4f | %.1f%s |\n", n,
+                first.calls.size(), first.steps.size(), ms_first, 1e6 * ms_first / nlogn,
+                static_cast<double>(first.arena_bytes) / first.lower_bound, ms_best,
                 static_cast<double>(best.arena_bytes) / best.lower_bound, ms_check,
                 violations == 0 ? "" : " (VIOLATIONS)");
   }
@@ -144,9 +156,11 @@ int main(int argc, char** argv) {
     loadplan::simulator::LoadPlan plan;
     loadplan::simulator::MemoryPhases phases;
     const double ms_plan = BestOfThree([&] { plan = Plan(*verified); });
-    const double ms_phases = BestOfThree([&] { phases = loadplan::simulator::ComputePhases(m, plan); });
+    const double ms_phases =
+        BestOfThree([&] { phases = loadplan::simulator::ComputePhases(m, plan); });
     const double nlogn = n * std::log2(std::max(2, n));
-    std::printf("| %d | %.1f | %.1f | %.1f | %.2f |\n", n, ms_plan, ms_phases, 1e6 * ms_phases / nlogn,
+    std::printf("| %d | %.1f | %.1f | %.1f | %.2f |\n", n, ms_plan, ms_phases,
+                1e6 * ms_phases / nlogn,
                 phases.peak ? static_cast<double>(phases.peak->value) / (1ull << 30) : -1.0);
   }
   return 0;

@@ -28,8 +28,8 @@ Counts CountOf(const std::vector<verifier::Diagnostic>& diags) {
 std::string Summary(const CheckedInput& in) {
   if (!in.read.ok()) return fmt::format("loadplan check: {}", in.read.message());
   const Counts c = CountOf(in.check.result.diags);
-  return fmt::format("{}: {} error{}, {} warning{}", in.display_name, c.errors, c.errors == 1 ? "" : "s",
-                     c.warnings, c.warnings == 1 ? "" : "s");
+  return fmt::format("{}: {} error{}, {} warning{}", in.display_name, c.errors,
+                     c.errors == 1 ? "" : "s", c.warnings, c.warnings == 1 ? "" : "s");
 }
 
 // The file's diagnostics as JSON, an unreadable file's one J3 included (the same keys as
@@ -42,8 +42,11 @@ nlohmann::json FileDiagnostics(const CheckedInput& in) {
 nlohmann::json FileSummary(const CheckedInput& in) {
   nlohmann::json diags = FileDiagnostics(in);
   const Counts c = CountOf(DiagnosticsOf(in));
-  return {{"file", in.display_name}, {"exit", ExitCodeOf(in)}, {"errors", c.errors},
-          {"warnings", c.warnings}, {"diagnostics", std::move(diags)}};
+  return {{"file", in.display_name},
+          {"exit", ExitCodeOf(in)},
+          {"errors", c.errors},
+          {"warnings", c.warnings},
+          {"diagnostics", std::move(diags)}};
 }
 
 }  // namespace
@@ -68,12 +71,15 @@ int RunCheck(const CheckOptions& options) {
       }
       continue;
     }
-    if (in.read.ok()) PrintDiagnostics(verifier::FormatText(in.check.result.diags, in.display_name), stdout);
+    if (in.read.ok())
+      PrintDiagnostics(verifier::FormatText(in.check.result.diags, in.display_name), stdout);
     std::fputs((Summary(in) + "\n").c_str(), in.read.ok() ? stdout : stderr);
   }
   if (options.format == Format::kJson) {
     const nlohmann::json out =
-        files.size() == 1 ? all : nlohmann::json{{"files", summaries}, {"errors", errors}, {"warnings", warnings}};
+        files.size() == 1
+            ? all
+            : nlohmann::json{{"files", summaries}, {"errors", errors}, {"warnings", warnings}};
     std::puts(DumpJson(out).c_str());
   }
   return code;

@@ -9,8 +9,8 @@
 namespace loadplan::cli {
 
 struct FuzzCliOptions {
-  std::optional<int> cases;           // --cases N: successful cases per property (default 1000)
-  std::optional<uint64_t> seed;       // --seed S: RapidCheck's seed (default: RC_PARAMS', else random)
+  std::optional<int> cases;      // --cases N: successful cases per property (default 1000)
+  std::optional<uint64_t> seed;  // --seed S: RapidCheck's seed (default: RC_PARAMS', else random)
   std::optional<std::string> around;  // --around FILE: fuzz that manifest instead of generated ones
 };
 

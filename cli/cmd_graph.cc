@@ -31,8 +31,8 @@ int RunGraph(const GraphOptions& options) {
     return 2;
   }
   if (options.output != "-") {
-    std::fprintf(stderr, "wrote %s: %zu derive calls, %zu buffers\n", options.output.c_str(), plan.calls.size(),
-                 plan.buffers.size());
+    std::fprintf(stderr, "wrote %s: %zu derive calls, %zu buffers\n", options.output.c_str(),
+                 plan.calls.size(), plan.buffers.size());
   }
   return 0;
 }

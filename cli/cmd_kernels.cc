@@ -24,11 +24,13 @@ json Declaration(const kernels::KernelSpec& spec) {
 
 void List(Format format, std::ostream& out) {
   if (format == Format::kText) {
-    for (const kernels::KernelSpec& k : kernels::Kernels()) out << fmt::format("{:<18} {}\n", k.name, k.doc);
+    for (const kernels::KernelSpec& k : kernels::Kernels())
+      out << fmt::format("{:<18} {}\n", k.name, k.doc);
     return;
   }
   json all = json::array();
-  for (const kernels::KernelSpec& k : kernels::Kernels()) all.push_back({{"name", k.name}, {"doc", k.doc}});
+  for (const kernels::KernelSpec& k : kernels::Kernels())
+    all.push_back({{"name", k.name}, {"doc", k.doc}});
   out << all.dump(2) << "\n";
 }
 
@@ -38,8 +40,11 @@ void Show(const kernels::KernelSpec& k, Format format, std::ostream& out) {
     return;
   }
   json pre = json::array();
-  for (const kernels::Precondition& p : k.preconditions) pre.push_back({{"check", p.text}, {"why", p.why}});
-  const json o = {{"name", k.name}, {"doc", k.doc}, {"preconditions", std::move(pre)},
+  for (const kernels::Precondition& p : k.preconditions)
+    pre.push_back({{"check", p.text}, {"why", p.why}});
+  const json o = {{"name", k.name},
+                  {"doc", k.doc},
+                  {"preconditions", std::move(pre)},
                   {"declaration", Declaration(k)}};
   out << o.dump(2) << "\n";
 }
@@ -53,8 +58,9 @@ int RunKernels(const KernelsOptions& options, std::ostream& out, std::ostream& e
   }
   const kernels::KernelSpec* k = kernels::FindKernel(options.name);
   if (k == nullptr) {
-    err << fmt::format("loadplan kernels: no kernel `{}` in the registry (`loadplan kernels` lists them)\n",
-                       options.name);
+    err << fmt::format(
+        "loadplan kernels: no kernel `{}` in the registry (`loadplan kernels` lists them)\n",
+        options.name);
     return 2;
   }
   Show(*k, options.format, out);

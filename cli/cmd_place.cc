@@ -29,12 +29,16 @@ sim::CsvReadResult ReadInput(const std::string& path) {
 
 // A usage problem of the options, or empty.
 std::string OptionProblem(const PlaceOptions& o, std::optional<sim::PlacementPolicy> policy) {
-  if (!policy) return fmt::format("unknown policy '{}' (first-fit, best-fit, exact, best)", o.policy);
+  if (!policy)
+    return fmt::format("unknown policy '{}' (first-fit, best-fit, exact, best)", o.policy);
   if (o.alignment == 0) return "alignment must be positive";
-  const bool searches = *policy == sim::PlacementPolicy::kExact || *policy == sim::PlacementPolicy::kBest;
+  const bool searches =
+      *policy == sim::PlacementPolicy::kExact || *policy == sim::PlacementPolicy::kBest;
   if (!searches && (o.work_budget || o.node_budget || o.time_budget_s)) {
-    return fmt::format("--work-budget, --node-budget and --time-budget apply to the exact and best policies, not {}",
-                       o.policy);
+    return fmt::format(
+        "--work-budget, --node-budget and --time-budget apply to the exact and best policies, not "
+        "{}",
+        o.policy);
   }
   return {};
 }

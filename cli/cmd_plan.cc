@@ -13,7 +13,8 @@ namespace loadplan::cli {
 namespace {
 
 // Binds every --at value (verifier/bind_assignment.h); prints why not.
-bool BindAt(const verifier::Manifest& m, const std::vector<std::string>& texts, verifier::Assignment& at) {
+bool BindAt(const verifier::Manifest& m, const std::vector<std::string>& texts,
+            verifier::Assignment& at) {
   base::Result<verifier::Assignment> bound = verifier::BindAssignment(m, texts);
   if (!bound.ok()) {
     std::fprintf(stderr, "loadplan plan: --at %s\n", bound.status().message().c_str());
@@ -25,10 +26,14 @@ bool BindAt(const verifier::Manifest& m, const std::vector<std::string>& texts, 
 
 bool ResolveDevice(const PlanCliOptions& o, PlanReport& r) {
   if (!o.device_memory) return true;
-  const std::optional<simulator::DeviceMemory> device = simulator::ResolveDeviceMemory(*o.device_memory);
+  const std::optional<simulator::DeviceMemory> device =
+      simulator::ResolveDeviceMemory(*o.device_memory);
   if (!device) {
-    std::fprintf(stderr, "loadplan plan: --device-memory %s: not a size (\"139.8GiB\", \"288GB\", bytes) or a preset "
-                 "(h200, b200, gb300)\n", o.device_memory->c_str());
+    std::fprintf(stderr,
+                 "loadplan plan: --device-memory %s: not a size (\"139.8GiB\", \"288GB\", bytes) "
+                 "or a preset "
+                 "(h200, b200, gb300)\n",
+                 o.device_memory->c_str());
     return false;
   }
   r.device_bytes = device->bytes;
@@ -45,14 +50,15 @@ size_t CountWarnings(const std::vector<verifier::Diagnostic>& diags) {
 }  // namespace
 
 int RunPlan(const PlanCliOptions& options) {
-  const Outcome<CheckedInput> in =
-      LoadVerified(options.file, {.command = "loadplan plan", .format = options.format, .colour = true});
+  const Outcome<CheckedInput> in = LoadVerified(
+      options.file, {.command = "loadplan plan", .format = options.format, .colour = true});
   if (!in.ok()) return in.exit_code();
   const verifier::Manifest& m = *in->check.manifest;
   PlanReport r{.display_name = in->display_name};
   if (!BindAt(m, options.at, r.at) || !ResolveDevice(options, r)) return 2;
   r.warnings = CountWarnings(in->check.result.diags);
-  Outcome<simulator::LoadPlan> plan = PlanChecked(*in->check.result.verified, options.plan, "loadplan plan");
+  Outcome<simulator::LoadPlan> plan =
+      PlanChecked(*in->check.result.verified, options.plan, "loadplan plan");
   if (!plan.ok()) return plan.exit_code();
   r.plan = std::move(*plan);
   r.phases = simulator::ComputePhases(m, r.plan, r.at);

@@ -12,11 +12,12 @@
 namespace loadplan::cli {
 
 struct PlanCliOptions {
-  std::string file;                          // manifest; empty: the embedded gpt-oss-120b example
-  std::vector<std::string> at;               // --at VAR=VALUE (repeatable)
-  std::optional<std::string> device_memory;  // --device-memory: a size ("139.8GiB") or a preset ("h200")
-  Format format = Format::kText;             // --format text|json
-  simulator::PlanOptions plan;               // --lanes, --prefetch, --placement
+  std::string file;             // manifest; empty: the embedded gpt-oss-120b example
+  std::vector<std::string> at;  // --at VAR=VALUE (repeatable)
+  std::optional<std::string>
+      device_memory;              // --device-memory: a size ("139.8GiB") or a preset ("h200")
+  Format format = Format::kText;  // --format text|json
+  simulator::PlanOptions plan;    // --lanes, --prefetch, --placement
 };
 
 // Prints the report on stdout (docs/planner.md, "The report"). Exit code:

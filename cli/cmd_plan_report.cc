@@ -11,7 +11,9 @@ namespace {
 using nlohmann::json;
 uint64_t LoadPeak(const PlanReport& r) { return simulator::LoadPeakBytes(r.plan); }
 
-double Ratio(uint64_t a, uint64_t b) { return b == 0 ? 1.0 : static_cast<double>(a) / static_cast<double>(b); }
+double Ratio(uint64_t a, uint64_t b) {
+  return b == 0 ? 1.0 : static_cast<double>(a) / static_cast<double>(b);
+}
 
 uint64_t KindBytes(const PlanReport& r, std::string_view kind) {
   for (const simulator::KindTotal& k : r.phases.kinds) {
@@ -39,7 +41,10 @@ std::string CallName(const PlanReport& r, simulator::CallId t) {
 
 json BoundJson(const std::optional<simulator::PhaseBound>& b) {
   if (!b) return nullptr;
-  return {{"bytes", b->value}, {"gib", static_cast<double>(b->value) / (1ull << 30)}, {"at", b->at}, {"exact", b->exact}};
+  return {{"bytes", b->value},
+          {"gib", static_cast<double>(b->value) / (1ull << 30)},
+          {"at", b->at},
+          {"exact", b->exact}};
 }
 
 json WidestJson(const PlanReport& r) {
@@ -47,18 +52,27 @@ json WidestJson(const PlanReport& r) {
   json live = json::array();
   for (simulator::BufferId i : r.widest->live) {
     const simulator::PlannedBuffer& b = r.plan.buffer(i);
-    live.push_back({{"name", b.name}, {"bytes", b.bytes}, {"offset", b.offset},
-                    {"lane", b.lane ? simulator::Index(*b.lane) : 0},
-                    {"window", {simulator::Index(b.window_begin), simulator::Index(b.window_end)}},
-                    {"readers", {{"first", CallName(r, b.first_reader)}, {"last", CallName(r, b.last_reader)}}}});
+    live.push_back(
+        {{"name", b.name},
+         {"bytes", b.bytes},
+         {"offset", b.offset},
+         {"lane", b.lane ? simulator::Index(*b.lane) : 0},
+         {"window", {simulator::Index(b.window_begin), simulator::Index(b.window_end)}},
+         {"readers",
+          {{"first", CallName(r, b.first_reader)}, {"last", CallName(r, b.last_reader)}}}});
   }
   const simulator::CallId at{simulator::Index(r.widest->time)};
-  return {{"call", simulator::Index(r.widest->time)}, {"at", CallName(r, at)}, {"bytes", r.widest->bytes}, {"live", live}};
+  return {{"call", simulator::Index(r.widest->time)},
+          {"at", CallName(r, at)},
+          {"bytes", r.widest->bytes},
+          {"live", live}};
 }
 
 json DeviceJson(const PlanReport& r) {
   if (!r.device_bytes) return nullptr;
-  return {{"label", r.device_label}, {"bytes", *r.device_bytes}, {"fits_every_value", *r.FitsBox()},
+  return {{"label", r.device_label},
+          {"bytes", *r.device_bytes},
+          {"fits_every_value", *r.FitsBox()},
           {"fits_at", r.FitsAt() ? json(*r.FitsAt()) : json(nullptr)}};
 }
 
@@ -80,29 +94,58 @@ json ReportJson(const verifier::Manifest& m, const PlanReport& r) {
   const Counts c = CountOf(r);
   json kinds = json::array(), phases = json::array();
   for (const simulator::KindTotal& k : r.phases.kinds) {
-    kinds.push_back({{"kind", k.kind}, {"expr", verifier::ToString(k.bytes)},
-                     {"min", k.range ? json(k.range->min) : json(nullptr)}, {"max", k.range ? json(k.range->max) : json(nullptr)}});
+    kinds.push_back({{"kind", k.kind},
+                     {"expr", verifier::ToString(k.bytes)},
+                     {"min", k.range ? json(k.range->min) : json(nullptr)},
+                     {"max", k.range ? json(k.range->max) : json(nullptr)}});
   }
   for (const simulator::PhasePeak& ph : r.phases.phases) {
-    phases.push_back({{"name", ph.name}, {"expr", verifier::ToString(ph.bytes)}, {"min", BoundJson(ph.min)},
-                      {"max", BoundJson(ph.max)}, {"error", ph.error},
-                      {"at", ph.at ? json{{"min", ph.at->min}, {"max", ph.at->max}} : json(nullptr)}});
+    phases.push_back(
+        {{"name", ph.name},
+         {"expr", verifier::ToString(ph.bytes)},
+         {"min", BoundJson(ph.min)},
+         {"max", BoundJson(ph.max)},
+         {"error", ph.error},
+         {"at", ph.at ? json{{"min", ph.at->min}, {"max", ph.at->max}} : json(nullptr)}});
   }
-  return {{"manifest", m.name}, {"file", r.display_name}, {"warnings", r.warnings},
-          {"options", {{"lanes", p.lanes}, {"prefetch", p.prefetch}, {"placement", simulator::PlacementPolicyName(p.placement)},
-                       {"alignment", p.alignment}, {"granularity", p.granularity}}},
-          {"counts", {{"derive_programs", c.derive}, {"calls", p.calls.size()}, {"staged_sources", c.staged},
-                      {"unread_sources", c.skipped}, {"steps", p.steps.size()}}},
-          {"bytes", {{"weights", KindBytes(r, "weight")}, {"carries", KindBytes(r, "carry")},
-                     {"resident", p.resident_bytes}, {"resident_rounded", p.resident_bytes_rounded},
-                     {"arena", p.arena_bytes}, {"arena_rounded", p.arena_bytes_rounded},
-                     {"lower_bound", p.lower_bound}, {"load_peak", LoadPeak(r)}, {"naive_peak", r.phases.naive_peak}}},
+  return {{"manifest", m.name},
+          {"file", r.display_name},
+          {"warnings", r.warnings},
+          {"options",
+           {{"lanes", p.lanes},
+            {"prefetch", p.prefetch},
+            {"placement", simulator::PlacementPolicyName(p.placement)},
+            {"alignment", p.alignment},
+            {"granularity", p.granularity}}},
+          {"counts",
+           {{"derive_programs", c.derive},
+            {"calls", p.calls.size()},
+            {"staged_sources", c.staged},
+            {"unread_sources", c.skipped},
+            {"steps", p.steps.size()}}},
+          {"bytes",
+           {{"weights", KindBytes(r, "weight")},
+            {"carries", KindBytes(r, "carry")},
+            {"resident", p.resident_bytes},
+            {"resident_rounded", p.resident_bytes_rounded},
+            {"arena", p.arena_bytes},
+            {"arena_rounded", p.arena_bytes_rounded},
+            {"lower_bound", p.lower_bound},
+            {"load_peak", LoadPeak(r)},
+            {"naive_peak", r.phases.naive_peak}}},
           {"staging_efficiency", Ratio(p.lower_bound, p.arena_bytes)},
           {"naive_over_load", Ratio(r.phases.naive_peak, LoadPeak(r))},
-          {"kinds", kinds}, {"phases", phases}, {"at", r.at},
-          {"peak", {{"phase", r.phases.peak_phase}, {"max", BoundJson(r.phases.peak)},
-                    {"at", r.phases.peak_at ? json{{"min", r.phases.peak_at->min}, {"max", r.phases.peak_at->max}} : json(nullptr)}}},
-          {"widest", WidestJson(r)}, {"device", DeviceJson(r)}};
+          {"kinds", kinds},
+          {"phases", phases},
+          {"at", r.at},
+          {"peak",
+           {{"phase", r.phases.peak_phase},
+            {"max", BoundJson(r.phases.peak)},
+            {"at", r.phases.peak_at
+                       ? json{{"min", r.phases.peak_at->min}, {"max", r.phases.peak_at->max}}
+                       : json(nullptr)}}},
+          {"widest", WidestJson(r)},
+          {"device", DeviceJson(r)}};
 }
 
 }  // namespace loadplan::cli

@@ -18,10 +18,10 @@ struct PlanReport {
   simulator::LoadPlan plan;
   simulator::MemoryPhases phases;
   std::optional<simulator::WidestMoment> widest;
-  verifier::Assignment at;              // the user's --at values
-  std::optional<uint64_t> device_bytes; // --device-memory
-  std::string device_label;             // "h200 (measured)" or the size text
-  size_t warnings = 0;                  // verifier warnings (lints)
+  verifier::Assignment at;               // the user's --at values
+  std::optional<uint64_t> device_bytes;  // --device-memory
+  std::string device_label;              // "h200 (measured)" or the size text
+  size_t warnings = 0;                   // verifier warnings (lints)
 
   // Does the peak fit the device for every admissible value (box) / at the user's values?
   [[nodiscard]] std::optional<bool> FitsBox() const;

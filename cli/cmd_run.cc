@@ -41,31 +41,38 @@ struct Setup {
 // A usage problem of the numeric options, or empty.
 std::string OptionProblem(const RunCliOptions& o) {
   if (o.io_threads == 0 || o.io_threads > 1024) return "--io-threads must be in [1, 1024]";
-  if (!(o.chunk_mib * 1024 >= 4) || o.chunk_mib > 1024) return "--chunk-mib must be in [4 KiB, 1024 MiB]";
+  if (!(o.chunk_mib * 1024 >= 4) || o.chunk_mib > 1024)
+    return "--chunk-mib must be in [4 KiB, 1024 MiB]";
   if (o.repeat == 0) return "--repeat must be at least 1";
   if (o.checkpoint.empty()) return "--checkpoint DIR is required";
   return {};
 }
 
 // The checkpoint, preflighted against the plan.
-Outcome<std::unique_ptr<backend::Checkpoint>> OpenCheckpoint(const RunCliOptions& o, const simulator::LoadPlan& plan) {
+Outcome<std::unique_ptr<backend::Checkpoint>> OpenCheckpoint(const RunCliOptions& o,
+                                                             const simulator::LoadPlan& plan) {
   using Opened = Outcome<std::unique_ptr<backend::Checkpoint>>;
-  base::Result<std::unique_ptr<backend::Checkpoint>> opened = backend::Checkpoint::Open(o.checkpoint);
+  base::Result<std::unique_ptr<backend::Checkpoint>> opened =
+      backend::Checkpoint::Open(o.checkpoint);
   if (!opened.ok()) return Opened::Exit(Fail(2, opened.status().message()));
   const base::Status problems = backend::Preflight(plan, **opened);
-  for (const std::string& p : base::StatusLines(problems)) std::fprintf(stderr, "loadplan run: %s\n", p.c_str());
+  for (const std::string& p : base::StatusLines(problems))
+    std::fprintf(stderr, "loadplan run: %s\n", p.c_str());
   if (!problems.ok()) return Opened::Exit(1);
   return std::move(*opened);
 }
 
 Outcome<backend::CudaOptions> CudaOptionsOf(const RunCliOptions& o) {
-  backend::CudaOptions cuda{.io_threads = o.io_threads,
-                            .chunk_bytes = static_cast<uint64_t>(std::llround(o.chunk_mib * (1 << 20))),
-                            .device = o.device, .derive = !o.no_derive};
+  backend::CudaOptions cuda{
+      .io_threads = o.io_threads,
+      .chunk_bytes = static_cast<uint64_t>(std::llround(o.chunk_mib * (1 << 20))),
+      .device = o.device,
+      .derive = !o.no_derive};
   if (o.memory_limit) {
     cuda.memory_limit = simulator::ParseByteSize(*o.memory_limit);
     if (!cuda.memory_limit) {
-      return Outcome<backend::CudaOptions>::Exit(Fail(2, "--memory-limit: not a size: " + *o.memory_limit));
+      return Outcome<backend::CudaOptions>::Exit(
+          Fail(2, "--memory-limit: not a size: " + *o.memory_limit));
     }
   }
   return cuda;
@@ -73,7 +80,8 @@ Outcome<backend::CudaOptions> CudaOptionsOf(const RunCliOptions& o) {
 
 // Manifest, plan, checkpoint and options, or the exit code (its reason printed).
 Outcome<Setup> Prepare(const RunCliOptions& o) {
-  if (const std::string problem = OptionProblem(o); !problem.empty()) return Outcome<Setup>::Exit(Fail(2, problem));
+  if (const std::string problem = OptionProblem(o); !problem.empty())
+    return Outcome<Setup>::Exit(Fail(2, problem));
   Outcome<CheckedInput> in = LoadVerified(o.manifest, {.command = "loadplan run"});
   if (!in.ok()) return Outcome<Setup>::Exit(in.exit_code());
   simulator::PlanOptions po = o.plan;
@@ -84,14 +92,21 @@ Outcome<Setup> Prepare(const RunCliOptions& o) {
   if (!checkpoint.ok()) return Outcome<Setup>::Exit(checkpoint.exit_code());
   Outcome<backend::CudaOptions> cuda = CudaOptionsOf(o);
   if (!cuda.ok()) return Outcome<Setup>::Exit(cuda.exit_code());
-  return Setup{.manifest = std::move(*in->check.result.verified), .plan = std::move(*plan),
-               .checkpoint = std::move(*checkpoint), .cuda = std::move(*cuda)};
+  return Setup{.manifest = std::move(*in->check.result.verified),
+               .plan = std::move(*plan),
+               .checkpoint = std::move(*checkpoint),
+               .cuda = std::move(*cuda)};
 }
 
 run::Report BaseReport(const RunCliOptions& o, const Setup& s) {
-  run::Report r{.manifest = s.plan.manifest_name, .checkpoint = o.checkpoint, .mode = o.naive ? "naive" : "staged",
-                .derive = !o.no_derive, .lanes = s.plan.lanes, .prefetch = s.plan.prefetch,
-                .io_threads = s.cuda.io_threads, .chunk_bytes = s.cuda.chunk_bytes,
+  run::Report r{.manifest = s.plan.manifest_name,
+                .checkpoint = o.checkpoint,
+                .mode = o.naive ? "naive" : "staged",
+                .derive = !o.no_derive,
+                .lanes = s.plan.lanes,
+                .prefetch = s.plan.prefetch,
+                .io_threads = s.cuda.io_threads,
+                .chunk_bytes = s.cuda.chunk_bytes,
                 .placement = std::string(simulator::PlacementPolicyName(s.plan.placement))};
   r.resident_rounded = s.plan.resident_bytes_rounded;
   r.arena_rounded = s.plan.arena_bytes_rounded;
@@ -101,12 +116,14 @@ run::Report BaseReport(const RunCliOptions& o, const Setup& s) {
   r.naive_peak = simulator::ComputePhases(s.manifest.manifest(), s.plan).naive_peak;
   r.checkpoint_bytes = s.checkpoint->TotalBytes();
   r.fill_bytes = simulator::FillBytes(s.plan);
-  for (simulator::BufferId i : simulator::DerivedCarries(s.plan)) r.derived_bytes += s.plan.buffer(i).bytes;
+  for (simulator::BufferId i : simulator::DerivedCarries(s.plan))
+    r.derived_bytes += s.plan.buffer(i).bytes;
   return r;
 }
 
 // One load on a fresh backend, which comes back (for --check, --save-derived); or the exit code.
-Outcome<std::unique_ptr<CudaBackend>> LoadOnce(const Setup& s, uint32_t index, run::Report& report) {
+Outcome<std::unique_ptr<CudaBackend>> LoadOnce(const Setup& s, uint32_t index,
+                                               run::Report& report) {
   using Loaded = Outcome<std::unique_ptr<CudaBackend>>;
   backend::CudaOptions options = s.cuda;
   // Owned by the callback: the backend outlives this function.
@@ -120,7 +137,8 @@ Outcome<std::unique_ptr<CudaBackend>> LoadOnce(const Setup& s, uint32_t index, r
   if (!created.backend) return Loaded::Exit(Fail(3, created.status.message()));
   const backend::ExecuteResult er = backend::Execute(s.plan, *created.backend);  // done means done
   if (!er.status.ok()) {
-    if (!er.cleanup.ok()) std::fprintf(stderr, "loadplan run: cleanup: %s\n", er.cleanup.message().c_str());
+    if (!er.cleanup.ok())
+      std::fprintf(stderr, "loadplan run: cleanup: %s\n", er.cleanup.message().c_str());
     return Loaded::Exit(Fail(3, er.status.message()));
   }
   report.runs.push_back({.memory = created.backend->Memory(), .times = created.backend->Times()});
@@ -158,15 +176,18 @@ int RunRun(const RunCliOptions& o) {
     gpu = std::move(*loaded);
   }
   report.median = MedianRun(report.runs);
-  const backend::ReadResident read = [&gpu](simulator::BufferId b, uint64_t offset, std::span<uint8_t> out) {
+  const backend::ReadResident read = [&gpu](simulator::BufferId b, uint64_t offset,
+                                            std::span<uint8_t> out) {
     return gpu->CopyOut(b, offset, out);
   };
   if (o.check) report.check = backend::CompareWithHost(s.plan, *s.checkpoint, read, !o.no_derive);
   int rc = 0;
   if (!o.save_derived.empty()) {
     base::Result<std::string> saved = backend::SaveDerived(s.plan, read, o.save_derived);
-    if (saved.ok()) report.saved = *saved;
-    else rc = Fail(2, saved.status().message());
+    if (saved.ok())
+      report.saved = *saved;
+    else
+      rc = Fail(2, saved.status().message());
   }
   if (o.format == Format::kJson) {
     run::PrintJson(report);

@@ -13,20 +13,20 @@
 namespace loadplan::cli {
 
 struct RunCliOptions {
-  std::string manifest;                     // positional; empty: the embedded gpt-oss-120b example
-  std::string checkpoint;                   // --checkpoint DIR (a directory, index or .safetensors file)
-  bool check = false;                       // --check: also run the host backend, compare bytes
-  simulator::PlanOptions plan;              // --lanes, --prefetch, --placement
+  std::string manifest;         // positional; empty: the embedded gpt-oss-120b example
+  std::string checkpoint;       // --checkpoint DIR (a directory, index or .safetensors file)
+  bool check = false;           // --check: also run the host backend, compare bytes
+  simulator::PlanOptions plan;  // --lanes, --prefetch, --placement
   std::optional<std::string> memory_limit;  // --memory-limit: a size ("12GiB", "500MB", bytes)
-  bool naive = false;                       // --naive: every source loaded as a weight, derive after
-  bool no_derive = false;                   // --no-derive: load only
-  std::string save_derived;                 // --save-derived DIR: derived carries as safetensors
-  uint32_t io_threads = 12;                 // --io-threads
-  double chunk_mib = 4;                     // --chunk-mib (fractions allowed; at least 4 KiB)
-  uint32_t repeat = 1;                      // --repeat: loads in a row, the median is reported
-  bool ceilings = false;                    // --ceilings: pinned H2D and host-read probes first
-  int device = 0;                           // --device
-  Format format = Format::kText;            // --format text|json
+  bool naive = false;             // --naive: every source loaded as a weight, derive after
+  bool no_derive = false;         // --no-derive: load only
+  std::string save_derived;       // --save-derived DIR: derived carries as safetensors
+  uint32_t io_threads = 12;       // --io-threads
+  double chunk_mib = 4;           // --chunk-mib (fractions allowed; at least 4 KiB)
+  uint32_t repeat = 1;            // --repeat: loads in a row, the median is reported
+  bool ceilings = false;          // --ceilings: pinned H2D and host-read probes first
+  int device = 0;                 // --device
+  Format format = Format::kText;  // --format text|json
 };
 
 // Prints the report on stdout. Exit code:

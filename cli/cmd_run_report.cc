@@ -25,18 +25,20 @@ int64_t Delta(const Report& r, const Measurement& m) {
 void PrintCeilings(const Report& r, double rate) {
   if (r.h2d) {
     if (r.h2d->ok()) {
-      std::printf("  ceilings    pinned H2D %.2f GB/s (1 GiB, 4 streams): this load ran at %.3f of it\n", (*r.h2d)->gbps(),
-                  (*r.h2d)->gbps() > 0 ? rate / (*r.h2d)->gbps() : 0.0);
+      std::printf(
+          "  ceilings    pinned H2D %.2f GB/s (1 GiB, 4 streams): this load ran at %.3f of it\n",
+          (*r.h2d)->gbps(), (*r.h2d)->gbps() > 0 ? rate / (*r.h2d)->gbps() : 0.0);
     } else {
       std::printf("  ceilings    pinned H2D probe failed: %s\n", r.h2d->status().message().c_str());
     }
   }
   if (r.host_read) {
     if (r.host_read->ok()) {
-      std::printf("              host read (page cache -> pinned, %u threads) %.2f GB/s\n", r.io_threads,
-                  (*r.host_read)->gbps());
+      std::printf("              host read (page cache -> pinned, %u threads) %.2f GB/s\n",
+                  r.io_threads, (*r.host_read)->gbps());
     } else {
-      std::printf("              host read probe failed: %s\n", r.host_read->status().message().c_str());
+      std::printf("              host read probe failed: %s\n",
+                  r.host_read->status().message().c_str());
     }
   }
 }
@@ -48,37 +50,46 @@ void PrintCheck(const Report& r) {
     std::printf("  check       FAILED: the host backend stopped: %s\n", c.host_error.c_str());
     return;
   }
-  std::printf("  check       %u buffers (%.3f GB) compared with the host backend: %s\n", c.compared, c.bytes / 1e9,
-              c.mismatches.empty() ? "all equal" : fmt::format("{} differ", c.mismatches.size()).c_str());
+  std::printf(
+      "  check       %u buffers (%.3f GB) compared with the host backend: %s\n", c.compared,
+      c.bytes / 1e9,
+      c.mismatches.empty() ? "all equal" : fmt::format("{} differ", c.mismatches.size()).c_str());
   for (const std::string& m : c.mismatches) std::printf("              %s\n", m.c_str());
 }
 
 }  // namespace
 
 bool Report::PeakMatches() const {
-  return std::all_of(runs.begin(), runs.end(),
-                     [&](const Measurement& m) { return m.memory.peak_allocated == predicted_peak; });
+  return std::all_of(runs.begin(), runs.end(), [&](const Measurement& m) {
+    return m.memory.peak_allocated == predicted_peak;
+  });
 }
 
 void PrintText(const Report& r) {
   const Measurement& m = r.runs[r.median];
   const backend::CudaTimes& t = m.times;
-  std::printf("loadplan run %s (%s, derive %s): %.3f GB checkpoint from %s\n", r.manifest.c_str(), r.mode.c_str(),
-              r.derive ? "on" : "off", r.checkpoint_bytes / 1e9, r.checkpoint.c_str());
-  std::printf("  plan        lanes %u, prefetch %u, placement %s; %u I/O threads x %.2f MiB chunks\n", r.lanes,
-              r.prefetch, r.placement.c_str(), r.io_threads, r.chunk_bytes / double(1 << 20));
-  std::printf("  peak        predicted %s = pool %.3f GiB + arena %.3f GiB (lower bound %.3f GiB)\n",
-              Bytes(r.predicted_peak).c_str(), GiB(r.resident_rounded), GiB(r.arena_rounded), GiB(r.lower_bound));
+  std::printf("loadplan run %s (%s, derive %s): %.3f GB checkpoint from %s\n", r.manifest.c_str(),
+              r.mode.c_str(), r.derive ? "on" : "off", r.checkpoint_bytes / 1e9,
+              r.checkpoint.c_str());
+  std::printf(
+      "  plan        lanes %u, prefetch %u, placement %s; %u I/O threads x %.2f MiB chunks\n",
+      r.lanes, r.prefetch, r.placement.c_str(), r.io_threads, r.chunk_bytes / double(1 << 20));
+  std::printf(
+      "  peak        predicted %s = pool %.3f GiB + arena %.3f GiB (lower bound %.3f GiB)\n",
+      Bytes(r.predicted_peak).c_str(), GiB(r.resident_rounded), GiB(r.arena_rounded),
+      GiB(r.lower_bound));
   std::printf("              measured  %s allocated (%s), cudaMemGetInfo delta %s (%+.1f MiB)\n",
               Bytes(m.memory.peak_allocated).c_str(), r.PeakMatches() ? "equal" : "DIFFERS",
               Bytes(m.memory.peak_used_delta).c_str(), Delta(r, m) / double(1 << 20));
   std::printf("              naive (every source resident) would take %s: %.3fx of this peak\n",
-              Bytes(r.naive_peak).c_str(), r.predicted_peak ? double(r.naive_peak) / r.predicted_peak : 0.0);
+              Bytes(r.naive_peak).c_str(),
+              r.predicted_peak ? double(r.naive_peak) / r.predicted_peak : 0.0);
   const double rate = Rate(r.fill_bytes, t.wall_s);
-  std::printf("  time        read %.3f s/thread, copy %.3f s/stream, derive %.3f s (GPU), wall %.3f s\n", t.read_s,
-              t.copy_s, t.derive_s, t.wall_s);
-  std::printf("  rate        %.2f GB/s end to end (%.3f GB filled in %llu chunks, %u launches)\n", rate,
-              r.fill_bytes / 1e9, static_cast<unsigned long long>(t.chunks), t.launches);
+  std::printf(
+      "  time        read %.3f s/thread, copy %.3f s/stream, derive %.3f s (GPU), wall %.3f s\n",
+      t.read_s, t.copy_s, t.derive_s, t.wall_s);
+  std::printf("  rate        %.2f GB/s end to end (%.3f GB filled in %llu chunks, %u launches)\n",
+              rate, r.fill_bytes / 1e9, static_cast<unsigned long long>(t.chunks), t.launches);
   if (r.runs.size() > 1) {
     std::string walls;
     for (const Measurement& x : r.runs) walls += fmt::format(" {:.3f}", x.times.wall_s);
@@ -93,29 +104,58 @@ void PrintJson(const Report& r) {
   const Measurement& m = r.runs[r.median];
   json runs = json::array();
   for (const Measurement& x : r.runs) {
-    runs.push_back({{"wall_s", x.times.wall_s}, {"read_s", x.times.read_s}, {"copy_s", x.times.copy_s},
-                    {"slot_wait_s", x.times.slot_wait_s}, {"derive_s", x.times.derive_s},
-                    {"gbps", Rate(r.fill_bytes, x.times.wall_s)}, {"peak_allocated", x.memory.peak_allocated},
-                    {"peak_used_delta", x.memory.peak_used_delta}, {"chunks", x.times.chunks},
+    runs.push_back({{"wall_s", x.times.wall_s},
+                    {"read_s", x.times.read_s},
+                    {"copy_s", x.times.copy_s},
+                    {"slot_wait_s", x.times.slot_wait_s},
+                    {"derive_s", x.times.derive_s},
+                    {"gbps", Rate(r.fill_bytes, x.times.wall_s)},
+                    {"peak_allocated", x.memory.peak_allocated},
+                    {"peak_used_delta", x.memory.peak_used_delta},
+                    {"chunks", x.times.chunks},
                     {"launches", x.times.launches}});
   }
-  json j = {{"manifest", r.manifest}, {"checkpoint", r.checkpoint}, {"mode", r.mode}, {"derive", r.derive},
-            {"lanes", r.lanes}, {"prefetch", r.prefetch}, {"placement", r.placement}, {"io_threads", r.io_threads},
-            {"chunk_bytes", r.chunk_bytes}, {"checkpoint_bytes", r.checkpoint_bytes}, {"fill_bytes", r.fill_bytes},
+  json j = {{"manifest", r.manifest},
+            {"checkpoint", r.checkpoint},
+            {"mode", r.mode},
+            {"derive", r.derive},
+            {"lanes", r.lanes},
+            {"prefetch", r.prefetch},
+            {"placement", r.placement},
+            {"io_threads", r.io_threads},
+            {"chunk_bytes", r.chunk_bytes},
+            {"checkpoint_bytes", r.checkpoint_bytes},
+            {"fill_bytes", r.fill_bytes},
             {"derived_bytes", r.derived_bytes},
-            {"predicted", {{"peak", r.predicted_peak}, {"pool", r.resident_rounded}, {"arena", r.arena_rounded},
-                           {"lower_bound", r.lower_bound}, {"granularity", r.granularity}, {"naive_peak", r.naive_peak}}},
-            {"measured", {{"peak_allocated", m.memory.peak_allocated}, {"peak_used_delta", m.memory.peak_used_delta},
-                          {"baseline_free", m.memory.baseline_free}, {"total", m.memory.total},
-                          {"peak_matches", r.PeakMatches()}}},
-            {"median_run", r.median}, {"runs", runs}, {"gbps", Rate(r.fill_bytes, m.times.wall_s)}};
-  if (r.h2d) j["ceilings"]["pinned_h2d_gbps"] = r.h2d->ok() ? json((*r.h2d)->gbps()) : json(r.h2d->status().message());
+            {"predicted",
+             {{"peak", r.predicted_peak},
+              {"pool", r.resident_rounded},
+              {"arena", r.arena_rounded},
+              {"lower_bound", r.lower_bound},
+              {"granularity", r.granularity},
+              {"naive_peak", r.naive_peak}}},
+            {"measured",
+             {{"peak_allocated", m.memory.peak_allocated},
+              {"peak_used_delta", m.memory.peak_used_delta},
+              {"baseline_free", m.memory.baseline_free},
+              {"total", m.memory.total},
+              {"peak_matches", r.PeakMatches()}}},
+            {"median_run", r.median},
+            {"runs", runs},
+            {"gbps", Rate(r.fill_bytes, m.times.wall_s)}};
+  if (r.h2d)
+    j["ceilings"]["pinned_h2d_gbps"] =
+        r.h2d->ok() ? json((*r.h2d)->gbps()) : json(r.h2d->status().message());
   if (r.host_read) {
-    j["ceilings"]["host_read_gbps"] = r.host_read->ok() ? json((*r.host_read)->gbps()) : json(r.host_read->status().message());
+    j["ceilings"]["host_read_gbps"] =
+        r.host_read->ok() ? json((*r.host_read)->gbps()) : json(r.host_read->status().message());
   }
   if (r.check) {
-    j["check"] = {{"ok", r.check->ok()}, {"host_error", r.check->host_error}, {"compared", r.check->compared},
-                  {"bytes", r.check->bytes}, {"mismatches", r.check->mismatches}};
+    j["check"] = {{"ok", r.check->ok()},
+                  {"host_error", r.check->host_error},
+                  {"compared", r.check->compared},
+                  {"bytes", r.check->bytes},
+                  {"mismatches", r.check->mismatches}};
   }
   if (!r.saved.empty()) j["saved"] = r.saved;
   std::printf("%s\n", DumpJson(j).c_str());

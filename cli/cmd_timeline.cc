@@ -12,14 +12,16 @@ namespace loadplan::cli {
 int RunTimeline(const TimelineOptions& options) {
   const std::string format = options.format.value_or(Extension(options.output));
   if (format != "svg" && format != "json") {
-    std::fprintf(stderr, "timeline: cannot tell the format of '%s': use .svg or .json (or --format)\n",
+    std::fprintf(stderr,
+                 "timeline: cannot tell the format of '%s': use .svg or .json (or --format)\n",
                  options.output.c_str());
     return 2;
   }
   Outcome<PlannedInput> in = LoadAndPlan(options.file, options.plan, Reporting::ForRendering());
   if (!in.ok()) return in.exit_code();
   const simulator::LoadPlan& plan = in->plan;
-  const base::Result<std::string> r = format == "svg" ? render::RenderTimelineSvg(plan) : render::RenderChromeTrace(plan);
+  const base::Result<std::string> r =
+      format == "svg" ? render::RenderTimelineSvg(plan) : render::RenderChromeTrace(plan);
   if (!r.ok()) {
     std::fprintf(stderr, "timeline: %s\n", r.status().message().c_str());
     return 2;

@@ -12,8 +12,8 @@ namespace {
 constexpr std::string_view kReset = "\033[0m";
 
 // Colours `word` at its first occurrence between `before` and `after` in `line`.
-bool Paint(std::string& line, std::string_view before, std::string_view word, std::string_view after,
-           std::string_view colour) {
+bool Paint(std::string& line, std::string_view before, std::string_view word,
+           std::string_view after, std::string_view colour) {
   size_t at = line.find(std::string(before) + std::string(word) + std::string(after));
   if (at == std::string::npos) return false;
   at += before.size();
@@ -28,7 +28,9 @@ bool ColourWanted(bool is_tty, const char* no_color) {
   return is_tty && (no_color == nullptr || *no_color == '\0');
 }
 
-bool UseColour(std::FILE* stream) { return ColourWanted(::isatty(::fileno(stream)) == 1, std::getenv("NO_COLOR")); }
+bool UseColour(std::FILE* stream) {
+  return ColourWanted(::isatty(::fileno(stream)) == 1, std::getenv("NO_COLOR"));
+}
 
 std::string Colourise(const std::string& text) {
   std::string out;

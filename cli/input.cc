@@ -16,7 +16,9 @@ namespace loadplan::cli {
 
 namespace {
 
-base::Status IoError(std::string message) { return base::Status::Error(std::move(message), base::ErrorKind::kIo); }
+base::Status IoError(std::string message) {
+  return base::Status::Error(std::move(message), base::ErrorKind::kIo);
+}
 
 }  // namespace
 
@@ -29,7 +31,9 @@ base::Result<std::string> ReadFileLimited(const std::string& path, size_t limit)
   }
   const auto size = std::filesystem::file_size(path, ec);
   if (ec) return IoError(fmt::format("cannot read {}: {}", path, ec.message()));
-  if (size > limit) return IoError(fmt::format("{} is {} bytes, over the {} byte manifest limit", path, size, limit));
+  if (size > limit)
+    return IoError(
+        fmt::format("{} is {} bytes, over the {} byte manifest limit", path, size, limit));
   std::ifstream in(path, std::ios::binary);
   if (!in) return IoError(fmt::format("cannot open {}: {}", path, std::strerror(errno)));
   std::ostringstream ss;
@@ -66,7 +70,8 @@ int ExitCodeOf(const CheckedInput& in) {
 
 std::vector<verifier::Diagnostic> DiagnosticsOf(const CheckedInput& in) {
   if (in.read.ok()) return in.check.result.diags;
-  return {verifier::Diagnostic{.code = std::string(verifier::codes::kUnreadable), .message = in.read.message()}};
+  return {verifier::Diagnostic{.code = std::string(verifier::codes::kUnreadable),
+                               .message = in.read.message()}};
 }
 
 }  // namespace loadplan::cli

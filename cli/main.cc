@@ -64,7 +64,8 @@ CLI::Validator IntIn(int64_t lo, int64_t hi) {
       [lo, hi](std::string& s) {
         int64_t v = 0;
         const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-        if (ec == std::errc() && end == s.data() + s.size() && v >= lo && v <= hi) return std::string();
+        if (ec == std::errc() && end == s.data() + s.size() && v >= lo && v <= hi)
+          return std::string();
         return fmt::format("'{}' is not an integer from {} to {}", s, lo, hi);
       },
       "");
@@ -80,9 +81,13 @@ void AddFormat(CLI::App* cmd, cli::Format& f) {
 
 // --lanes, --prefetch, --placement: the plan options every planning command takes.
 void AddPlanOptions(CLI::App* cmd, sim::PlanOptions& o, std::string& placement) {
-  cmd->add_option("--lanes", o.lanes, "Load lanes (overrides the manifest's load.lanes)")->check(IntIn(1, 1024));
-  cmd->add_option("--prefetch", o.prefetch, "Prefetch distance in derive calls (overrides load.prefetch)");
-  WithChoices(cmd, cmd->add_option("--placement", placement, "Staging placement policy (default: the planner's)"),
+  cmd->add_option("--lanes", o.lanes, "Load lanes (overrides the manifest's load.lanes)")
+      ->check(IntIn(1, 1024));
+  cmd->add_option("--prefetch", o.prefetch,
+                  "Prefetch distance in derive calls (overrides load.prefetch)");
+  WithChoices(cmd,
+              cmd->add_option("--placement", placement,
+                              "Staging placement policy (default: the planner's)"),
               {"first-fit", "best-fit", "exact", "best"});
 }
 
@@ -107,42 +112,56 @@ struct Commands {
 };
 
 void AddCheck(CLI::App& app, Commands& c) {
-  auto* cmd = app.add_subcommand("check", "Verify manifests: every rule, every error, with JSON pointers");
-  cmd->add_option("files", c.check.files, "Manifest files (none: the embedded gpt-oss-120b example)");
+  auto* cmd =
+      app.add_subcommand("check", "Verify manifests: every rule, every error, with JSON pointers");
+  cmd->add_option("files", c.check.files,
+                  "Manifest files (none: the embedded gpt-oss-120b example)");
   AddFormat(cmd, c.check.format);
   cmd->footer("Example:\n  loadplan check examples/tiny.json examples/k3-stage.json --format json");
   cmd->callback([&c] { c.code = cli::RunCheck(c.check); });
 }
 
 void AddGen(CLI::App& app, Commands& c) {
-  auto* cmd = app.add_subcommand("gen", "Write a synthetic safetensors checkpoint (sharded) for a manifest");
-  cmd->add_option("manifest", c.gen.manifest, "Manifest file (none: the embedded gpt-oss-120b example, with --yes)");
-  cmd->add_option("-o,--output", c.gen.out_dir, "Output directory (created if missing)")->required();
-  cmd->add_flag("--yes", c.gen.yes, "Without a manifest: write the embedded gpt-oss-120b example (about 65 GB)");
-  cmd->add_option("--seed", c.gen.seed, "Random seed (the bytes are a pure function of seed and tensor name)");
-  cmd->add_option("--layers", c.gen.layers, "Only tensors of layers < N (names with 'layers.K.')")->check(IntIn(0, INT32_MAX));
+  auto* cmd = app.add_subcommand(
+      "gen", "Write a synthetic safetensors checkpoint (sharded) for a manifest");
+  cmd->add_option("manifest", c.gen.manifest,
+                  "Manifest file (none: the embedded gpt-oss-120b example, with --yes)");
+  cmd->add_option("-o,--output", c.gen.out_dir, "Output directory (created if missing)")
+      ->required();
+  cmd->add_flag("--yes", c.gen.yes,
+                "Without a manifest: write the embedded gpt-oss-120b example (about 65 GB)");
+  cmd->add_option("--seed", c.gen.seed,
+                  "Random seed (the bytes are a pure function of seed and tensor name)");
+  cmd->add_option("--layers", c.gen.layers, "Only tensors of layers < N (names with 'layers.K.')")
+      ->check(IntIn(0, INT32_MAX));
   cmd->add_option("--shard-bytes", c.gen.shard_bytes, "Start a new shard past this many bytes");
   cmd->footer("Example:\n  loadplan example tiny -o tiny.json && loadplan gen tiny.json -o ckpt/");
   cmd->callback([&c] { c.code = cli::RunGen(c.gen); });
 }
 
 void AddExample(CLI::App& app, Commands& c) {
-  auto* cmd = app.add_subcommand("example", "Write a builder example manifest (gpt-oss-120b, k3-stage, tiny)");
-  WithChoices(cmd, cmd->add_option("name", c.example.name, "Example name"), {"gpt-oss-120b", "k3-stage", "tiny"});
-  cmd->add_option("--layers", c.example.layers, "Layer count (gpt-oss-120b, k3-stage)")->check(IntIn(1, 4096));
+  auto* cmd = app.add_subcommand("example",
+                                 "Write a builder example manifest (gpt-oss-120b, k3-stage, tiny)");
+  WithChoices(cmd, cmd->add_option("name", c.example.name, "Example name"),
+              {"gpt-oss-120b", "k3-stage", "tiny"});
+  cmd->add_option("--layers", c.example.layers, "Layer count (gpt-oss-120b, k3-stage)")
+      ->check(IntIn(1, 4096));
   cmd->add_option("-o,--output", c.example.out, "Output file (default: stdout)");
   cmd->footer("Example:\n  loadplan example gpt-oss-120b --layers 2 -o m2.json");
   cmd->callback([&c] { c.code = cli::RunExample(c.example); });
 }
 
 void AddPlan(CLI::App& app, Commands& c) {
-  auto* cmd = app.add_subcommand("plan", "Plan the load and predict peak memory per phase, across the variable box");
+  auto* cmd = app.add_subcommand(
+      "plan", "Plan the load and predict peak memory per phase, across the variable box");
   cmd->add_option("file", c.plan.file, "Manifest (none: the embedded gpt-oss-120b example)");
   cmd->add_option("--at", c.plan.at, "Evaluate at VAR=VALUE (repeatable, once per variable)");
-  cmd->add_option("--device-memory", c.plan.device_memory, "Device memory: a size (141GiB, 288GB, bytes) or a preset (h200, b200, gb300)");
+  cmd->add_option("--device-memory", c.plan.device_memory,
+                  "Device memory: a size (141GiB, 288GB, bytes) or a preset (h200, b200, gb300)");
   AddFormat(cmd, c.plan.format);
   AddPlanOptions(cmd, c.plan.plan, c.plan_placement);
-  cmd->footer("Example:\n  loadplan plan examples/gpt-oss-120b.json --at batch=64 --device-memory h200");
+  cmd->footer(
+      "Example:\n  loadplan plan examples/gpt-oss-120b.json --at batch=64 --device-memory h200");
   cmd->callback([&c] {
     ApplyPlacement(c.plan_placement, c.plan.plan);
     c.code = cli::RunPlan(c.plan);
@@ -150,24 +169,39 @@ void AddPlan(CLI::App& app, Commands& c) {
 }
 
 void AddRun(CLI::App& app, Commands& c) {
-  auto* cmd = app.add_subcommand("run", "Load a checkpoint on the GPU: staged sources, derive kernels, measured peak");
+  auto* cmd = app.add_subcommand(
+      "run", "Load a checkpoint on the GPU: staged sources, derive kernels, measured peak");
   auto& o = c.run;
   cmd->add_option("manifest", o.manifest, "Manifest (none: the embedded gpt-oss-120b example)");
-  cmd->add_option("--checkpoint", o.checkpoint, "Checkpoint: a directory, index JSON or .safetensors file")->required();
-  cmd->add_flag("--check", o.check, "Also run the host backend and compare every derived carry byte for byte");
-  cmd->add_option("--memory-limit", o.memory_limit, "Cap on device bytes (e.g. 12GiB): allocations past it fail");
-  cmd->add_flag("--naive", o.naive, "Load every source as a resident weight, derive after (the naive way)");
+  cmd->add_option("--checkpoint", o.checkpoint,
+                  "Checkpoint: a directory, index JSON or .safetensors file")
+      ->required();
+  cmd->add_flag("--check", o.check,
+                "Also run the host backend and compare every derived carry byte for byte");
+  cmd->add_option("--memory-limit", o.memory_limit,
+                  "Cap on device bytes (e.g. 12GiB): allocations past it fail");
+  cmd->add_flag("--naive", o.naive,
+                "Load every source as a resident weight, derive after (the naive way)");
   cmd->add_flag("--no-derive", o.no_derive, "Load only; run no derive kernel");
-  cmd->add_option("--save-derived", o.save_derived, "Write every derived carry as safetensors into DIR");
-  cmd->add_option("--io-threads", o.io_threads, "I/O threads (each with pinned double buffers and a stream)")->check(IntIn(1, 256));
+  cmd->add_option("--save-derived", o.save_derived,
+                  "Write every derived carry as safetensors into DIR");
+  cmd->add_option("--io-threads", o.io_threads,
+                  "I/O threads (each with pinned double buffers and a stream)")
+      ->check(IntIn(1, 256));
   cmd->add_option("--chunk-mib", o.chunk_mib, "Copy chunk size in MiB (fractions allowed)")
-      ->check(CLI::Validator([](std::string& s) {
-        double v = 0;
-        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-        return ec == std::errc() && end == s.data() + s.size() && v > 0 ? std::string() : "'" + s + "' is not a positive number";
-      }, ""));
-  cmd->add_option("--repeat", o.repeat, "Loads in a row; the median is reported")->check(IntIn(1, 100));
-  cmd->add_flag("--ceilings", o.ceilings, "Measure pinned H2D and host-read ceilings first, in the same run");
+      ->check(CLI::Validator(
+          [](std::string& s) {
+            double v = 0;
+            const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+            return ec == std::errc() && end == s.data() + s.size() && v > 0
+                       ? std::string()
+                       : "'" + s + "' is not a positive number";
+          },
+          ""));
+  cmd->add_option("--repeat", o.repeat, "Loads in a row; the median is reported")
+      ->check(IntIn(1, 100));
+  cmd->add_flag("--ceilings", o.ceilings,
+                "Measure pinned H2D and host-read ceilings first, in the same run");
   cmd->add_option("--device", o.device, "CUDA device index");
   AddFormat(cmd, o.format);
   AddPlanOptions(cmd, o.plan, c.run_placement);
@@ -179,8 +213,11 @@ void AddRun(CLI::App& app, Commands& c) {
 }
 
 void AddFuzz(CLI::App& app, Commands& c) {
-  auto* cmd = app.add_subcommand("fuzz", "Run the RapidCheck properties (soundness, completeness, totality, round trip)");
-  cmd->add_option("--cases", c.fuzz.cases, "Cases per property")->check(IntIn(1, INT32_MAX))->default_str("1000");
+  auto* cmd = app.add_subcommand(
+      "fuzz", "Run the RapidCheck properties (soundness, completeness, totality, round trip)");
+  cmd->add_option("--cases", c.fuzz.cases, "Cases per property")
+      ->check(IntIn(1, INT32_MAX))
+      ->default_str("1000");
   cmd->add_option("--seed", c.fuzz.seed, "Seed (a failure prints the reproduce string)");
   cmd->add_option("--around", c.fuzz.around, "Mutate this manifest instead of generated ones");
   cmd->footer("Example:\n  loadplan fuzz --around examples/tiny.json --cases 100 --seed 1");
@@ -188,20 +225,28 @@ void AddFuzz(CLI::App& app, Commands& c) {
 }
 
 void AddPlace(CLI::App& app, Commands& c) {
-  auto* cmd = app.add_subcommand("place", "Place buffers of a MiniMalloc CSV (id,lower,upper,size) and add an offset column");
+  auto* cmd = app.add_subcommand(
+      "place", "Place buffers of a MiniMalloc CSV (id,lower,upper,size) and add an offset column");
   cmd->add_option("file", c.place.input, "CSV file ('-': stdin)")->required();
-  WithChoices(cmd, cmd->add_option("--policy", c.place.policy, "Placement policy"), {"first-fit", "best-fit", "exact", "best"});
-  cmd->add_option("--alignment", c.place.alignment, "Offsets are multiples of this")->check(IntIn(1, INT64_MAX));
+  WithChoices(cmd, cmd->add_option("--policy", c.place.policy, "Placement policy"),
+              {"first-fit", "best-fit", "exact", "best"});
+  cmd->add_option("--alignment", c.place.alignment, "Offsets are multiples of this")
+      ->check(IntIn(1, INT64_MAX));
   cmd->add_option("-o,--output", c.place.output, "Output CSV (default: stdout)");
-  cmd->add_option("--work-budget", c.place.work_budget, "Counted inner-loop steps of the exact search");
+  cmd->add_option("--work-budget", c.place.work_budget,
+                  "Counted inner-loop steps of the exact search");
   cmd->add_option("--node-budget", c.place.node_budget, "Nodes of the exact search");
-  cmd->add_option("--time-budget", c.place.time_budget_s, "Wall-clock cap on the exact search, seconds (non-deterministic)");
-  cmd->footer("Example:\n  loadplan place ../shared/data/minimalloc/challenging/A.1048576.csv -o A.out.csv");
+  cmd->add_option("--time-budget", c.place.time_budget_s,
+                  "Wall-clock cap on the exact search, seconds (non-deterministic)");
+  cmd->footer(
+      "Example:\n  loadplan place ../shared/data/minimalloc/challenging/A.1048576.csv -o "
+      "A.out.csv");
   cmd->callback([&c] { c.code = cli::RunPlace(c.place); });
 }
 
 void AddGraph(CLI::App& app, Commands& c) {
-  auto* cmd = app.add_subcommand("graph", "Draw the buffer liveness graph (Graphviz): -o out.svg | out.dot");
+  auto* cmd = app.add_subcommand("graph",
+                                 "Draw the buffer liveness graph (Graphviz): -o out.svg | out.dot");
   cmd->add_option("file", c.graph.file, "Manifest (none: the embedded gpt-oss-120b example)");
   cmd->add_option("-o,--output", c.graph.output, "out.svg, out.dot or '-'")->required();
   cmd->add_option("--format", c.graph.format, "svg or dot (default: from the extension)");
@@ -214,12 +259,15 @@ void AddGraph(CLI::App& app, Commands& c) {
 }
 
 void AddTimeline(CLI::App& app, Commands& c) {
-  auto* cmd = app.add_subcommand("timeline", "Memory over the plan's clock: -o out.svg, or Chrome trace -o out.json");
+  auto* cmd = app.add_subcommand(
+      "timeline", "Memory over the plan's clock: -o out.svg, or Chrome trace -o out.json");
   cmd->add_option("file", c.timeline.file, "Manifest (none: the embedded gpt-oss-120b example)");
   cmd->add_option("-o,--output", c.timeline.output, "out.svg, out.json or '-'")->required();
   cmd->add_option("--format", c.timeline.format, "svg or json (default: from the extension)");
   AddPlanOptions(cmd, c.timeline.plan, c.timeline_placement);
-  cmd->footer("Example:\n  loadplan timeline examples/tiny.json -o tiny.json   # Chrome trace (ui.perfetto.dev)");
+  cmd->footer(
+      "Example:\n  loadplan timeline examples/tiny.json -o tiny.json   # Chrome trace "
+      "(ui.perfetto.dev)");
   cmd->callback([&c] {
     ApplyPlacement(c.timeline_placement, c.timeline.plan);
     c.code = cli::RunTimeline(c.timeline);
@@ -227,10 +275,12 @@ void AddTimeline(CLI::App& app, Commands& c) {
 }
 
 cli::CompletionOption OptionOf(const std::string& command, const CLI::Option& o) {
-  cli::CompletionOption out{.description = o.get_description(), .takes_value = o.get_type_size() != 0};
+  cli::CompletionOption out{.description = o.get_description(),
+                            .takes_value = o.get_type_size() != 0};
   for (const std::string& n : o.get_snames()) out.names.push_back("-" + n);
   for (const std::string& n : o.get_lnames()) out.names.push_back("--" + n);
-  if (auto it = Choices().find(command + " " + o.get_name()); it != Choices().end()) out.choices = it->second;
+  if (auto it = Choices().find(command + " " + o.get_name()); it != Choices().end())
+    out.choices = it->second;
   return out;
 }
 
@@ -253,7 +303,8 @@ cli::CompletionSpec SpecOf(const CLI::App& app) {
 }
 
 void AddCompletion(CLI::App& app, Commands& c) {
-  auto* cmd = app.add_subcommand("completion", "Print a shell completion script (bash or zsh) for loadplan");
+  auto* cmd = app.add_subcommand("completion",
+                                 "Print a shell completion script (bash or zsh) for loadplan");
   WithChoices(cmd, cmd->add_option("shell", c.shell, "bash or zsh")->required(), {"bash", "zsh"});
   cmd->footer("Example:\n  source <(loadplan completion bash)     # or zsh; see docs/cli.md");
   cmd->callback([&app, &c] {
@@ -271,17 +322,21 @@ bool UnknownCommand(const CLI::App& app, int argc, char** argv) {
     names.push_back(sub->get_name());
   }
   const std::string near = loadplan::verifier::DidYouMean(argv[1], names);
-  std::cerr << "loadplan: unknown command '" << argv[1] << "'" << (near.empty() ? "" : "; did you mean '" + near + "'?")
+  std::cerr << "loadplan: unknown command '" << argv[1] << "'"
+            << (near.empty() ? "" : "; did you mean '" + near + "'?")
             << "\nRun with --help for the commands.\n";
   return true;
 }
 
 // `loadplan kernels [NAME] [--format json]`: the kernel registry (cli/cmd_kernels.h).
 void AddKernels(CLI::App& app, Commands& c) {
-  auto* cmd = app.add_subcommand("kernels", "List the kernel registry, or print one kernel's declaration to paste");
+  auto* cmd = app.add_subcommand(
+      "kernels", "List the kernel registry, or print one kernel's declaration to paste");
   cmd->add_option("name", c.kernels.name, "Kernel name (none: list every registry kernel)");
   AddFormat(cmd, c.kernels.format);
-  cmd->footer("Example:\n  loadplan kernels mxfp4_fc1_weight     # the declaration to paste into a manifest");
+  cmd->footer(
+      "Example:\n  loadplan kernels mxfp4_fc1_weight     # the declaration to paste into a "
+      "manifest");
   cmd->callback([&c] { c.code = cli::RunKernels(c.kernels); });
 }
 
@@ -292,8 +347,10 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("loadplan ") + LOADPLAN_VERSION);
   app.require_subcommand(1);
   app.option_defaults()->always_capture_default();
-  app.footer("Exit codes: 0 clean, 1 verification errors (or a peak over --device-memory, a run mismatch),\n"
-             "2 usage error or unreadable input, 3 CUDA error, 4 internal error. See docs/cli.md.");
+  app.footer(
+      "Exit codes: 0 clean, 1 verification errors (or a peak over --device-memory, a run "
+      "mismatch),\n"
+      "2 usage error or unreadable input, 3 CUDA error, 4 internal error. See docs/cli.md.");
   Commands c;
   AddCheck(app, c);
   AddGen(app, c);

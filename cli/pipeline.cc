@@ -37,7 +37,8 @@ Outcome<CheckedInput> LoadVerified(const std::string& file, const Reporting& how
     return in;
   }
   if (how.format == Format::kJson) {
-    // Tools asked for JSON: the diagnostics (or the J3 of an unreadable file), as `check` prints them.
+    // Tools asked for JSON: the diagnostics (or the J3 of an unreadable file), as `check` prints
+    // them.
     std::fputs(verifier::FormatJson(DiagnosticsOf(in), in.display_name).c_str(), stdout);
     return Outcome<CheckedInput>::Exit(code);
   }
@@ -48,15 +49,18 @@ Outcome<CheckedInput> LoadVerified(const std::string& file, const Reporting& how
   }
   PrintText(in, how);
   if (code == 1 && how.say_not_planned) {
-    std::fprintf(stderr, "%s: not planned: the manifest has verification errors\n", in.display_name.c_str());
+    std::fprintf(stderr, "%s: not planned: the manifest has verification errors\n",
+                 in.display_name.c_str());
   }
   return Outcome<CheckedInput>::Exit(code);
 }
 
 Outcome<simulator::LoadPlan> PlanChecked(const verifier::VerifiedManifest& manifest,
-                                         const simulator::PlanOptions& options, std::string_view who) {
+                                         const simulator::PlanOptions& options,
+                                         std::string_view who) {
   simulator::LoadPlan plan = simulator::Plan(manifest, options);
-  if (!PlanPassesChecker(manifest.manifest(), plan, who)) return Outcome<simulator::LoadPlan>::Exit(kInternalError);
+  if (!PlanPassesChecker(manifest.manifest(), plan, who))
+    return Outcome<simulator::LoadPlan>::Exit(kInternalError);
   return plan;
 }
 
@@ -64,14 +68,16 @@ Outcome<PlannedInput> LoadAndPlan(const std::string& file, const simulator::Plan
                                   const Reporting& how) {
   Outcome<CheckedInput> in = LoadVerified(file, how);
   if (!in.ok()) return Outcome<PlannedInput>::Exit(in.exit_code());
-  Outcome<simulator::LoadPlan> plan = PlanChecked(*in->check.result.verified, options, Who(how, *in));
+  Outcome<simulator::LoadPlan> plan =
+      PlanChecked(*in->check.result.verified, options, Who(how, *in));
   if (!plan.ok()) return Outcome<PlannedInput>::Exit(plan.exit_code());
   return PlannedInput{.input = std::move(*in), .plan = std::move(*plan)};
 }
 
 base::Status WriteOutput(const std::string& path, const std::string& text) {
   if (path == "-") {
-    if (std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0) return {};
+    if (std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0)
+      return {};
     return base::Status::Error("cannot write to stdout", base::ErrorKind::kIo);
   }
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -84,7 +90,8 @@ base::Status WriteOutput(const std::string& path, const std::string& text) {
 std::string Extension(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
   if (!ext.empty()) ext.erase(0, 1);
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   return ext;
 }
 

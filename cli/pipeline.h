@@ -48,13 +48,17 @@ struct Reporting {
   // Names the command in the read-error line ("loadplan plan: cannot open x.json: ...") and in
   // the self-check's lines; empty: the input's display name (graph, timeline).
   std::string command;
-  Format format = Format::kText;     // kJson: a manifest that fails prints its diagnostics as JSON on stdout
-  bool colour = false;               // diagnostics coloured on a terminal (cli/colour.h)
+  Format format =
+      Format::kText;    // kJson: a manifest that fails prints its diagnostics as JSON on stdout
+  bool colour = false;  // diagnostics coloured on a terminal (cli/colour.h)
   bool warnings_when_clean = false;  // print a verified manifest's diagnostics (warnings) too
-  bool say_not_planned = false;      // after errors: "<name>: not planned: the manifest has verification errors"
+  bool say_not_planned =
+      false;  // after errors: "<name>: not planned: the manifest has verification errors"
 
   // graph and timeline: every diagnostic on stderr, the display name in every line.
-  [[nodiscard]] static Reporting ForRendering() { return {.warnings_when_clean = true, .say_not_planned = true}; }
+  [[nodiscard]] static Reporting ForRendering() {
+    return {.warnings_when_clean = true, .say_not_planned = true};
+  }
 };
 
 // Loads and checks `file` (empty: the embedded default example) and prints its diagnostics as
@@ -72,7 +76,8 @@ struct PlannedInput {
   CheckedInput input;
   simulator::LoadPlan plan;
 };
-[[nodiscard]] Outcome<PlannedInput> LoadAndPlan(const std::string& file, const simulator::PlanOptions& options,
+[[nodiscard]] Outcome<PlannedInput> LoadAndPlan(const std::string& file,
+                                                const simulator::PlanOptions& options,
                                                 const Reporting& how);
 
 // Writes `text` to `path`; "-" is stdout (a command whose option defaults to "" passes "-").

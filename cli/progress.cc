@@ -10,8 +10,10 @@
 namespace loadplan::cli {
 
 ProgressBar::ProgressBar(std::string label)
-    : label_(std::move(label)), tty_(::isatty(STDERR_FILENO) != 0),
-      start_(std::chrono::steady_clock::now()), last_(start_) {}
+    : label_(std::move(label)),
+      tty_(::isatty(STDERR_FILENO) != 0),
+      start_(std::chrono::steady_clock::now()),
+      last_(start_) {}
 
 void ProgressBar::Update(uint64_t done, uint64_t total) {
   const auto now = std::chrono::steady_clock::now();
@@ -23,10 +25,11 @@ void ProgressBar::Update(uint64_t done, uint64_t total) {
   const double secs = std::chrono::duration<double>(now - start_).count();
   const int width = 30, filled = static_cast<int>(frac * width);
   const std::string bar = std::string(filled, '#') + std::string(width - filled, '.');
-  std::fputs(fmt::format("\r{} [{}] {:5.1f}% {:.2f}/{:.2f} GB {:.2f} GB/s{}", label_, bar, 100 * frac, done / 1e9,
-                         total / 1e9, secs > 0 ? done / 1e9 / secs : 0.0, final ? "\n" : "")
-                 .c_str(),
-             stderr);
+  std::fputs(
+      fmt::format("\r{} [{}] {:5.1f}% {:.2f}/{:.2f} GB {:.2f} GB/s{}", label_, bar, 100 * frac,
+                  done / 1e9, total / 1e9, secs > 0 ? done / 1e9 / secs : 0.0, final ? "\n" : "")
+          .c_str(),
+      stderr);
 }
 
 }  // namespace loadplan::cli

@@ -11,7 +11,8 @@
 
 namespace loadplan::cli {
 
-bool PlanPassesChecker(const verifier::Manifest& m, const simulator::LoadPlan& plan, std::string_view command) {
+bool PlanPassesChecker(const verifier::Manifest& m, const simulator::LoadPlan& plan,
+                       std::string_view command) {
   const std::vector<simulator::PlanViolation> violations = simulator::CheckPlan(m, plan);
   for (const simulator::PlanViolation& v : violations) {
     fmt::print(stderr, "{}: internal error: the plan checker rejects the plan ({}): {}\n", command,
@@ -20,11 +21,13 @@ bool PlanPassesChecker(const verifier::Manifest& m, const simulator::LoadPlan& p
   return violations.empty();
 }
 
-bool PlacementPassesChecker(const simulator::PlacementProblem& problem, const simulator::Placement& placement,
-                            std::string_view command) {
-  const std::vector<simulator::PlacementViolation> violations = simulator::CheckPlacement(problem, placement, 20);
+bool PlacementPassesChecker(const simulator::PlacementProblem& problem,
+                            const simulator::Placement& placement, std::string_view command) {
+  const std::vector<simulator::PlacementViolation> violations =
+      simulator::CheckPlacement(problem, placement, 20);
   for (const simulator::PlacementViolation& v : violations) {
-    fmt::print(stderr, "{}: internal error: the placement checker rejects the placement: {}\n", command, v.message);
+    fmt::print(stderr, "{}: internal error: the placement checker rejects the placement: {}\n",
+               command, v.message);
   }
   return violations.empty();
 }

@@ -15,10 +15,11 @@ inline constexpr int kInternalError = 4;
 
 // True when CheckPlan(m, plan) is empty; else prints each violation to stderr as
 // "<command>: internal error: ..." and returns false.
-bool PlanPassesChecker(const verifier::Manifest& m, const simulator::LoadPlan& plan, std::string_view command);
+bool PlanPassesChecker(const verifier::Manifest& m, const simulator::LoadPlan& plan,
+                       std::string_view command);
 
 // The same with CheckPlacement for a placement of `problem`.
-bool PlacementPassesChecker(const simulator::PlacementProblem& problem, const simulator::Placement& placement,
-                            std::string_view command);
+bool PlacementPassesChecker(const simulator::PlacementProblem& problem,
+                            const simulator::Placement& placement, std::string_view command);
 
 }  // namespace loadplan::cli

@@ -19,11 +19,14 @@ verifier::BuildResult BuildExample(std::string_view name) {
   return {.errors = {fmt::format("unknown example `{}`", name)}};
 }
 
-bool ExampleHasLayers(std::string_view name) { return name == "gpt-oss-120b" || name == "k3-stage"; }
+bool ExampleHasLayers(std::string_view name) {
+  return name == "gpt-oss-120b" || name == "k3-stage";
+}
 
 verifier::BuildResult BuildExample(std::string_view name, std::optional<int> layers) {
   if (!layers) return BuildExample(name);
-  if (!ExampleHasLayers(name)) return {.errors = {fmt::format("example `{}` has no layer count", name)}};
+  if (!ExampleHasLayers(name))
+    return {.errors = {fmt::format("example `{}` has no layer count", name)}};
   const std::string sized = fmt::format("{}-{}l", name, *layers);
   if (name == "gpt-oss-120b") return GptOss({.name = sized, .layers = *layers});
   return K3Stage({.name = sized, .layers = *layers});
@@ -38,7 +41,8 @@ int RegenerateExamples(const std::string& dir) {
   int code = 0;
   for (const auto& name : ExampleNames()) {
     verifier::BuildResult r = BuildExample(name);
-    for (const auto& e : r.errors) std::fprintf(stderr, "example %s: %s\n", name.c_str(), e.c_str());
+    for (const auto& e : r.errors)
+      std::fprintf(stderr, "example %s: %s\n", name.c_str(), e.c_str());
     if (!r.ok()) {
       code = 1;
       continue;

@@ -27,7 +27,8 @@ void AddAttentionLayer(ManifestBuilder& b, int layer, const GptOssParams& p) {
   const std::string l = Prefix(layer);
   const int64_t q = p.heads * p.head_dim, kv = p.kv_heads * p.head_dim;
   const auto bf16 = [&](const char* name, const char* suffix, verifier::Dims shape) {
-    b.Checkpoint(fmt::format("{}.{}", l, name), LayerTensor(layer, suffix), Dtype::kBF16, std::move(shape));
+    b.Checkpoint(fmt::format("{}.{}", l, name), LayerTensor(layer, suffix), Dtype::kBF16,
+                 std::move(shape));
   };
   bf16("attn_norm", "input_layernorm.weight", {p.hidden});
   bf16("mlp_norm", "post_attention_layernorm.weight", {p.hidden});
@@ -45,19 +46,30 @@ void AddAttentionLayer(ManifestBuilder& b, int layer, const GptOssParams& p) {
 
 void AddAttentionCall(ProgramBuilder& prog, int layer, const GptOssParams& p) {
   const std::string l = Prefix(layer);
-  verifier::Args args = {{"x", "normed"}, {"residual", "hidden"}, {"out", "hidden"}, {"positions", "positions"},
-                         {"kv", l + ".kv"}, {"tokens", kTokens}, {"slots", KvSlots(p, layer)},
-                         {"window", layer % 2 == 0 ? p.sliding_window : 0}, {"hidden", p.hidden},
-                         {"heads", p.heads}, {"kv_heads", p.kv_heads}, {"head_dim", p.head_dim}};
+  verifier::Args args = {{"x", "normed"},
+                         {"residual", "hidden"},
+                         {"out", "hidden"},
+                         {"positions", "positions"},
+                         {"kv", l + ".kv"},
+                         {"tokens", kTokens},
+                         {"slots", KvSlots(p, layer)},
+                         {"window", layer % 2 == 0 ? p.sliding_window : 0},
+                         {"hidden", p.hidden},
+                         {"heads", p.heads},
+                         {"kv_heads", p.kv_heads},
+                         {"head_dim", p.head_dim}};
   for (const char* w : {"q_w", "q_b", "k_w", "k_b", "v_w", "v_b", "o_w", "o_b", "sinks"}) {
     args.emplace_back(w, fmt::format("{}.{}", l, w));
   }
   prog.Call("attention", std::move(args), {kTokens, p.heads});
 }
 
-void AddNormCall(ProgramBuilder& prog, const std::string& x, const std::string& weight, const GptOssParams& p) {
-  prog.Call("rmsnorm", {{"x", x}, {"weight", weight}, {"out", "normed"}, {"tokens", kTokens}, {"hidden", p.hidden}},
-            {kTokens});
+void AddNormCall(ProgramBuilder& prog, const std::string& x, const std::string& weight,
+                 const GptOssParams& p) {
+  prog.Call(
+      "rmsnorm",
+      {{"x", x}, {"weight", weight}, {"out", "normed"}, {"tokens", kTokens}, {"hidden", p.hidden}},
+      {kTokens});
 }
 
 void AddModelBuffers(ManifestBuilder& b, const GptOssParams& p) {
@@ -75,20 +87,38 @@ void AddModelBuffers(ManifestBuilder& b, const GptOssParams& p) {
 
 void AddDecode(ManifestBuilder& b, const GptOssParams& p, const ExpertDims& d) {
   ProgramBuilder& prog = b.AddProgram("decode").Batch("batch").Graph();
-  prog.Call("embedding", {{"table", "embed"}, {"ids", "tokens"}, {"out", "hidden"}, {"tokens", kTokens},
-                          {"vocab", p.vocab}, {"hidden", p.hidden}},
+  prog.Call("embedding",
+            {{"table", "embed"},
+             {"ids", "tokens"},
+             {"out", "hidden"},
+             {"tokens", kTokens},
+             {"vocab", p.vocab},
+             {"hidden", p.hidden}},
             {kTokens});
   for (int layer = 0; layer < p.layers; ++layer) {
     const std::string l = Prefix(layer);
     AddNormCall(prog, "hidden", l + ".attn_norm", p);
     AddAttentionCall(prog, layer, p);
     AddNormCall(prog, "hidden", l + ".mlp_norm", p);
-    AddMoeCalls(prog, {.prefix = l, .x = "normed", .residual = "hidden", .out = "hidden", .ids = "topk_ids",
-                       .weights = "topk_weights", .tokens = kTokens, .top_k = p.top_k}, d);
+    AddMoeCalls(prog,
+                {.prefix = l,
+                 .x = "normed",
+                 .residual = "hidden",
+                 .out = "hidden",
+                 .ids = "topk_ids",
+                 .weights = "topk_weights",
+                 .tokens = kTokens,
+                 .top_k = p.top_k},
+                d);
   }
   AddNormCall(prog, "hidden", "norm", p);
-  prog.Call("lm_head", {{"x", "normed"}, {"weight", "lm_head"}, {"logits", "logits"}, {"tokens", kTokens},
-                        {"hidden", p.hidden}, {"vocab", p.vocab}},
+  prog.Call("lm_head",
+            {{"x", "normed"},
+             {"weight", "lm_head"},
+             {"logits", "logits"},
+             {"tokens", kTokens},
+             {"hidden", p.hidden},
+             {"vocab", p.vocab}},
             {kTokens});
 }
 
@@ -101,9 +131,9 @@ verifier::BuildResult GptOss(const GptOssParams& p) {
   }
   ManifestBuilder b(p.name);
   b.Var("batch", 1, p.batch_max).Var("ctx", 1, p.ctx_max).Load(p.lanes, p.prefetch);
-  AddStandardKernels(b, {"mxfp4_fc1_weight", "mxfp4_fc1_scales", "mxfp4_fc1_bias", "mxfp4_fc2_weight",
-                         "mxfp4_fc2_scales", "mxfp4_fc2_bias", "embedding", "rmsnorm", "attention", "router", "moe",
-                         "lm_head"});
+  AddStandardKernels(b, {"mxfp4_fc1_weight", "mxfp4_fc1_scales", "mxfp4_fc1_bias",
+                         "mxfp4_fc2_weight", "mxfp4_fc2_scales", "mxfp4_fc2_bias", "embedding",
+                         "rmsnorm", "attention", "router", "moe", "lm_head"});
   AddModelBuffers(b, p);
   for (int layer = 0; layer < p.layers; ++layer) {
     AddAttentionLayer(b, layer, p);

@@ -30,11 +30,23 @@ void AddDecode(ManifestBuilder& b, const K3StageParams& p, const ExpertDims& d) 
     const std::string l = fmt::format("l{}", p.first_layer + i);
     const std::string in = i == 0 ? "hidden_in" : "hidden";
     const std::string out = i + 1 == p.layers ? "hidden_out" : "hidden";
-    prog.Call("rmsnorm", {{"x", in}, {"weight", l + ".mlp_norm"}, {"out", "normed"}, {"tokens", kTokens},
-                          {"hidden", p.hidden}},
+    prog.Call("rmsnorm",
+              {{"x", in},
+               {"weight", l + ".mlp_norm"},
+               {"out", "normed"},
+               {"tokens", kTokens},
+               {"hidden", p.hidden}},
               {kTokens});
-    AddMoeCalls(prog, {.prefix = l, .x = "normed", .residual = in, .out = out, .ids = "topk_ids",
-                       .weights = "topk_weights", .tokens = kTokens, .top_k = p.top_k}, d);
+    AddMoeCalls(prog,
+                {.prefix = l,
+                 .x = "normed",
+                 .residual = in,
+                 .out = out,
+                 .ids = "topk_ids",
+                 .weights = "topk_weights",
+                 .tokens = kTokens,
+                 .top_k = p.top_k},
+                d);
   }
 }
 
@@ -45,16 +57,19 @@ verifier::BuildResult K3Stage(const K3StageParams& p) {
   if (std::string err = MakeExpertDims(p.experts, p.hidden, p.intermediate, d); !err.empty()) {
     return {.errors = {err}};
   }
-  if (p.layers < 1 || p.first_layer < 0) return {.errors = {"k3-stage: need layers >= 1 and first_layer >= 0"}};
+  if (p.layers < 1 || p.first_layer < 0)
+    return {.errors = {"k3-stage: need layers >= 1 and first_layer >= 0"}};
   ManifestBuilder b(p.name);
   b.Var("batch", 1, p.batch_max).Load(p.lanes, p.prefetch);
-  AddStandardKernels(b, {"mxfp4_fc1_weight", "mxfp4_fc1_scales", "mxfp4_fc1_bias", "mxfp4_fc2_weight",
-                         "mxfp4_fc2_scales", "mxfp4_fc2_bias", "rmsnorm", "router", "moe"});
+  AddStandardKernels(b,
+                     {"mxfp4_fc1_weight", "mxfp4_fc1_scales", "mxfp4_fc1_bias", "mxfp4_fc2_weight",
+                      "mxfp4_fc2_scales", "mxfp4_fc2_bias", "rmsnorm", "router", "moe"});
   AddStageBuffers(b, p);
   for (int i = 0; i < p.layers; ++i) {
     const int layer = p.first_layer + i;
     const std::string l = fmt::format("l{}", layer);
-    b.Checkpoint(l + ".mlp_norm", LayerTensor(layer, "post_attention_layernorm.weight"), Dtype::kBF16, {p.hidden});
+    b.Checkpoint(l + ".mlp_norm", LayerTensor(layer, "post_attention_layernorm.weight"),
+                 Dtype::kBF16, {p.hidden});
     AddRouterWeights(b, layer, l, d);
     AddExpertLayer(b, layer, l, d);
   }

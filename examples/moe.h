@@ -28,10 +28,12 @@ std::string LayerTensor(int layer, std::string_view suffix);
 // Per family f in fc1_w fc1_s fc1_b fc2_w fc2_s fc2_b: checkpoint tensor
 // `<prefix>.<f>.raw` (model.layers.<layer>.mlp.experts.*), carry `<prefix>.<f>`
 // and derive program `derive.<prefix>.<f>` of one call (grid [experts]).
-void AddExpertLayer(verifier::ManifestBuilder& b, int layer, const std::string& prefix, const ExpertDims& d);
+void AddExpertLayer(verifier::ManifestBuilder& b, int layer, const std::string& prefix,
+                    const ExpertDims& d);
 
 // Router weight/bias checkpoint tensors `<prefix>.router_w`, `<prefix>.router_b`.
-void AddRouterWeights(verifier::ManifestBuilder& b, int layer, const std::string& prefix, const ExpertDims& d);
+void AddRouterWeights(verifier::ManifestBuilder& b, int layer, const std::string& prefix,
+                      const ExpertDims& d);
 
 // Serving calls of one MoE block: router(x) -> ids/weights, then
 // out = residual + moe(x). `tokens` is the scalar expression for the token count.

@@ -31,7 +31,9 @@ class FirstWins final : public nlohmann::json_sax<json> {
     }
     return true;
   }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
 
  private:
   // Where the next value goes, or nullptr when it is dropped (a repeated key's value).

@@ -9,8 +9,8 @@
 
 namespace loadplan::fuzz::detail {
 
-using verifier::Buffer;
 using base::Dtype;
+using verifier::Buffer;
 using verifier::Expr;
 using verifier::Manifest;
 using verifier::Variable;
@@ -31,9 +31,11 @@ Buffer* Draft::Find(const std::string& name) {
 int Roll(int n) { return *rc::gen::resize(100, rc::gen::inRange(0, n)); }
 
 std::string FreshName(std::set<std::string>& taken, const std::vector<std::string>& stems) {
-  static const std::vector<std::string> kSuffixes = {"", ".raw", ".0", "0", "/1", "~1", ".x", " b", "_2"};
+  static const std::vector<std::string> kSuffixes = {"",   ".raw", ".0", "0", "/1",
+                                                     "~1", ".x",   " b", "_2"};
   std::string name = *rc::gen::elementOf(stems) + *rc::gen::elementOf(kSuffixes);
-  while (taken.contains(name)) name += *rc::gen::elementOf(std::vector<std::string>{".1", "0", "~", "/", "a"});
+  while (taken.contains(name))
+    name += *rc::gen::elementOf(std::vector<std::string>{".1", "0", "~", "/", "a"});
   taken.insert(name);
   return name;
 }
@@ -45,12 +47,19 @@ namespace {
 std::pair<int64_t, int64_t> DrawBounds() {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   switch (Roll(7)) {
-    case 0: { int64_t v = *rc::gen::element<int64_t>(0, 1, 2, 7, 1 << 20); return {v, v}; }
+    case 0: {
+      int64_t v = *rc::gen::element<int64_t>(0, 1, 2, 7, 1 << 20);
+      return {v, v};
+    }
     case 1: return {0, *rc::gen::inRange<int64_t>(0, 9)};
     case 2: return {1, *rc::gen::inRange<int64_t>(1, 65)};
     case 3: return {*rc::gen::inRange<int64_t>(0, 4), int64_t{1} << *rc::gen::inRange(10, 41)};
-    case 4: return {0, *rc::gen::element<int64_t>(int64_t{kMax}, int64_t{kMax - 1}, int64_t{1} << 62)};
-    case 5: { int64_t lo = *rc::gen::inRange<int64_t>(0, 100); return {lo, lo + *rc::gen::inRange<int64_t>(0, 3)}; }
+    case 4:
+      return {0, *rc::gen::element<int64_t>(int64_t{kMax}, int64_t{kMax - 1}, int64_t{1} << 62)};
+    case 5: {
+      int64_t lo = *rc::gen::inRange<int64_t>(0, 100);
+      return {lo, lo + *rc::gen::inRange<int64_t>(0, 3)};
+    }
     default: return {*rc::gen::inRange<int64_t>(0, 3), *rc::gen::inRange<int64_t>(3, 300)};
   }
 }
@@ -58,7 +67,8 @@ std::pair<int64_t, int64_t> DrawBounds() {
 }  // namespace
 
 std::vector<Variable> DrawVars() {
-  static const std::vector<std::string> kNames = {"b", "batch", "batch.x", "batch_2", "ctx", "ctx.len", "n", "n1"};
+  static const std::vector<std::string> kNames = {"b",   "batch",   "batch.x", "batch_2",
+                                                  "ctx", "ctx.len", "n",       "n1"};
   std::vector<Variable> vars;
   std::set<std::string> taken;
   const int n = *rc::gen::weightedElement<int>({{2, 0}, {3, 1}, {3, 2}, {2, 3}});
@@ -72,9 +82,11 @@ std::vector<Variable> DrawVars() {
 }
 
 int64_t DrawCount(std::optional<int64_t> max) {
-  int64_t c = *rc::gen::weightedElement<int64_t>(
-      {{1, 0}, {4, 1}, {6, *rc::gen::inRange<int64_t>(2, 17)}, {3, *rc::gen::inRange<int64_t>(17, 65)},
-       {1, *rc::gen::inRange<int64_t>(65, 1025)}});
+  int64_t c = *rc::gen::weightedElement<int64_t>({{1, 0},
+                                                  {4, 1},
+                                                  {6, *rc::gen::inRange<int64_t>(2, 17)},
+                                                  {3, *rc::gen::inRange<int64_t>(17, 65)},
+                                                  {1, *rc::gen::inRange<int64_t>(65, 1025)}});
   if (!max) return c;
   if (*max <= 0) return 0;
   // Copies often keep the whole size: equal counts are the boundary of D4/D5/B1.
@@ -88,7 +100,9 @@ std::vector<Expr> DrawFixedShape(int64_t count) {
     if (count % d == 0) divisors.push_back(d);
   }
   switch (Roll(5)) {
-    case 0: if (count == 1) return {}; [[fallthrough]];
+    case 0:
+      if (count == 1) return {};
+      [[fallthrough]];
     case 1: return {Expr::Const(count)};
     case 2: return {Expr::Const(count), Expr::Const(1)};
     default: {
@@ -114,8 +128,9 @@ verifier::Assignment MaxCorner(const Manifest& m) {
 namespace {
 
 std::string DrawVarDim(const std::string& v) {
-  static const std::vector<std::string> kForms = {"{v}", "{v}", "{v} + 1", "2 * {v}", "min({v}, 8)", "max({v}, 3)",
-                                                  "ceil_div({v}, 4)", "{v} / 2", "{v} * {v}"};
+  static const std::vector<std::string> kForms = {
+      "{v}",     "{v}",      "{v} + 1", "2 * {v}", "min({v}, 8)", "max({v}, 3)", "ceil_div({v}, 4)",
+      "{v} / 2", "{v} * {v}"};
   return fmt::format(fmt::runtime(*rc::gen::elementOf(kForms)), fmt::arg("v", v));
 }
 
@@ -132,7 +147,8 @@ std::vector<Expr> DrawVarShape(const Manifest& m, Dtype dtype, int64_t max_var) 
     if (!usable.empty() && Roll(3) != 0) {
       shape.push_back(ParseOrDie(DrawVarDim(*rc::gen::elementOf(usable))));
     } else {
-      shape.push_back(Expr::Const(*rc::gen::weightedElement<int64_t>({{1, 0}, {3, 1}, {6, *rc::gen::inRange<int64_t>(2, 65)}})));
+      shape.push_back(Expr::Const(*rc::gen::weightedElement<int64_t>(
+          {{1, 0}, {3, 1}, {6, *rc::gen::inRange<int64_t>(2, 65)}})));
     }
   }
   Buffer probe{.dtype = dtype, .shape = shape};

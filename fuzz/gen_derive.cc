@@ -13,25 +13,28 @@
 
 namespace loadplan::fuzz::detail {
 
+using base::Dtype;
 using verifier::Arg;
 using verifier::Buffer;
 using verifier::BufferKind;
 using verifier::Call;
-using base::Dtype;
 using verifier::Expr;
 using verifier::Program;
 
 namespace {
 
-const std::vector<std::string> kBufferStems = {"w", "l0.w", "l0.fc1", "l0.fc1_w", "x", "x~0", "a/b", "c", "c.raw"};
-const std::vector<std::string> kDeriveStems = {"derive.w", "derive.l0", "d", "derive", "z", "a/b", "derive~x"};
+const std::vector<std::string> kBufferStems = {"w",   "l0.w", "l0.fc1", "l0.fc1_w", "x",
+                                               "x~0", "a/b",  "c",      "c.raw"};
+const std::vector<std::string> kDeriveStems = {"derive.w", "derive.l0", "d",       "derive",
+                                               "z",        "a/b",       "derive~x"};
 
 void EnsureKernel(Draft& d, const std::string& name) {
   if (d.m.FindKernel(name) != nullptr) return;
   for (const verifier::Kernel& k : examples::StandardKernels()) {
     if (k.name == name) d.m.kernels.push_back(k);
   }
-  std::sort(d.m.kernels.begin(), d.m.kernels.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  std::sort(d.m.kernels.begin(), d.m.kernels.end(),
+            [](const auto& a, const auto& b) { return a.name < b.name; });
   d.names.insert(name);
 }
 
@@ -40,12 +43,15 @@ void EnsureKernel(Draft& d, const std::string& name) {
 Readable NewCheckpoint(Draft& d, Dtype dtype) {
   const bool weight = Roll(4) == 0;
   const int64_t count = DrawCount();
-  Buffer b{.name = FreshName(d.names, kBufferStems), .kind = weight ? BufferKind::kWeight : BufferKind::kSource,
-           .dtype = dtype, .shape = DrawFixedShape(count)};
+  Buffer b{.name = FreshName(d.names, kBufferStems),
+           .kind = weight ? BufferKind::kWeight : BufferKind::kSource,
+           .dtype = dtype,
+           .shape = DrawFixedShape(count)};
   b.tensor = Roll(2) == 0 ? b.name : FreshName(d.tensors, {"model.layers.0.w", "model.w", "t"});
   d.tensors.insert(*b.tensor);
   if (d.m.load.lanes > 1 && Roll(4) == 0) b.lane = *rc::gen::inRange<uint32_t>(0, d.m.load.lanes);
-  if (dtype == Dtype::kU8 && Roll(4) == 0) b.encoding = *rc::gen::element<std::string>("e8m0", "fp4_e2m1x2");
+  if (dtype == Dtype::kU8 && Roll(4) == 0)
+    b.encoding = *rc::gen::element<std::string>("e8m0", "fp4_e2m1x2");
   if (weight) d.unread.push_back(b.name);
   d.Add(std::move(b));
   Readable r{.name = d.m.buffers.back().name, .dtype = dtype, .count = count};
@@ -85,26 +91,34 @@ void AddDeriveCall(Draft& d) {
   const Readable in = PickInput(d, cast ? Dtype::kBF16 : Dtype::kU8);
   const size_t slot = PickProgram(d, in);
   const int64_t count = DrawCount(in.count);
-  Buffer out{.name = FreshName(d.names, kBufferStems), .kind = BufferKind::kCarry,
-             .dtype = cast ? Dtype::kF32 : Dtype::kU8, .shape = DrawFixedShape(count)};
+  Buffer out{.name = FreshName(d.names, kBufferStems),
+             .kind = BufferKind::kCarry,
+             .dtype = cast ? Dtype::kF32 : Dtype::kU8,
+             .shape = DrawFixedShape(count)};
   Call c{.kernel = cast ? "cast_bf16_f32" : "copy", .grid = DrawGrid()};
   if (Roll(3) == 0) c.block = {Expr::Const(*rc::gen::element<int64_t>(32, 64, 256))};
-  c.args = {Arg{.param = "dst", .buffer = out.name}, Arg{.param = "n", .scalar = Expr::Const(count)},
+  c.args = {Arg{.param = "dst", .buffer = out.name},
+            Arg{.param = "n", .scalar = Expr::Const(count)},
             Arg{.param = "src", .buffer = in.name}};
   EnsureKernel(d, c.kernel);
   d.m.programs[d.derive_order[slot]].calls.push_back(std::move(c));
-  if (in.producer) std::erase(d.unread, in.name);  // a carry is read now; weights still need a serving reader
+  if (in.producer)
+    std::erase(d.unread, in.name);  // a carry is read now; weights still need a serving reader
   d.unread.push_back(out.name);
   d.serve_reads.push_back(out.name);
-  if (!cast) d.u8.push_back(Readable{.name = out.name, .dtype = Dtype::kU8, .count = count, .producer = slot});
+  if (!cast)
+    d.u8.push_back(
+        Readable{.name = out.name, .dtype = Dtype::kU8, .count = count, .producer = slot});
   d.Add(std::move(out));
 }
 
 }  // namespace
 
 void DrawDerive(Draft& d) {
-  const int calls = *rc::gen::weightedElement<int>(
-      {{1, 0}, {4, *rc::gen::inRange(1, 4)}, {3, *rc::gen::inRange(4, 9)}, {1, *rc::gen::inRange(9, 25)}});
+  const int calls = *rc::gen::weightedElement<int>({{1, 0},
+                                                    {4, *rc::gen::inRange(1, 4)},
+                                                    {3, *rc::gen::inRange(4, 9)},
+                                                    {1, *rc::gen::inRange(9, 25)}});
   for (int i = 0; i < calls; ++i) AddDeriveCall(d);
 }
 

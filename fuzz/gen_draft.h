@@ -18,17 +18,17 @@ namespace loadplan::fuzz::detail {
 struct Readable {
   std::string name;
   base::Dtype dtype = base::Dtype::kU8;
-  int64_t count = 0;          // elements (fixed shapes only)
+  int64_t count = 0;               // elements (fixed shapes only)
   std::optional<size_t> producer;  // derive program (creation index) that writes it
 };
 
 struct Draft {
   verifier::Manifest m;
-  std::set<std::string> names;         // every buffer, program and kernel name taken
-  std::set<std::string> tensors;       // checkpoint tensor names taken
-  std::vector<Readable> u8, bf16;      // derive-readable buffers by dtype
-  std::vector<size_t> derive_order;    // creation order of derive programs (index into m.programs)
-  std::vector<std::string> unread;     // carries and weights that still need a reader
+  std::set<std::string> names;       // every buffer, program and kernel name taken
+  std::set<std::string> tensors;     // checkpoint tensor names taken
+  std::vector<Readable> u8, bf16;    // derive-readable buffers by dtype
+  std::vector<size_t> derive_order;  // creation order of derive programs (index into m.programs)
+  std::vector<std::string> unread;   // carries and weights that still need a reader
   std::vector<std::string> serve_reads;   // buffers serving calls may read
   std::vector<std::string> serve_writes;  // buffers serving calls may write
   std::vector<std::string> collective_targets;

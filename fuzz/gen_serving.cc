@@ -21,28 +21,33 @@ using verifier::Program;
 
 namespace {
 
-const std::vector<std::string> kServeStems = {"kv", "kv.0", "tokens", "logits", "x", "x~0", "l0.kv", "a/b", "w"};
-const std::vector<std::string> kProgramStems = {"decode", "prefill", "serve", "init", "derive.w", "d", "a/b"};
+const std::vector<std::string> kServeStems = {"kv",  "kv.0",  "tokens", "logits", "x",
+                                              "x~0", "l0.kv", "a/b",    "w"};
+const std::vector<std::string> kProgramStems = {"decode",   "prefill", "serve", "init",
+                                                "derive.w", "d",       "a/b"};
 const std::vector<std::string> kKernelStems = {"k", "k.0", "rmsnorm", "copy2", "a/b", "attn~1"};
 
 void AddServeBuffers(Draft& d) {
   const int n = *rc::gen::inRange(0, 6);
   for (int i = 0; i < n; ++i) {
-    const BufferKind kind = *rc::gen::element(BufferKind::kState, BufferKind::kScratch, BufferKind::kInput,
-                                              BufferKind::kOutput, BufferKind::kPeer, BufferKind::kCarry);
+    const BufferKind kind =
+        *rc::gen::element(BufferKind::kState, BufferKind::kScratch, BufferKind::kInput,
+                          BufferKind::kOutput, BufferKind::kPeer, BufferKind::kCarry);
     Buffer b{.name = FreshName(d.names, kServeStems), .kind = kind, .dtype = DrawDtype()};
     // Carries are resident, allocated at their max over the box: keep them small enough for
     // the host backend to allocate (serving-only kinds are not allocated by the plan).
     b.shape = DrawVarShape(d.m, b.dtype, kind == BufferKind::kCarry ? 256 : int64_t{1} << 40);
     b.exported = kind == BufferKind::kCarry || (kind == BufferKind::kOutput && Roll(2) == 0);
-    if (kind == BufferKind::kPeer || kind == BufferKind::kState) d.collective_targets.push_back(b.name);
+    if (kind == BufferKind::kPeer || kind == BufferKind::kState)
+      d.collective_targets.push_back(b.name);
     if (kind == BufferKind::kInput || kind == BufferKind::kState) d.serve_reads.push_back(b.name);
     if (kind != BufferKind::kInput && kind != BufferKind::kPeer) d.serve_writes.push_back(b.name);
     d.Add(std::move(b));
   }
   const int weights = *rc::gen::inRange(0, 3);
   for (int i = 0; i < weights; ++i) {
-    Buffer w{.name = FreshName(d.names, kServeStems), .kind = BufferKind::kWeight, .dtype = DrawDtype()};
+    Buffer w{
+        .name = FreshName(d.names, kServeStems), .kind = BufferKind::kWeight, .dtype = DrawDtype()};
     // Whole bytes only: safetensors (and so `gen` and the reader) reject a tensor of 3 F4
     // elements, while the verifier accepts the weight (its byte size rounds up). Reported.
     int64_t count = DrawCount();
@@ -65,13 +70,15 @@ Expr ExtentArg(const Draft& d, const Buffer& b) {
 }
 
 // One kernel call binding `reads` and `writes`, with its own kernel declaration.
-Call KernelCall(Draft& d, const std::vector<std::string>& reads, const std::vector<std::string>& writes) {
+Call KernelCall(Draft& d, const std::vector<std::string>& reads,
+                const std::vector<std::string>& writes) {
   Kernel k{.name = FreshName(d.names, kKernelStems)};
   Call c{.kernel = k.name};
   auto bind = [&](const std::string& buffer, Access access) {
     const Buffer& b = *d.Find(buffer);
     const std::string p = fmt::format("b{}", k.params.size() / 2);
-    k.params.push_back(Param{.name = p, .access = access, .dtype = b.dtype, .extent = Expr::Var("n_" + p)});
+    k.params.push_back(
+        Param{.name = p, .access = access, .dtype = b.dtype, .extent = Expr::Var("n_" + p)});
     k.params.push_back(Param{.name = "n_" + p, .access = Access::kScalar});
     c.args.push_back(Arg{.param = p, .buffer = buffer});
     c.args.push_back(Arg{.param = "n_" + p, .scalar = ExtentArg(d, b)});
@@ -91,7 +98,8 @@ Call DrawServingCall(Draft& d) {
   // DrawServing needs every kernel call to take one).
   if (!d.collective_targets.empty() && d.unread.empty() && Roll(5) == 0) {
     return Call{.type = verifier::CallType::kCollective,
-                .collective = *rc::gen::element<std::string>("all_reduce", "all_gather", "reduce_scatter", "broadcast"),
+                .collective = *rc::gen::element<std::string>("all_reduce", "all_gather",
+                                                             "reduce_scatter", "broadcast"),
                 .buffer = *rc::gen::elementOf(d.collective_targets)};
   }
   std::vector<std::string> reads, writes;
@@ -101,13 +109,16 @@ Call DrawServingCall(Draft& d) {
     reads.push_back(d.unread.back());
     d.unread.pop_back();
   }
-  for (int i = 0; i < nr && !d.serve_reads.empty(); ++i) reads.push_back(*rc::gen::elementOf(d.serve_reads));
-  for (int i = 0; i < nw && !d.serve_writes.empty(); ++i) writes.push_back(*rc::gen::elementOf(d.serve_writes));
+  for (int i = 0; i < nr && !d.serve_reads.empty(); ++i)
+    reads.push_back(*rc::gen::elementOf(d.serve_reads));
+  for (int i = 0; i < nw && !d.serve_writes.empty(); ++i)
+    writes.push_back(*rc::gen::elementOf(d.serve_writes));
   std::sort(reads.begin(), reads.end());
   reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
   std::sort(writes.begin(), writes.end());
   writes.erase(std::unique(writes.begin(), writes.end()), writes.end());
-  std::erase_if(reads, [&](const std::string& r) { return std::count(writes.begin(), writes.end(), r) > 0; });
+  std::erase_if(
+      reads, [&](const std::string& r) { return std::count(writes.begin(), writes.end(), r) > 0; });
   return KernelCall(d, reads, writes);
 }
 

@@ -39,7 +39,8 @@ rc::Gen<nlohmann::json> GenJson();
 // GenJson() as text (invalid UTF-8 in strings replaced by U+FFFD, so dumping never throws).
 rc::Gen<std::string> GenJsonText();
 
-// `base` with 1-8 random edits (mostly 1 or 2, so half the results are still JSON): byte flips, deletions, insertions of JSON tokens
+// `base` with 1-8 random edits (mostly 1 or 2, so half the results are still JSON): byte flips,
+// deletions, insertions of JSON tokens
 // ("{", "\"", "-1", "1e999", "\\u0000", ...), duplicated or truncated spans.
 rc::Gen<std::string> GenMutatedText(std::string base);
 

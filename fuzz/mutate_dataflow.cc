@@ -155,14 +155,16 @@ std::optional<Mutation> DeriveExtentTooLong(const Manifest& in, const Pick& pick
 // the corner v = max only (or (max - v) / (max - min): at v = min only).
 std::optional<Mutation> ServingExtentTooLongAtCorner(const Manifest& in, const Pick& pick) {
   Manifest m = in;
-  std::vector<std::pair<CallRef, const Param*>> sites;  // buffer params whose extent is one scalar of its own
+  std::vector<std::pair<CallRef, const Param*>>
+      sites;  // buffer params whose extent is one scalar of its own
   for (CallRef c : KernelCalls(m, false)) {
     const Kernel* k = m.FindKernel(m.programs[c.program].calls[c.call].kernel);
     if (k == nullptr) continue;
     for (const Param& p : k->params) {
       if (!p.extent || p.extent->op != ExprOp::kVar || !FindParam(*k, p.extent->name)) continue;
       int uses = 0;
-      for (const Param& q : k->params) uses += q.extent && Variables(*q.extent).contains(p.extent->name);
+      for (const Param& q : k->params)
+        uses += q.extent && Variables(*q.extent).contains(p.extent->name);
       const Arg* a = FindArg(m.programs[c.program].calls[c.call], p.name);
       if (uses == 1 && a && a->buffer && m.FindBuffer(*a->buffer)) sites.push_back({c, &p});
     }

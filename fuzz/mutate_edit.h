@@ -25,10 +25,12 @@ verifier::Program& AddProgram(verifier::Manifest& m, verifier::Program p);
 verifier::Call CopyCall(const std::string& src, const std::string& dst, int64_t n);
 verifier::Buffer U8Carry(const std::string& name, int64_t n, bool exported = false);
 // A serving program calling a fresh kernel with one buffer parameter `p` (extent n = `n`).
-void AddOneParamProgram(verifier::Manifest& m, const std::string& program, const verifier::Buffer& b,
-                        verifier::Access access, int64_t n);
+void AddOneParamProgram(verifier::Manifest& m, const std::string& program,
+                        const verifier::Buffer& b, verifier::Access access, int64_t n);
 
-std::optional<Mutation> Finish(std::string_view name, verifier::Manifest m, std::vector<Expected> expected);
-std::optional<Mutation> FinishText(std::string_view name, std::string text, std::vector<Expected> expected);
+std::optional<Mutation> Finish(std::string_view name, verifier::Manifest m,
+                               std::vector<Expected> expected);
+std::optional<Mutation> FinishText(std::string_view name, std::string text,
+                                   std::vector<Expected> expected);
 
 }  // namespace loadplan::fuzz::mut

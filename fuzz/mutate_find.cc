@@ -38,9 +38,7 @@ std::string Fresh(const Manifest& m, std::string stem) {
   return name;
 }
 
-std::optional<int64_t> Count(const Buffer& b) {
-  return Evaluate(ElementCount(b), {}).value;
-}
+std::optional<int64_t> Count(const Buffer& b) { return Evaluate(ElementCount(b), {}).value; }
 
 std::optional<int64_t> ScalarArg(const Call& c, std::string_view param) {
   const Arg* a = FindArg(c, param);
@@ -59,7 +57,8 @@ bool SameContract(const Kernel& a, const Kernel& b) {
   if (a.params.size() != b.params.size()) return false;
   for (size_t i = 0; i < a.params.size(); ++i) {
     const Param &p = a.params[i], &q = b.params[i];
-    if (p.name != q.name || p.access != q.access || p.dtype != q.dtype || p.extent != q.extent) return false;
+    if (p.name != q.name || p.access != q.access || p.dtype != q.dtype || p.extent != q.extent)
+      return false;
   }
   return true;
 }
@@ -84,7 +83,8 @@ std::vector<CallRef> KernelCalls(const Manifest& m, bool derive, bool copy_like)
         const Kernel* k = m.FindKernel(call.kernel);
         const Kernel* s = StandardKernel(call.kernel);
         if (call.kernel != "copy" && call.kernel != "cast_bf16_f32") continue;
-        if (k == nullptr || s == nullptr || !SameContract(*k, *s) || !ScalarArg(call, "n")) continue;
+        if (k == nullptr || s == nullptr || !SameContract(*k, *s) || !ScalarArg(call, "n"))
+          continue;
         const Arg *src = FindArg(call, "src"), *dst = FindArg(call, "dst");
         if (src == nullptr || dst == nullptr || !src->buffer || !dst->buffer) continue;
       }

@@ -26,12 +26,14 @@ const T& Choose(const std::vector<T>& v, const Pick& pick) {
   return v[pick(v.size())];
 }
 
-// A JSON pointer from unescaped tokens: Ptr({"programs", "a/b", "calls", "0"}) == "/programs/a~1b/calls/0".
+// A JSON pointer from unescaped tokens: Ptr({"programs", "a/b", "calls", "0"}) ==
+// "/programs/a~1b/calls/0".
 std::string Ptr(std::initializer_list<std::string_view> tokens);
 std::string ArgPtr(const verifier::Manifest& m, CallRef c, std::string_view param);
 std::string CallPtr(const verifier::Manifest& m, CallRef c);
 
-// A name no variable, buffer, kernel, program or tensor of `m` uses: `stem`, or `stem` with a suffix.
+// A name no variable, buffer, kernel, program or tensor of `m` uses: `stem`, or `stem` with a
+// suffix.
 std::string Fresh(const verifier::Manifest& m, std::string stem);
 
 // Whether two kernel declarations have the same parameter contract.
@@ -43,7 +45,8 @@ const verifier::Kernel* StandardKernel(std::string_view name);
 // with a constant `n`, when `copy_like`.
 std::vector<CallRef> KernelCalls(const verifier::Manifest& m, bool derive, bool copy_like = false);
 std::vector<size_t> Programs(const verifier::Manifest& m, bool derive);
-std::vector<const verifier::Buffer*> Buffers(const verifier::Manifest& m, std::initializer_list<verifier::BufferKind> kinds);
+std::vector<const verifier::Buffer*> Buffers(const verifier::Manifest& m,
+                                             std::initializer_list<verifier::BufferKind> kinds);
 
 // The constant element count of a fixed-shape buffer.
 std::optional<int64_t> Count(const verifier::Buffer& b);

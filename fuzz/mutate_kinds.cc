@@ -7,7 +7,9 @@ using namespace verifier;  // NOLINT
 
 namespace {
 
-Buffer& Mut(Manifest& m, const Buffer* b) { return m.buffers[static_cast<size_t>(b - m.buffers.data())]; }
+Buffer& Mut(Manifest& m, const Buffer* b) {
+  return m.buffers[static_cast<size_t>(b - m.buffers.data())];
+}
 
 }  // namespace
 
@@ -22,8 +24,8 @@ std::optional<Mutation> BindingMissing(const Manifest& in, const Pick& pick) {
 
 std::optional<Mutation> BindingExtra(const Manifest& in, const Pick& pick) {
   Manifest m = in;
-  auto other = Buffers(m, {BufferKind::kCarry, BufferKind::kState, BufferKind::kScratch, BufferKind::kInput,
-                           BufferKind::kOutput, BufferKind::kPeer});
+  auto other = Buffers(m, {BufferKind::kCarry, BufferKind::kState, BufferKind::kScratch,
+                           BufferKind::kInput, BufferKind::kOutput, BufferKind::kPeer});
   if (other.empty()) return std::nullopt;
   Buffer& b = Mut(m, Choose(other, pick));
   b.tensor = Fresh(m, "model.extra");
@@ -40,15 +42,19 @@ std::optional<Mutation> SourceWritten(const Manifest& in, const Pick& pick) {
   }
   std::string src = u8.empty() ? Fresh(m, "fuzz.raw") : Choose(u8, pick);
   if (u8.empty()) {
-    AddBuffer(m, Buffer{.name = src, .kind = BufferKind::kSource, .tensor = Fresh(m, "fuzz.tensor"),
-                        .dtype = base::Dtype::kU8, .shape = {Expr::Const(4)}});
+    AddBuffer(m, Buffer{.name = src,
+                        .kind = BufferKind::kSource,
+                        .tensor = Fresh(m, "fuzz.tensor"),
+                        .dtype = base::Dtype::kU8,
+                        .shape = {Expr::Const(4)}});
   }
   int64_t n = 4;
   for (const Buffer& b : m.buffers) {
     if (b.name == src) n = *Count(b);
   }
   AddProgram(m, Program{.name = program, .derive = true, .calls = {CopyCall(src, src, n)}});
-  return Finish("source-written", m, {{"K2", Ptr({"programs", program, "calls", "0", "args", "dst"})}});
+  return Finish("source-written", m,
+                {{"K2", Ptr({"programs", program, "calls", "0", "args", "dst"})}});
 }
 
 std::optional<Mutation> SourceReadByServing(const Manifest& in, const Pick& pick) {
@@ -58,7 +64,8 @@ std::optional<Mutation> SourceReadByServing(const Manifest& in, const Pick& pick
   const Buffer b = *Choose(sources, pick);
   const std::string program = Fresh(m, "peek");
   AddOneParamProgram(m, program, b, Access::kRead, Count(b).value_or(0));
-  return Finish("source-read-by-serving", m, {{"K2", Ptr({"programs", program, "calls", "0", "args", "p"})}});
+  return Finish("source-read-by-serving", m,
+                {{"K2", Ptr({"programs", program, "calls", "0", "args", "p"})}});
 }
 
 std::optional<Mutation> SourceExported(const Manifest& in, const Pick& pick) {
@@ -76,8 +83,10 @@ std::optional<Mutation> WeightWritten(const Manifest& in, const Pick& pick) {
   if (weights.empty()) return std::nullopt;
   const Buffer b = *Choose(weights, pick);
   const std::string program = Fresh(m, "poke");
-  AddOneParamProgram(m, program, b, pick(2) == 0 ? Access::kWrite : Access::kReadWrite, Count(b).value_or(0));
-  return Finish("weight-written", m, {{"K4", Ptr({"programs", program, "calls", "0", "args", "p"})}});
+  AddOneParamProgram(m, program, b, pick(2) == 0 ? Access::kWrite : Access::kReadWrite,
+                     Count(b).value_or(0));
+  return Finish("weight-written", m,
+                {{"K4", Ptr({"programs", program, "calls", "0", "args", "p"})}});
 }
 
 // A checkpoint-bound buffer (or a derive-written carry) whose shape names a variable:
@@ -96,7 +105,8 @@ std::optional<Mutation> VariableFixedShape(const Manifest& in, const Pick& pick)
   const size_t i = pick(b.shape.size());
   const std::string text = ToString(b.shape[i]) + " + 0 * " + Choose(m.vars, pick).name;
   b.shape[i] = *ParseExpr(text).expr;
-  return Finish("variable-fixed-shape", m, {{"K5", Ptr({"buffers", b.name, "shape", std::to_string(i)})}});
+  return Finish("variable-fixed-shape", m,
+                {{"K5", Ptr({"buffers", b.name, "shape", std::to_string(i)})}});
 }
 
 std::optional<Mutation> TensorTwice(const Manifest& in, const Pick& pick) {
@@ -113,7 +123,8 @@ std::optional<Mutation> TensorTwice(const Manifest& in, const Pick& pick) {
 
 std::optional<Mutation> LaneOnOtherKind(const Manifest& in, const Pick& pick) {
   Manifest m = in;
-  auto other = Buffers(m, {BufferKind::kCarry, BufferKind::kState, BufferKind::kScratch, BufferKind::kOutput});
+  auto other = Buffers(
+      m, {BufferKind::kCarry, BufferKind::kState, BufferKind::kScratch, BufferKind::kOutput});
   if (other.empty()) return std::nullopt;
   Buffer& b = Mut(m, Choose(other, pick));
   b.lane = 0;
@@ -135,10 +146,14 @@ std::optional<Mutation> PartialByte(const Manifest& in, const Pick& pick) {
   Manifest m = in;
   const bool f4 = pick(2) == 0;
   const int64_t unit = f4 ? 2 : 4;  // elements per whole number of bytes
-  const int64_t count = unit * static_cast<int64_t>(pick(1000)) + 1 + static_cast<int64_t>(pick(unit - 1));
-  Buffer b{.name = Fresh(m, "w.partial"), .kind = BufferKind::kWeight, .tensor = Fresh(m, "model.partial"),
+  const int64_t count =
+      unit * static_cast<int64_t>(pick(1000)) + 1 + static_cast<int64_t>(pick(unit - 1));
+  Buffer b{.name = Fresh(m, "w.partial"),
+           .kind = BufferKind::kWeight,
+           .tensor = Fresh(m, "model.partial"),
            .dtype = f4 ? base::Dtype::kF4 : base::Dtype::kF6E3M2};
-  b.shape = pick(2) == 0 ? std::vector<Expr>{Expr::Const(count)} : std::vector<Expr>{Expr::Const(1), Expr::Const(count)};
+  b.shape = pick(2) == 0 ? std::vector<Expr>{Expr::Const(count)}
+                         : std::vector<Expr>{Expr::Const(1), Expr::Const(count)};
   const std::string name = b.name;
   AddBuffer(m, std::move(b));
   return Finish("partial-byte", m, {{"K8", Ptr({"buffers", name, "shape"})}});

@@ -29,13 +29,16 @@ std::optional<Mutation> DeriveTouchesServing(const Manifest& in, const Pick& pic
   const size_t p = Choose(derive, pick);
   const int64_t n = static_cast<int64_t>(pick(9));
   const std::string src = U8Input(m, n, pick);
-  const BufferKind kind = std::vector<BufferKind>{BufferKind::kState, BufferKind::kScratch, BufferKind::kInput,
-                                                  BufferKind::kOutput, BufferKind::kPeer}[pick(5)];
+  const BufferKind kind =
+      std::vector<BufferKind>{BufferKind::kState, BufferKind::kScratch, BufferKind::kInput,
+                              BufferKind::kOutput, BufferKind::kPeer}[pick(5)];
   const std::string dst = Fresh(m, "fuzz.scratch");
-  AddBuffer(m, Buffer{.name = dst, .kind = kind, .dtype = base::Dtype::kU8, .shape = {Expr::Const(n)}});
+  AddBuffer(
+      m, Buffer{.name = dst, .kind = kind, .dtype = base::Dtype::kU8, .shape = {Expr::Const(n)}});
   Program& prog = m.programs[p];
   prog.calls.push_back(CopyCall(src, dst, n));
-  return Finish("derive-touches-serving", m, {{"P2", ArgPtr(m, {p, prog.calls.size() - 1}, "dst")}});
+  return Finish("derive-touches-serving", m,
+                {{"P2", ArgPtr(m, {p, prog.calls.size() - 1}, "dst")}});
 }
 
 std::optional<Mutation> DeriveCollective(const Manifest& in, const Pick& pick) {
@@ -48,8 +51,8 @@ std::optional<Mutation> DeriveCollective(const Manifest& in, const Pick& pick) {
   for (const Buffer& b : m.buffers) targets.push_back(b.name);
   if (targets.empty()) return std::nullopt;
   const size_t p = Choose(derive, pick);
-  m.programs[p].calls.push_back(
-      Call{.type = CallType::kCollective, .collective = "all_reduce", .buffer = Choose(targets, pick)});
+  m.programs[p].calls.push_back(Call{
+      .type = CallType::kCollective, .collective = "all_reduce", .buffer = Choose(targets, pick)});
   return Finish("derive-collective", m, {{"P3", CallPtr(m, {p, m.programs[p].calls.size() - 1})}});
 }
 
@@ -60,7 +63,8 @@ std::optional<Mutation> DeriveScalarVariable(const Manifest& in, const Pick& pic
   if (calls.empty() || m.vars.empty()) return std::nullopt;
   const CallRef c = Choose(calls, pick);
   Arg& n = *MutableArg(m.programs[c.program].calls[c.call], "n");
-  n.scalar = *ParseExpr(fmt::format("min({}, {})", n.scalar->value, Choose(m.vars, pick).name)).expr;
+  n.scalar =
+      *ParseExpr(fmt::format("min({}, {})", n.scalar->value, Choose(m.vars, pick).name)).expr;
   return Finish("derive-scalar-variable", m, {{"P4", ArgPtr(m, c, "n")}});
 }
 
@@ -72,9 +76,12 @@ std::optional<Mutation> DeriveGridVariable(const Manifest& in, const Pick& pick)
   Call& call = m.programs[c.program].calls[c.call];
   if (call.grid.empty()) call.grid.push_back(Expr::Const(1));
   const size_t i = pick(call.grid.size());
-  call.grid[i] = *ParseExpr(fmt::format("max({}, {})", ToString(call.grid[i]), Choose(m.vars, pick).name)).expr;
-  return Finish("derive-grid-variable", m, {{"P4", Ptr({"programs", m.programs[c.program].name, "calls",
-                                                         std::to_string(c.call), "grid", std::to_string(i)})}});
+  call.grid[i] =
+      *ParseExpr(fmt::format("max({}, {})", ToString(call.grid[i]), Choose(m.vars, pick).name))
+           .expr;
+  return Finish("derive-grid-variable", m,
+                {{"P4", Ptr({"programs", m.programs[c.program].name, "calls",
+                             std::to_string(c.call), "grid", std::to_string(i)})}});
 }
 
 std::optional<Mutation> MissingScalarArg(const Manifest& in, const Pick& pick) {
@@ -131,7 +138,10 @@ std::optional<Mutation> DtypeMismatch(const Manifest& in, const Pick& pick) {
   std::vector<std::string> bound;
   for (const auto& [name, uses] : usage.by_buffer) {
     for (const Use& u : uses) {
-      if (!u.param.empty()) { bound.push_back(name); break; }
+      if (!u.param.empty()) {
+        bound.push_back(name);
+        break;
+      }
     }
   }
   if (bound.empty()) return std::nullopt;
@@ -141,11 +151,13 @@ std::optional<Mutation> DtypeMismatch(const Manifest& in, const Pick& pick) {
   b.dtype = *base::ParseDtype(Choose(dtypes, pick));
   Assignment corner;
   for (const Variable& v : m.vars) corner[v.name] = v.max;
-  if (b.dtype == m.FindBuffer(name)->dtype || !Evaluate(ByteSize(b), corner).value) return std::nullopt;
+  if (b.dtype == m.FindBuffer(name)->dtype || !Evaluate(ByteSize(b), corner).value)
+    return std::nullopt;
   // A checkpoint tensor must keep whole bytes (else K8 as well): no odd F4 count.
   const bool checkpoint = b.kind == BufferKind::kWeight || b.kind == BufferKind::kSource;
   const std::optional<int64_t> count = Count(b);
-  if (checkpoint && count && !base::FillsWholeBytes(static_cast<uint64_t>(*count), b.dtype)) return std::nullopt;
+  if (checkpoint && count && !base::FillsWholeBytes(static_cast<uint64_t>(*count), b.dtype))
+    return std::nullopt;
   std::vector<Expected> expected;
   for (const Use& u : usage.Of(name)) {
     if (!u.param.empty()) expected.push_back({"P6", u.ptr});
@@ -170,17 +182,23 @@ std::optional<Mutation> BreakExtent(const Manifest& in, const Pick& pick, bool d
   if (drop) param.extent.reset();
   if (!drop) param.extent = Expr::Var(FindParam(m.kernels[k], "zz") ? "zz_" : "zz");
   std::string ptr = Ptr({"kernels", m.kernels[k].name, "params", param.name});
-  return Finish(drop ? "extent-missing" : "extent-unknown-name", m, {{"P7", drop ? ptr : ptr + "/extent"}});
+  return Finish(drop ? "extent-missing" : "extent-unknown-name", m,
+                {{"P7", drop ? ptr : ptr + "/extent"}});
 }
 
 }  // namespace
 
-std::optional<Mutation> ExtentUnknownName(const Manifest& in, const Pick& pick) { return BreakExtent(in, pick, false); }
-std::optional<Mutation> ExtentMissing(const Manifest& in, const Pick& pick) { return BreakExtent(in, pick, true); }
+std::optional<Mutation> ExtentUnknownName(const Manifest& in, const Pick& pick) {
+  return BreakExtent(in, pick, false);
+}
+std::optional<Mutation> ExtentMissing(const Manifest& in, const Pick& pick) {
+  return BreakExtent(in, pick, true);
+}
 
 std::optional<Mutation> EmptyProgram(const Manifest& in, const Pick& pick) {
   Manifest m = in;
-  const std::string name = Fresh(m, std::vector<std::string>{"idle", "decode", "derive.w"}[pick(3)]);
+  const std::string name =
+      Fresh(m, std::vector<std::string>{"idle", "decode", "derive.w"}[pick(3)]);
   AddProgram(m, Program{.name = name, .derive = pick(2) == 0});
   return Finish("empty-program", m, {{"P8", Ptr({"programs", name, "calls"})}});
 }
@@ -194,8 +212,9 @@ std::optional<Mutation> DeriveGridZero(const Manifest& in, const Pick& pick) {
   if (call.grid.empty()) call.grid.push_back(Expr::Const(1));
   const size_t i = pick(call.grid.size());
   call.grid[i] = Expr::Const(0);
-  return Finish("derive-grid-zero", m, {{"P8", Ptr({"programs", m.programs[c.program].name, "calls",
-                                                     std::to_string(c.call), "grid", std::to_string(i)})}});
+  return Finish("derive-grid-zero", m,
+                {{"P8", Ptr({"programs", m.programs[c.program].name, "calls",
+                             std::to_string(c.call), "grid", std::to_string(i)})}});
 }
 
 }  // namespace loadplan::fuzz::mut

@@ -33,14 +33,19 @@ std::optional<Mutation> RegistryPreconditionBroken(const Manifest& in, const Pic
   if (!EnsureStandardKernel(m, "mxfp4_dequant")) return std::nullopt;
   const std::string blocks = U8Input(m, 24, pick), scales = U8Input(m, 1, pick);
   const std::string dst = Fresh(m, "dq");
-  AddBuffer(m, Buffer{.name = dst, .kind = BufferKind::kCarry, .dtype = base::Dtype::kBF16, .shape = {Expr::Const(48)}});
+  AddBuffer(m, Buffer{.name = dst,
+                      .kind = BufferKind::kCarry,
+                      .dtype = base::Dtype::kBF16,
+                      .shape = {Expr::Const(48)}});
   const std::string program = Fresh(m, "derive.dq");
   Program p{.name = program, .derive = true};
-  p.calls.push_back(Call{.kernel = "mxfp4_dequant",
-                         .args = {Arg{.param = "blocks", .buffer = blocks}, Arg{.param = "cols", .scalar = Expr::Const(48)},
-                                  Arg{.param = "dst", .buffer = dst}, Arg{.param = "rows", .scalar = Expr::Const(1)},
-                                  Arg{.param = "scales", .buffer = scales}},
-                         .grid = {Expr::Const(1)}});
+  p.calls.push_back(Call{
+      .kernel = "mxfp4_dequant",
+      .args = {Arg{.param = "blocks", .buffer = blocks},
+               Arg{.param = "cols", .scalar = Expr::Const(48)}, Arg{.param = "dst", .buffer = dst},
+               Arg{.param = "rows", .scalar = Expr::Const(1)},
+               Arg{.param = "scales", .buffer = scales}},
+      .grid = {Expr::Const(1)}});
   AddProgram(m, std::move(p));
   return Finish("registry-precondition-broken", m,
                 {{"P10", Ptr({"programs", program, "calls", "0", "args", "cols"})}});

@@ -6,7 +6,8 @@
 
 namespace loadplan::fuzz::mut {
 
-#define LOADPLAN_MUTATOR(fn) std::optional<Mutation> fn(const verifier::Manifest& m, const Pick& pick)
+#define LOADPLAN_MUTATOR(fn) \
+  std::optional<Mutation> fn(const verifier::Manifest& m, const Pick& pick)
 // Kinds (mutate_kinds.cc).
 LOADPLAN_MUTATOR(BindingMissing);
 LOADPLAN_MUTATOR(BindingExtra);

@@ -52,7 +52,8 @@ std::optional<Mutation> UnknownShapeVariable(const Manifest& in, const Pick& pic
   Buffer& b = m.buffers[Choose(shaped, pick)];
   const size_t d = pick(b.shape.size());
   b.shape[d] = Expr::Var(FreshVariable(m, pick));
-  return Finish("unknown-shape-variable", m, {{"S6", Ptr({"buffers", b.name, "shape", std::to_string(d)})}});
+  return Finish("unknown-shape-variable", m,
+                {{"S6", Ptr({"buffers", b.name, "shape", std::to_string(d)})}});
 }
 
 std::optional<Mutation> UnknownBatchVariable(const Manifest& in, const Pick& pick) {
@@ -70,7 +71,8 @@ std::optional<Mutation> UnknownCollectiveBuffer(const Manifest& in, const Pick& 
   if (serving.empty()) return std::nullopt;
   const size_t p = Choose(serving, pick);
   const std::string name = Fresh(m, m.buffers.empty() ? "kv" : Choose(m.buffers, pick).name + "x");
-  m.programs[p].calls.push_back(Call{.type = CallType::kCollective, .collective = "all_gather", .buffer = name});
+  m.programs[p].calls.push_back(
+      Call{.type = CallType::kCollective, .collective = "all_gather", .buffer = name});
   return Finish("unknown-collective-buffer", m,
                 {{"S6", ChildPointer(CallPtr(m, {p, m.programs[p].calls.size() - 1}), "buffer")}});
 }
@@ -107,7 +109,8 @@ std::optional<Mutation> OverflowingShape(const Manifest& in, const Pick& pick) {
   if (sized.empty()) return std::nullopt;
   Buffer& b = m.buffers[Choose(sized, pick)];
   const size_t at = pick(b.shape.size() + 1);
-  b.shape.insert(b.shape.begin() + static_cast<std::ptrdiff_t>(at), 2, Expr::Const(int64_t{1} << 32));
+  b.shape.insert(b.shape.begin() + static_cast<std::ptrdiff_t>(at), 2,
+                 Expr::Const(int64_t{1} << 32));
   return Finish("overflowing-shape", m, {{"S9", Ptr({"buffers", b.name, "shape"})}});
 }
 
@@ -119,7 +122,8 @@ std::optional<Mutation> DivisionByZeroShape(const Manifest& in, const Pick& pick
   for (size_t i = 0; i < m.buffers.size(); ++i) {
     const Buffer& b = m.buffers[i];
     bool derive_written = false;
-    for (const Use& u : usage.Of(b.name)) derive_written |= m.programs[u.program].derive && Writes(u.access);
+    for (const Use& u : usage.Of(b.name))
+      derive_written |= m.programs[u.program].derive && Writes(u.access);
     if (!IsCheckpointBound(b.kind) && !derive_written) serving.push_back(i);
   }
   if (serving.empty() || m.vars.empty()) return std::nullopt;

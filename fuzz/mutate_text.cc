@@ -18,7 +18,8 @@ json Doc(const Manifest& m) { return json::parse(WriteManifest(m)); }
 std::vector<std::string> Members(const json& doc, std::string_view section) {
   std::vector<std::string> out;
   if (!doc.contains(section)) return out;
-  for (const auto& [key, value] : doc.at(std::string(section)).items()) out.push_back(Ptr({section, key}));
+  for (const auto& [key, value] : doc.at(std::string(section)).items())
+    out.push_back(Ptr({section, key}));
   return out;
 }
 
@@ -93,7 +94,8 @@ std::optional<Mutation> WrongType(const Manifest& m, const Pick& pick) {
   auto buffers = Members(doc, "buffers");
   if (buffers.empty()) return std::nullopt;
   const std::string b = Choose(buffers, pick);
-  doc[json::json_pointer(b)]["export"] = std::vector<json>{"yes", 1, nullptr, json::array()}[pick(4)];
+  doc[json::json_pointer(b)]["export"] =
+      std::vector<json>{"yes", 1, nullptr, json::array()}[pick(4)];
   return FinishText("wrong-type", doc.dump(), {{"S3", b + "/export"}});
 }
 
@@ -124,7 +126,8 @@ std::optional<Mutation> UnknownDtype(const Manifest& m, const Pick& pick) {
   auto buffers = Members(doc, "buffers");
   if (buffers.empty()) return std::nullopt;
   const std::string b = Choose(buffers, pick);
-  doc[json::json_pointer(b)]["dtype"] = std::vector<std::string>{"bf16", "u8", "F8", "", "FP32"}[pick(5)];
+  doc[json::json_pointer(b)]["dtype"] =
+      std::vector<std::string>{"bf16", "u8", "F8", "", "FP32"}[pick(5)];
   return FinishText("unknown-dtype", doc.dump(), {{"S7", b + "/dtype"}});
 }
 
@@ -133,7 +136,8 @@ std::optional<Mutation> BadExpression(const Manifest& m, const Pick& pick) {
   auto dims = Dims(doc);
   if (dims.empty()) return std::nullopt;
   const std::string d = Choose(dims, pick);
-  doc[json::json_pointer(d)] = std::vector<std::string>{"b*", "(", "min(1)", "1 +", "3 $ 4"}[pick(5)];
+  doc[json::json_pointer(d)] =
+      std::vector<std::string>{"b*", "(", "min(1)", "1 +", "3 $ 4"}[pick(5)];
   return FinishText("bad-expression", doc.dump(), {{"S10", d}});
 }
 

@@ -81,16 +81,19 @@ std::string CheckMutation(const Mutation& m) {
   const std::set<Expected> expected(m.expected.begin(), m.expected.end());
   std::string problems;
   for (const Expected& e : expected) {
-    if (!reported.contains(e)) problems += fmt::format("  missing {} at \"{}\"\n", e.code, e.pointer);
+    if (!reported.contains(e))
+      problems += fmt::format("  missing {} at \"{}\"\n", e.code, e.pointer);
   }
   for (const Expected& e : errors) {
-    if (!expected.contains(e)) problems += fmt::format("  unexpected {} at \"{}\"\n", e.code, e.pointer);
+    if (!expected.contains(e))
+      problems += fmt::format("  unexpected {} at \"{}\"\n", e.code, e.pointer);
   }
   if (problems.empty()) return {};
   std::string all;
   for (const verifier::Diagnostic& d : out.result.diags) {
-    all += fmt::format("    {}[{}] \"{}\": {}\n", d.severity == Severity::kError ? "error" : "warning", d.code,
-                       d.pointer, d.message);
+    all +=
+        fmt::format("    {}[{}] \"{}\": {}\n", d.severity == Severity::kError ? "error" : "warning",
+                    d.code, d.pointer, d.message);
   }
   return fmt::format("mutation {}:\n{}  reported:\n{}", m.mutator, problems, all);
 }

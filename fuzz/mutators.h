@@ -34,9 +34,9 @@ struct Expected {
 };
 
 struct Mutation {
-  std::string mutator;             // the mutator's name
-  std::string text;                // the mutated document
-  std::vector<Expected> expected;  // the first is the rule the mutator breaks
+  std::string mutator;                                // the mutator's name
+  std::string text;                                   // the mutated document
+  std::vector<Expected> expected;                     // the first is the rule the mutator breaks
   int max_boxes = verifier::ProofBudget{}.max_boxes;  // the proof budget to verify with
 };
 

@@ -19,7 +19,8 @@ using nlohmann::json;
 
 std::string Describe(const std::vector<verifier::Diagnostic>& diags) {
   std::string out;
-  for (const verifier::Diagnostic& d : diags) out += d.code + " " + d.pointer + ": " + d.message + "\n";
+  for (const verifier::Diagnostic& d : diags)
+    out += d.code + " " + d.pointer + ": " + d.message + "\n";
   return out;
 }
 
@@ -34,9 +35,9 @@ void TagShape(const verifier::Manifest& m) {
   size_t calls = 0;
   for (const verifier::Program& p : m.programs) calls += p.derive ? p.calls.size() : 0;
   const char* depth = calls == 0  ? "no derive call"
-                      : calls < 4  ? "1-3 derive calls"
-                      : calls < 8  ? "4-7 derive calls"
-                                   : "8+ derive calls";
+                      : calls < 4 ? "1-3 derive calls"
+                      : calls < 8 ? "4-7 derive calls"
+                                  : "8+ derive calls";
   RC_TAG(depth, m.vars.empty() ? "no variables" : "variables");
 }
 
@@ -53,8 +54,9 @@ void CheckPlanIsValid(const verifier::Manifest& m) {
   simulator::PlanOptions options;
   if (*rc::gen::inRange(0, 2) == 0) options.lanes = *rc::gen::inRange<uint32_t>(0, 5);
   if (*rc::gen::inRange(0, 2) == 0) options.prefetch = *rc::gen::inRange<uint32_t>(0, 5);
-  options.placement = *rc::gen::element(simulator::PlacementPolicy::kFirstFit, simulator::PlacementPolicy::kBestFit,
-                                        simulator::PlacementPolicy::kExact, simulator::PlacementPolicy::kBest);
+  options.placement =
+      *rc::gen::element(simulator::PlacementPolicy::kFirstFit, simulator::PlacementPolicy::kBestFit,
+                        simulator::PlacementPolicy::kExact, simulator::PlacementPolicy::kBest);
   options.alignment = *rc::gen::element<uint64_t>(0, 1, 8, 256);
   options.granularity = *rc::gen::element<uint64_t>(0, 1, 256, 2ull << 20);
   const simulator::LoadPlan plan = simulator::Plan(*r.verified, options);
@@ -71,7 +73,8 @@ void CheckMutationIsReported(const verifier::Manifest& m) {
   const std::vector<Mutator>& all = Mutators();
   const size_t first = *rc::gen::inRange<size_t>(0, all.size());
   std::optional<Mutation> mu;
-  for (size_t i = 0; i < all.size() && !mu; ++i) mu = all[(first + i) % all.size()].apply(m, RcPick());
+  for (size_t i = 0; i < all.size() && !mu; ++i)
+    mu = all[(first + i) % all.size()].apply(m, RcPick());
   RC_PRE(mu.has_value());
   RC_TAG(mu->mutator);
   const std::string problems = CheckMutation(*mu);
@@ -105,9 +108,11 @@ void CheckTextIsTotal(const std::string& text) {
   RC_TAG(!doc ? "not JSON" : out.result.ok() ? "verifies" : "JSON with errors");
   if (!doc) return;
   for (const verifier::Diagnostic& d : out.result.diags) {
-    if (!PointerResolves(*doc, d.pointer)) RC_FAIL(d.code + " at \"" + d.pointer + "\" does not resolve in:\n" + text);
+    if (!PointerResolves(*doc, d.pointer))
+      RC_FAIL(d.code + " at \"" + d.pointer + "\" does not resolve in:\n" + text);
     for (const verifier::Note& n : d.notes) {
-      if (!PointerResolves(*doc, n.pointer)) RC_FAIL(d.code + " note at \"" + n.pointer + "\" does not resolve in:\n" + text);
+      if (!PointerResolves(*doc, n.pointer))
+        RC_FAIL(d.code + " note at \"" + n.pointer + "\" does not resolve in:\n" + text);
     }
   }
 }

@@ -54,14 +54,17 @@ simulator::PlanOptions DrawHostPlanOptions() {
   simulator::PlanOptions options{.granularity = *rc::gen::element<uint64_t>(1, 256, 4096)};
   if (*rc::gen::inRange(0, 2) == 0) options.lanes = *rc::gen::inRange<uint32_t>(1, 4);
   if (*rc::gen::inRange(0, 2) == 0) options.prefetch = *rc::gen::inRange<uint32_t>(0, 4);
-  options.placement = *rc::gen::element(simulator::PlacementPolicy::kFirstFit, simulator::PlacementPolicy::kBest);
+  options.placement =
+      *rc::gen::element(simulator::PlacementPolicy::kFirstFit, simulator::PlacementPolicy::kBest);
   return options;
 }
 
-void CheckRun(const verifier::Manifest& m, const simulator::LoadPlan& plan, const backend::Checkpoint& ckpt) {
+void CheckRun(const verifier::Manifest& m, const simulator::LoadPlan& plan,
+              const backend::Checkpoint& ckpt) {
   backend::HostBackend host(plan, ckpt);
   const backend::ExecuteResult run = backend::Execute(plan, host);
-  if (!run.status.ok()) RC_FAIL("host: " + run.status.message() + "\n" + verifier::WriteManifest(m));
+  if (!run.status.ok())
+    RC_FAIL("host: " + run.status.message() + "\n" + verifier::WriteManifest(m));
   backend::MemoryBackend memory;
   RC_ASSERT(backend::Execute(plan, memory).status.ok());
   RC_ASSERT(host.PeakBytes() == memory.PeakBytes());
@@ -69,7 +72,8 @@ void CheckRun(const verifier::Manifest& m, const simulator::LoadPlan& plan, cons
   RC_ASSERT(host.Launches() == plan.calls.size());
   for (const std::string& carry : DeriveWritten(m)) {
     for (const simulator::PlannedBuffer& b : plan.buffers) {
-      if (b.name == carry && !host.FullyWritten(b.id)) RC_FAIL("carry " + carry + " not fully written");
+      if (b.name == carry && !host.FullyWritten(b.id))
+        RC_FAIL("carry " + carry + " not fully written");
     }
   }
 }
@@ -85,10 +89,12 @@ void CheckHostReplay(const verifier::Manifest& m) {
   TagShape(m);
   TempDir dir;
   const uint64_t seed = *rc::gen::arbitrary<uint64_t>();
-  const base::Result<backend::GenSummary> gen = backend::GenerateCheckpoint(m, {.dir = dir.path.string(), .seed = seed});
+  const base::Result<backend::GenSummary> gen =
+      backend::GenerateCheckpoint(m, {.dir = dir.path.string(), .seed = seed});
   if (!gen.ok()) RC_FAIL("gen: " + gen.status().message() + "\n" + verifier::WriteManifest(m));
   auto opened = backend::Checkpoint::Open(dir.path.string());
-  if (!opened.ok()) RC_FAIL("open: " + opened.status().message() + "\n" + verifier::WriteManifest(m));
+  if (!opened.ok())
+    RC_FAIL("open: " + opened.status().message() + "\n" + verifier::WriteManifest(m));
   CheckRun(m, plan, **opened);
 }
 

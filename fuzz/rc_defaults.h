@@ -22,6 +22,7 @@ inline constexpr const char* kDefaultRcParams = "max_success=10000";
 #endif
 
 // Runs before main; RapidCheck reads RC_PARAMS lazily, at the first property.
-inline const bool kRcDefaultsApplied = (::setenv("RC_PARAMS", kDefaultRcParams, /*overwrite=*/0), true);
+inline const bool kRcDefaultsApplied =
+    (::setenv("RC_PARAMS", kDefaultRcParams, /*overwrite=*/0), true);
 
 }  // namespace loadplan::fuzz

@@ -40,11 +40,14 @@ std::vector<Property> GeneratedProperties() {
   };
 }
 
-std::vector<Property> AroundProperties(const std::string& text, const std::optional<verifier::Manifest>& clean) {
-  std::vector<Property> props = {{"totality: byte mutations of the file", [text] { CheckTextIsTotal(*GenMutatedText(text)); }}};
+std::vector<Property> AroundProperties(const std::string& text,
+                                       const std::optional<verifier::Manifest>& clean) {
+  std::vector<Property> props = {{"totality: byte mutations of the file",
+                                  [text] { CheckTextIsTotal(*GenMutatedText(text)); }}};
   if (!clean) return props;
   const verifier::Manifest m = *clean;
-  props.push_back({"completeness: mutations of the file are reported", [m] { CheckMutationIsReported(m); }});
+  props.push_back(
+      {"completeness: mutations of the file are reported", [m] { CheckMutationIsReported(m); }});
   props.push_back({"soundness: its plans pass the plan checker", [m] { CheckPlanIsValid(m); }});
   props.push_back({"round trip: the file's model", [m] { CheckRoundTrip(m); }});
   return props;
@@ -79,7 +82,8 @@ bool RunOne(const Property& prop, const PropertyRunOptions& o, uint64_t seed, st
   fmt::print(out, "{}  {} ({:.1f} s)\n", ok ? "ok  " : "FAIL", prop.first, s);
   if (!ok) {
     out << report.str();
-    fmt::print(out, "\nreproduce: loadplan fuzz --seed {} --cases {} (or RC_PARAMS=\"seed={}\")\n", seed, o.cases, seed);
+    fmt::print(out, "\nreproduce: loadplan fuzz --seed {} --cases {} (or RC_PARAMS=\"seed={}\")\n",
+               seed, o.cases, seed);
   }
   return ok;
 }
@@ -92,14 +96,19 @@ PropertyRunResult RunProperties(const PropertyRunOptions& o, std::ostream& out) 
   if (o.around) {
     const verifier::CheckOutput checked = verifier::CheckText(*o.around);
     result.around_verifies = checked.manifest && checked.result.ok();
-    props = AroundProperties(*o.around, result.around_verifies ? std::optional<verifier::Manifest>(*checked.manifest) : std::nullopt);
+    props = AroundProperties(*o.around, result.around_verifies
+                                            ? std::optional<verifier::Manifest>(*checked.manifest)
+                                            : std::nullopt);
   } else {
     props = GeneratedProperties();
   }
-  if (o.around && !result.around_verifies) fmt::print(out, "{} does not verify: fuzzing its bytes only\n", o.around_name);
+  if (o.around && !result.around_verifies)
+    fmt::print(out, "{} does not verify: fuzzing its bytes only\n", o.around_name);
   result.seed = ConfigureRapidCheck(o);
-  fmt::print(out, "loadplan fuzz: {} properties x {} cases, seed {}\n", props.size(), o.cases, result.seed);
-  for (const Property& p : props) (RunOne(p, o, result.seed, out) ? result.passed : result.failed)++;
+  fmt::print(out, "loadplan fuzz: {} properties x {} cases, seed {}\n", props.size(), o.cases,
+             result.seed);
+  for (const Property& p : props)
+    (RunOne(p, o, result.seed, out) ? result.passed : result.failed)++;
   fmt::print(out, "{} passed, {} failed\n", result.passed, result.failed);
   return result;
 }

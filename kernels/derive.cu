@@ -12,14 +12,16 @@ namespace loadplan::kernels::device {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kUnroll = 4;             // independent loads in flight per thread
-constexpr int kItemsPerBlock = 2048;   // row gather: output items per block
-constexpr int kBandRows = 128;         // scale swizzle: rows per block (one 128-row band)
+constexpr int kUnroll = 4;            // independent loads in flight per thread
+constexpr int kItemsPerBlock = 2048;  // row gather: output items per block
+constexpr int kBandRows = 128;        // scale swizzle: rows per block (one 128-row band)
 constexpr int kMaxBandSmem = 48 * 1024;
 
 int Launched() { return static_cast<int>(cudaGetLastError()); }
 cudaStream_t Stream(void* s) { return static_cast<cudaStream_t>(s); }
-__host__ __device__ bool Aligned(const void* p, uintptr_t n) { return (reinterpret_cast<uintptr_t>(p) % n) == 0; }
+__host__ __device__ bool Aligned(const void* p, uintptr_t n) {
+  return (reinterpret_cast<uintptr_t>(p) % n) == 0;
+}
 
 struct GatherParams {
   int32_t rows, out_rows, in_items, out_items, rows_per_block;
@@ -30,8 +32,8 @@ struct GatherParams {
 // one expert, contiguous in dst; item j of row r reads item j of the source row
 // (recipe.h), or zero for padding rows and columns.
 template <typename Item>
-__global__ void __launch_bounds__(kThreads) RowGatherKernel(const Item* __restrict__ src, Item* __restrict__ dst,
-                                                            GatherParams p) {
+__global__ void __launch_bounds__(kThreads)
+    RowGatherKernel(const Item* __restrict__ src, Item* __restrict__ dst, GatherParams p) {
   const int64_t e = blockIdx.y;
   const int32_t r0 = blockIdx.x * p.rows_per_block;
   const uint32_t n = static_cast<uint32_t>(min(p.rows_per_block, p.out_rows - r0)) * p.out_items;
@@ -46,7 +48,8 @@ __global__ void __launch_bounds__(kThreads) RowGatherKernel(const Item* __restri
       if (i < n) {
         const uint32_t lr = i / p.out_items, j = i - lr * p.out_items;
         const int32_t s = SourceRow(p.fc1, r0 + static_cast<int32_t>(lr), p.rows);
-        if (s != kPadRow && j < static_cast<uint32_t>(p.in_items)) v[u] = __ldg(s_exp + int64_t{s} * p.in_items + j);
+        if (s != kPadRow && j < static_cast<uint32_t>(p.in_items))
+          v[u] = __ldg(s_exp + int64_t{s} * p.in_items + j);
       }
     }
 #pragma unroll
@@ -65,7 +68,7 @@ int GatherAs(const void* src, void* dst, const RowShape& s, void* stream) {
   const GatherParams p{s.rows, s.out_rows, s.cols / kB, out_items, rpb, s.fc1};
   const dim3 grid((s.out_rows + rpb - 1) / rpb, s.experts);
   RowGatherKernel<Item><<<grid, kThreads, 0, Stream(stream)>>>(static_cast<const Item*>(src),
-                                                                static_cast<Item*>(dst), p);
+                                                               static_cast<Item*>(dst), p);
   return Launched();
 }
 
@@ -85,7 +88,8 @@ __device__ void LoadBand(const uint8_t* __restrict__ src, uint8_t* raw, int32_t 
       reinterpret_cast<uint4*>(raw)[i] = __ldg(reinterpret_cast<const uint4*>(src) + i);
     }
   }
-  for (int32_t i = done + threadIdx.x; i < nbytes + 8; i += kThreads) raw[i] = i < nbytes ? src[i] : 0;
+  for (int32_t i = done + threadIdx.x; i < nbytes + 8; i += kThreads)
+    raw[i] = i < nbytes ? src[i] : 0;
 }
 
 // Four bytes at any byte offset of shared memory (two aligned words, funnel shift).
@@ -100,8 +104,8 @@ __device__ uint32_t Read4(const uint8_t* raw, int32_t off) {
 // with wide loads, then writes each 16-byte chunk (a, d, c): rows c + 32b,
 // bytes 4d..4d+3.
 template <bool kVecOut>
-__global__ void __launch_bounds__(kThreads) ScaleBandKernel(const uint8_t* __restrict__ src,
-                                                            uint8_t* __restrict__ dst, BandParams p) {
+__global__ void __launch_bounds__(kThreads)
+    ScaleBandKernel(const uint8_t* __restrict__ src, uint8_t* __restrict__ dst, BandParams p) {
   extern __shared__ uint4 smem[];
   uint8_t* raw = reinterpret_cast<uint8_t*>(smem);
   const int64_t e = blockIdx.y;
@@ -122,23 +126,27 @@ __global__ void __launch_bounds__(kThreads) ScaleBandKernel(const uint8_t* __res
     const uint32_t mask = valid == 4 ? 0xFFFFFFFFu : (1u << (8 * valid)) - 1u;
     uint32_t w[4];
 #pragma unroll
-    for (int b = 0; b < 4; ++b) w[b] = (off[b] < 0 || valid == 0) ? 0u : (Read4(raw, off[b] + k) & mask);
+    for (int b = 0; b < 4; ++b)
+      w[b] = (off[b] < 0 || valid == 0) ? 0u : (Read4(raw, off[b] + k) & mask);
     if constexpr (kVecOut) {
       reinterpret_cast<uint4*>(out)[t] = make_uint4(w[0], w[1], w[2], w[3]);
     } else {
 #pragma unroll
-      for (int i = 0; i < 16; ++i) out[16 * t + i] = static_cast<uint8_t>(w[i >> 2] >> (8 * (i & 3)));
+      for (int i = 0; i < 16; ++i)
+        out[16 * t + i] = static_cast<uint8_t>(w[i >> 2] >> (8 * (i & 3)));
     }
   }
 }
 
 // Fallback for rows too long to stage: one thread per output byte.
-__global__ void ScaleGenericKernel(const uint8_t* __restrict__ src, uint8_t* __restrict__ dst, BandParams p,
-                                   int64_t total) {
+__global__ void ScaleGenericKernel(const uint8_t* __restrict__ src, uint8_t* __restrict__ dst,
+                                   BandParams p, int64_t total) {
   const int64_t per_expert = int64_t{p.out_rows} * p.K;
-  for (int64_t o = blockIdx.x * int64_t{kThreads} + threadIdx.x; o < total; o += int64_t{gridDim.x} * kThreads) {
+  for (int64_t o = blockIdx.x * int64_t{kThreads} + threadIdx.x; o < total;
+       o += int64_t{gridDim.x} * kThreads) {
     const int64_t e = o / per_expert, w = o % per_expert, tile = w / 512, in = w % 512;
-    const int32_t r = static_cast<int32_t>(128 * (tile / (p.K / 4)) + 32 * ((in % 16) / 4) + in / 16);
+    const int32_t r =
+        static_cast<int32_t>(128 * (tile / (p.K / 4)) + 32 * ((in % 16) / 4) + in / 16);
     const int32_t k = static_cast<int32_t>(4 * (tile % (p.K / 4)) + in % 4);
     const int32_t s = SourceRow(p.fc1, r, p.rows);
     dst[o] = (s != kPadRow && k < p.cols) ? src[(e * p.rows + s) * p.cols + k] : 0;
@@ -152,23 +160,28 @@ unsigned GridFor(int64_t work) {
 
 // ---- biases and casts: BF16 -> F32 bits ----
 
-__global__ void BiasKernel(const uint16_t* __restrict__ src, uint32_t* __restrict__ dst, RowShape s) {
+__global__ void BiasKernel(const uint16_t* __restrict__ src, uint32_t* __restrict__ dst,
+                           RowShape s) {
   const int32_t r = blockIdx.x * kThreads + threadIdx.x;
   const int64_t e = blockIdx.y;
   if (r >= s.out_rows) return;
   const int32_t row = SourceRow(s.fc1, r, s.rows);
-  dst[e * s.out_rows + r] = row == kPadRow ? 0u : static_cast<uint32_t>(src[e * s.rows + row]) << 16;
+  dst[e * s.out_rows + r] =
+      row == kPadRow ? 0u : static_cast<uint32_t>(src[e * s.rows + row]) << 16;
 }
 
 template <bool kVec>
-__global__ void CastKernel(const uint16_t* __restrict__ src, uint32_t* __restrict__ dst, int64_t n) {
-  const int64_t tid = blockIdx.x * int64_t{kThreads} + threadIdx.x, step = int64_t{gridDim.x} * kThreads;
+__global__ void CastKernel(const uint16_t* __restrict__ src, uint32_t* __restrict__ dst,
+                           int64_t n) {
+  const int64_t tid = blockIdx.x * int64_t{kThreads} + threadIdx.x,
+                step = int64_t{gridDim.x} * kThreads;
   int64_t done = 0;
   if constexpr (kVec) {
     done = n & ~int64_t{3};
     for (int64_t i = tid; i < n >> 2; i += step) {
       const uint2 h = __ldg(reinterpret_cast<const uint2*>(src) + i);
-      reinterpret_cast<uint4*>(dst)[i] = make_uint4(h.x << 16, h.x & 0xFFFF0000u, h.y << 16, h.y & 0xFFFF0000u);
+      reinterpret_cast<uint4*>(dst)[i] =
+          make_uint4(h.x << 16, h.x & 0xFFFF0000u, h.y << 16, h.y & 0xFFFF0000u);
     }
   }
   for (int64_t i = done + tid; i < n; i += step) dst[i] = static_cast<uint32_t>(src[i]) << 16;
@@ -182,15 +195,17 @@ __device__ uint32_t DequantPair(uint32_t byte, uint32_t s) {
 
 // Thread per 4 block bytes (8 elements, one scale) when aligned; else per byte.
 template <bool kVec>
-__global__ void DequantKernel(const uint8_t* __restrict__ blocks, const uint8_t* __restrict__ scales,
-                              uint32_t* __restrict__ dst, int64_t pairs) {
-  const int64_t tid = blockIdx.x * int64_t{kThreads} + threadIdx.x, step = int64_t{gridDim.x} * kThreads;
+__global__ void DequantKernel(const uint8_t* __restrict__ blocks,
+                              const uint8_t* __restrict__ scales, uint32_t* __restrict__ dst,
+                              int64_t pairs) {
+  const int64_t tid = blockIdx.x * int64_t{kThreads} + threadIdx.x,
+                step = int64_t{gridDim.x} * kThreads;
   if constexpr (kVec) {
     for (int64_t q = tid; q < pairs / 4; q += step) {
       const uint32_t w = __ldg(reinterpret_cast<const uint32_t*>(blocks) + q), s = scales[q / 4];
       reinterpret_cast<uint4*>(dst)[q] =
-          make_uint4(DequantPair(w & 0xFFu, s), DequantPair((w >> 8) & 0xFFu, s), DequantPair((w >> 16) & 0xFFu, s),
-                     DequantPair(w >> 24, s));
+          make_uint4(DequantPair(w & 0xFFu, s), DequantPair((w >> 8) & 0xFFu, s),
+                     DequantPair((w >> 16) & 0xFFu, s), DequantPair(w >> 24, s));
     }
   } else {
     auto* out = reinterpret_cast<uint16_t*>(dst);
@@ -236,14 +251,15 @@ int LaunchScaleSwizzle(const void* src, void* dst, const RowShape& s, void* stre
 int LaunchBias(const void* src, void* dst, const RowShape& s, void* stream) {
   if (s.experts == 0 || s.out_rows == 0) return 0;
   const dim3 grid((s.out_rows + kThreads - 1) / kThreads, s.experts);
-  BiasKernel<<<grid, kThreads, 0, Stream(stream)>>>(static_cast<const uint16_t*>(src), static_cast<uint32_t*>(dst),
-                                                     s);
+  BiasKernel<<<grid, kThreads, 0, Stream(stream)>>>(static_cast<const uint16_t*>(src),
+                                                    static_cast<uint32_t*>(dst), s);
   return Launched();
 }
 
 int LaunchCopy(const void* src, void* dst, int64_t n, void* stream) {
   if (n == 0) return 0;
-  return static_cast<int>(cudaMemcpyAsync(dst, src, static_cast<size_t>(n), cudaMemcpyDeviceToDevice, Stream(stream)));
+  return static_cast<int>(
+      cudaMemcpyAsync(dst, src, static_cast<size_t>(n), cudaMemcpyDeviceToDevice, Stream(stream)));
 }
 
 int LaunchCast(const void* src, void* dst, int64_t n, void* stream) {

@@ -14,11 +14,12 @@ Status CheckAlignment(const ResolvedCall& c) {
   if (c.kernel == KernelId::kMxfp4Dequant && reinterpret_cast<uintptr_t>(c.dst) % 2 != 0) {
     return Status::Error("mxfp4_dequant: dst must be 2-byte aligned");
   }
-  const bool widening = c.kernel == KernelId::kMxfp4Fc1Bias || c.kernel == KernelId::kMxfp4Fc2Bias ||
-                        c.kernel == KernelId::kCastBf16F32;
+  const bool widening = c.kernel == KernelId::kMxfp4Fc1Bias ||
+                        c.kernel == KernelId::kMxfp4Fc2Bias || c.kernel == KernelId::kCastBf16F32;
   if (!widening) return Status::Ok();
   if (reinterpret_cast<uintptr_t>(c.src) % 2 != 0 || reinterpret_cast<uintptr_t>(c.dst) % 4 != 0) {
-    return Status::Error(std::string(KernelName(c.kernel)) + ": src must be 2-byte and dst 4-byte aligned");
+    return Status::Error(std::string(KernelName(c.kernel)) +
+                         ": src must be 2-byte and dst 4-byte aligned");
   }
   return Status::Ok();
 }
@@ -29,12 +30,14 @@ int Dispatch(const ResolvedCall& c, void* stream) {
     case KernelId::kMxfp4Fc1Weight:
     case KernelId::kMxfp4Fc2Weight: return device::LaunchRowGather(c.src, c.dst, c.shape, stream);
     case KernelId::kMxfp4Fc1Scales:
-    case KernelId::kMxfp4Fc2Scales: return device::LaunchScaleSwizzle(c.src, c.dst, c.shape, stream);
+    case KernelId::kMxfp4Fc2Scales:
+      return device::LaunchScaleSwizzle(c.src, c.dst, c.shape, stream);
     case KernelId::kMxfp4Fc1Bias:
     case KernelId::kMxfp4Fc2Bias: return device::LaunchBias(c.src, c.dst, c.shape, stream);
     case KernelId::kCopy: return device::LaunchCopy(c.src, c.dst, c.n, stream);
     case KernelId::kCastBf16F32: return device::LaunchCast(c.src, c.dst, c.n, stream);
-    case KernelId::kMxfp4Dequant: return device::LaunchDequant(c.src, c.scales, c.dst, c.n * c.cols / 2, stream);
+    case KernelId::kMxfp4Dequant:
+      return device::LaunchDequant(c.src, c.scales, c.dst, c.n * c.cols / 2, stream);
   }
   return 1;  // cudaErrorInvalidValue
 }
@@ -45,8 +48,8 @@ Status LaunchResolved(const ResolvedCall& call, void* stream) {
   if (Status s = CheckAlignment(call); !s.ok()) return s;
   const int err = Dispatch(call, stream);
   if (err == 0) return Status::Ok();
-  return Status::Error(std::string(KernelName(call.kernel)) + ": launch failed: " + device::ErrorName(err) + " (" +
-                       device::ErrorString(err) + ")");
+  return Status::Error(std::string(KernelName(call.kernel)) + ": launch failed: " +
+                       device::ErrorName(err) + " (" + device::ErrorString(err) + ")");
 }
 
 Status LaunchDerive(std::string_view name, const KernelArgs& args, void* stream) {

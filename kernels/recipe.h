@@ -1,5 +1,5 @@
-// Index mappings of the MXFP4 expert prep (gpt-oss; docs/kernels.md "The MXFP4 recipe specification"),
-// composed into one gather per output row, for the CUDA kernels and the tests.
+// Index mappings of the MXFP4 expert prep (gpt-oss; docs/kernels.md "The MXFP4 recipe
+// specification"), composed into one gather per output row, for the CUDA kernels and the tests.
 //
 // The CPU reference (reference.cc) deliberately does NOT use these functions: it
 // performs the recipe's steps literally (take, pad, stack, interleave, shuffle,

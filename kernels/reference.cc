@@ -33,8 +33,8 @@ Matrix Fc1Rows(const uint8_t* expert, const RowShape& s, int64_t elem) {
   const int64_t i_pad = s.out_rows / 2, n = s.rows / 2, in_row = int64_t{s.cols} * elem;
   Matrix stacked(s.out_rows, int64_t{s.out_cols} * elem);
   for (int64_t i = 0; i < n; ++i) {
-    CopyBytes(stacked.Row(i), expert + (2 * i + 1) * in_row, in_row);         // up i
-    CopyBytes(stacked.Row(i_pad + i), expert + (2 * i) * in_row, in_row);     // gate i
+    CopyBytes(stacked.Row(i), expert + (2 * i + 1) * in_row, in_row);      // up i
+    CopyBytes(stacked.Row(i_pad + i), expert + (2 * i) * in_row, in_row);  // gate i
   }
   Matrix interleaved(s.out_rows, stacked.row_bytes);
   for (int64_t i = 0; i < i_pad; ++i) {
@@ -139,7 +139,8 @@ void Dequant(const ResolvedCall& c) {
   auto* dst = static_cast<uint8_t*>(c.dst);
   const int64_t pairs = c.n * c.cols / 2;
   for (int64_t p = 0; p < pairs; ++p) {
-    const uint16_t v[2] = {DequantOne(blocks[p] & 15, scales[p / 16]), DequantOne(blocks[p] >> 4, scales[p / 16])};
+    const uint16_t v[2] = {DequantOne(blocks[p] & 15, scales[p / 16]),
+                           DequantOne(blocks[p] >> 4, scales[p / 16])};
     std::memcpy(dst + 4 * p, v, 4);
   }
 }

@@ -23,16 +23,19 @@ Status CheckBindings(const KernelSpec& k, const KernelArgs& args) {
   for (const ParamSpec& p : k.params) {
     const bool scalar = p.access == Access::kScalar;
     if (scalar ? !args.scalars.contains(p.name) : !args.buffers.contains(p.name)) {
-      return Fail(k.name, "missing " + std::string(scalar ? "scalar" : "buffer") + " argument `" + p.name + "`");
+      return Fail(k.name, "missing " + std::string(scalar ? "scalar" : "buffer") + " argument `" +
+                              p.name + "`");
     }
   }
   for (const auto& [name, b] : args.buffers) {
     const ParamSpec* p = FindParam(k, name);
-    if (p == nullptr || p->access == Access::kScalar) return Fail(k.name, "no buffer parameter `" + name + "`");
+    if (p == nullptr || p->access == Access::kScalar)
+      return Fail(k.name, "no buffer parameter `" + name + "`");
   }
   for (const auto& [name, v] : args.scalars) {
     const ParamSpec* p = FindParam(k, name);
-    if (p == nullptr || p->access != Access::kScalar) return Fail(k.name, "no scalar parameter `" + name + "`");
+    if (p == nullptr || p->access != Access::kScalar)
+      return Fail(k.name, "no scalar parameter `" + name + "`");
     if (v < 0) return Fail(k.name, name + " = " + std::to_string(v) + " is negative");
   }
   return Status::Ok();
@@ -44,7 +47,8 @@ Status CheckPreconditions(const KernelSpec& k, const verifier::Assignment& at) {
   if (bad.empty()) return Status::Ok();
   const Precondition& p = *bad.front();
   std::string values;
-  for (const std::string& v : verifier::Variables(verifier::Expr::Binary(verifier::ExprOp::kSub, p.lhs, p.rhs))) {
+  for (const std::string& v :
+       verifier::Variables(verifier::Expr::Binary(verifier::ExprOp::kSub, p.lhs, p.rhs))) {
     values += fmt::format("{}{} = {}", values.empty() ? "" : ", ", v, at.at(v));
   }
   return Fail(k.name, fmt::format("{} does not hold at {} ({})", p.text, values, p.why));
@@ -57,12 +61,14 @@ Status CheckExtents(const KernelSpec& k, const KernelArgs& args, const verifier:
     if (p.access == Access::kScalar) continue;
     const verifier::EvalResult e = verifier::Evaluate(*p.extent, at);
     const std::optional<uint64_t> bytes_needed =
-        e.value && *e.value >= 0 ? base::ElementBytes(static_cast<uint64_t>(*e.value), *p.dtype) : std::nullopt;
+        e.value && *e.value >= 0 ? base::ElementBytes(static_cast<uint64_t>(*e.value), *p.dtype)
+                                 : std::nullopt;
     if (!bytes_needed) return Fail(k.name, p.name + " extent overflows 64 bits");
     const uint64_t need = *bytes_needed;
     const BufferArg& b = args.buffers.find(p.name)->second;
     if (b.bytes < need) {
-      return Fail(k.name, fmt::format("{} needs {} bytes, the buffer has {}", p.name, need, b.bytes));
+      return Fail(k.name,
+                  fmt::format("{} needs {} bytes, the buffer has {}", p.name, need, b.bytes));
     }
     if (need > 0 && b.data == nullptr) return Fail(k.name, p.name + " is a null pointer");
     bytes[p.name] = need;
@@ -76,20 +82,26 @@ bool Overlap(const void* a, uint64_t a_bytes, const void* b, uint64_t b_bytes) {
 }
 
 Status CheckNoOverlap(std::string_view kernel, const ResolvedCall& c) {
-  if (Overlap(c.src, c.src_bytes, c.dst, c.dst_bytes)) return Fail(kernel, "a read buffer overlaps dst");
-  if (Overlap(c.scales, c.scales_bytes, c.dst, c.dst_bytes)) return Fail(kernel, "a read buffer overlaps dst");
+  if (Overlap(c.src, c.src_bytes, c.dst, c.dst_bytes))
+    return Fail(kernel, "a read buffer overlaps dst");
+  if (Overlap(c.scales, c.scales_bytes, c.dst, c.dst_bytes))
+    return Fail(kernel, "a read buffer overlaps dst");
   return Status::Ok();
 }
 
 // The RowShape of an mxfp4_fc* call; the preconditions bound every value to int32.
 // `pad_cols` empty (biases): one element per row. `col_div`: elements per padded column.
-RowShape Rows(const verifier::Assignment& at, bool fc1, const char* pad_rows, const char* pad_cols, int64_t col_div) {
+RowShape Rows(const verifier::Assignment& at, bool fc1, const char* pad_rows, const char* pad_cols,
+              int64_t col_div) {
   const int64_t rows_out = fc1 ? 2 * at.at(pad_rows) : at.at(pad_rows);
   const int64_t cols = *pad_cols != '\0' ? at.at("cols") : 1;
   const int64_t cols_out = *pad_cols != '\0' ? at.at(pad_cols) / col_div : 1;
-  return RowShape{.fc1 = fc1, .experts = static_cast<int32_t>(at.at("experts")),
-                  .rows = static_cast<int32_t>(at.at("rows")), .cols = static_cast<int32_t>(cols),
-                  .out_rows = static_cast<int32_t>(rows_out), .out_cols = static_cast<int32_t>(cols_out)};
+  return RowShape{.fc1 = fc1,
+                  .experts = static_cast<int32_t>(at.at("experts")),
+                  .rows = static_cast<int32_t>(at.at("rows")),
+                  .cols = static_cast<int32_t>(cols),
+                  .out_rows = static_cast<int32_t>(rows_out),
+                  .out_cols = static_cast<int32_t>(cols_out)};
 }
 
 // Pointers, sizes and shape of a call whose bindings, preconditions and extents hold.

@@ -30,8 +30,9 @@ namespace loadplan::simulator {
 enum class BufferId : uint32_t {};   // position in LoadPlan::buffers (manifest buffers, name order)
 enum class CallId : uint32_t {};     // position in LoadPlan::calls
 enum class StepIndex : uint32_t {};  // position in LoadPlan::steps
-enum class ClockTime : uint32_t {};  // a time on the plan's clock (window bounds may be calls.size())
-enum class Lane : uint32_t {};       // a logical load stream: its fills run one after another
+enum class ClockTime : uint32_t {
+};                              // a time on the plan's clock (window bounds may be calls.size())
+enum class Lane : uint32_t {};  // a logical load stream: its fills run one after another
 
 template <class Id>
 constexpr uint32_t Index(Id id) {
@@ -59,18 +60,18 @@ struct PlannedScalar {
 
 // One derive call on the plan's clock, with everything a backend needs to launch it.
 struct PlannedCall {
-  CallId id{};                     // its position in LoadPlan::calls, = its clock time
+  CallId id{};  // its position in LoadPlan::calls, = its clock time
   std::string program;
-  uint32_t call_in_program = 0;    // call index inside its program
-  std::string ptr;                 // /programs/<p>/calls/<i>
-  std::string kernel;              // the kernel's name (empty for a collective)
+  uint32_t call_in_program = 0;  // call index inside its program
+  std::string ptr;               // /programs/<p>/calls/<i>
+  std::string kernel;            // the kernel's name (empty for a collective)
   // The registry's id when the backends implement the kernel (its declaration then matches the
   // registry's: rule P9); nullopt for another runtime's kernel, which backends refuse.
   std::optional<kernels::KernelId> kernel_id;
   std::vector<PlannedScalar> scalars;  // evaluated (derive scalars are variable-free), by param
   std::vector<PlannedArg> args;        // buffer params, by param
-  std::vector<BufferId> reads;     // buffers read (read/readwrite), sorted, unique
-  std::vector<BufferId> writes;    // buffers written
+  std::vector<BufferId> reads;         // buffers read (read/readwrite), sorted, unique
+  std::vector<BufferId> writes;        // buffers written
   bool operator==(const PlannedCall&) const = default;
 };
 
@@ -98,7 +99,8 @@ inline Residence ResidenceOf(verifier::BufferKind kind) {
 struct PlannedBuffer {
   BufferId id{};
   std::string name;
-  verifier::BufferKind kind = verifier::BufferKind::kWeight;  // a source is a weight in a naive plan
+  verifier::BufferKind kind =
+      verifier::BufferKind::kWeight;  // a source is a weight in a naive plan
   Residence residence = Residence::kResident;
   base::Dtype dtype = base::Dtype::kU8;
   std::optional<std::vector<uint64_t>> shape;  // set when the shape is variable-free
@@ -139,8 +141,8 @@ struct LoadPlan {
   std::string manifest_name;
   uint32_t lanes = 1;
   uint32_t prefetch = 0;
-  uint64_t alignment = 256;             // offsets in pool and arena
-  uint64_t granularity = 2ull << 20;    // device allocator rounding (cudaMalloc: 2 MiB on the H200)
+  uint64_t alignment = 256;           // offsets in pool and arena
+  uint64_t granularity = 2ull << 20;  // device allocator rounding (cudaMalloc: 2 MiB on the H200)
   std::vector<std::string> derive_order;
   std::vector<PlannedCall> calls;       // the clock
   std::vector<PlannedBuffer> buffers;   // every manifest buffer, sorted by name
@@ -149,7 +151,7 @@ struct LoadPlan {
   uint64_t resident_bytes_rounded = 0;  // rounded up to granularity
   uint64_t arena_bytes = 0;             // max over staged buffers of offset + bytes
   uint64_t arena_bytes_rounded = 0;
-  uint64_t lower_bound = 0;             // widest set of live sources (aligned sizes)
+  uint64_t lower_bound = 0;  // widest set of live sources (aligned sizes)
   PlacementPolicy placement = PlacementPolicy::kFirstFit;  // the policy that set the arena offsets
   bool naive = false;  // PlanOptions::naive: sources planned as resident weights
   std::vector<Step> steps;
@@ -168,10 +170,12 @@ struct LoadPlan {
 
 // The ids print as their numbers ("step 12", "window [3, 7)"), as before they were typed.
 template <class Id>
-  requires(std::is_same_v<Id, loadplan::simulator::BufferId> || std::is_same_v<Id, loadplan::simulator::CallId> ||
-           std::is_same_v<Id, loadplan::simulator::StepIndex> || std::is_same_v<Id, loadplan::simulator::ClockTime> ||
-           std::is_same_v<Id, loadplan::simulator::Lane>)
-struct fmt::formatter<Id> : fmt::formatter<uint32_t> {
+requires(std::is_same_v<Id, loadplan::simulator::BufferId> ||
+         std::is_same_v<Id, loadplan::simulator::CallId> ||
+         std::is_same_v<Id, loadplan::simulator::StepIndex> ||
+         std::is_same_v<Id, loadplan::simulator::ClockTime> ||
+         std::is_same_v<Id, loadplan::simulator::Lane>) struct fmt::formatter<Id>
+    : fmt::formatter<uint32_t> {
   template <class FormatContext>
   auto format(Id id, FormatContext& ctx) const {
     return fmt::formatter<uint32_t>::format(loadplan::simulator::Index(id), ctx);

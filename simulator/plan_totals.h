@@ -40,7 +40,8 @@ inline std::vector<BufferId> DerivedCarries(const LoadPlan& plan) {
 inline std::vector<BufferId> ResidentWeights(const LoadPlan& plan) {
   std::vector<BufferId> out;
   for (const PlannedBuffer& b : plan.buffers) {
-    if (b.kind == verifier::BufferKind::kWeight && b.residence == Residence::kResident) out.push_back(b.id);
+    if (b.kind == verifier::BufferKind::kWeight && b.residence == Residence::kResident)
+      out.push_back(b.id);
   }
   return out;
 }

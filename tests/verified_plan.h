@@ -14,11 +14,14 @@ namespace loadplan::test_support {
 
 inline verifier::VerifiedManifest MustVerify(const verifier::Manifest& m) {
   verifier::VerifyResult r = verifier::Verify(m);
-  if (!r.verified) throw std::runtime_error("the test's manifest does not verify:\n" + verifier::FormatText(r.diags, m.name));
+  if (!r.verified)
+    throw std::runtime_error("the test's manifest does not verify:\n" +
+                             verifier::FormatText(r.diags, m.name));
   return std::move(*r.verified);
 }
 
-inline simulator::LoadPlan PlanOf(const verifier::Manifest& m, const simulator::PlanOptions& options = {}) {
+inline simulator::LoadPlan PlanOf(const verifier::Manifest& m,
+                                  const simulator::PlanOptions& options = {}) {
   return simulator::Plan(MustVerify(m), options);
 }
 

@@ -9,7 +9,8 @@ namespace loadplan::verifier {
 namespace {
 
 // The problem with binding `name` to `value` given what is bound already, or empty.
-std::string BindingProblem(const Manifest& m, const Assignment& bound, const std::string& name, int64_t value) {
+std::string BindingProblem(const Manifest& m, const Assignment& bound, const std::string& name,
+                           int64_t value) {
   const Variable* v = m.FindVar(name);
   if (v == nullptr) return fmt::format("no variable `{}` in the manifest", name);
   if (value < v->min || value > v->max) return fmt::format("outside [{}, {}]", v->min, v->max);
@@ -28,7 +29,8 @@ base::Result<std::pair<std::string, int64_t>> ParseBinding(std::string_view text
   const char* begin = text.data() + eq + 1;
   const char* end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(begin, end, value);
-  if (ec != std::errc() || ptr != end || begin == end) return base::Status::Error("VALUE must be an integer");
+  if (ec != std::errc() || ptr != end || begin == end)
+    return base::Status::Error("VALUE must be an integer");
   return std::pair(std::string(text.substr(0, eq)), value);
 }
 

@@ -22,6 +22,7 @@ namespace loadplan::verifier {
 // Binds every text in order. The error names the offending text and why:
 // "batch=0: outside [1, 256]", "bogus=1: no variable `bogus` in the manifest",
 // "batch=3: `batch` is already bound (--at batch=2)".
-[[nodiscard]] base::Result<Assignment> BindAssignment(const Manifest& m, std::span<const std::string> texts);
+[[nodiscard]] base::Result<Assignment> BindAssignment(const Manifest& m,
+                                                      std::span<const std::string> texts);
 
 }  // namespace loadplan::verifier

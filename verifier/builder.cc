@@ -11,21 +11,25 @@ namespace loadplan::verifier {
 namespace {
 
 ParamSpec BufferParam(std::string name, Access access, base::Dtype dtype, Value extent) {
-  return ParamSpec{.name = std::move(name), .access = access, .dtype = dtype, .extent = std::move(extent)};
+  return ParamSpec{
+      .name = std::move(name), .access = access, .dtype = dtype, .extent = std::move(extent)};
 }
 
 // Parses `v`, appending "<where>: <error>" on failure.
-std::optional<Expr> ExprOf(const Value& v, std::string_view where, std::vector<std::string>& errors) {
+std::optional<Expr> ExprOf(const Value& v, std::string_view where,
+                           std::vector<std::string>& errors) {
   auto r = v.ToExpr();
   if (auto* e = std::get_if<Expr>(&r)) return std::move(*e);
   errors.push_back(fmt::format("{}: {}", where, std::get<std::string>(r)));
   return std::nullopt;
 }
 
-std::vector<Expr> DimsOf(const Dims& dims, std::string_view where, std::vector<std::string>& errors) {
+std::vector<Expr> DimsOf(const Dims& dims, std::string_view where,
+                         std::vector<std::string>& errors) {
   std::vector<Expr> out;
   for (size_t i = 0; i < dims.size(); ++i) {
-    if (auto e = ExprOf(dims[i], fmt::format("{}[{}]", where, i), errors)) out.push_back(std::move(*e));
+    if (auto e = ExprOf(dims[i], fmt::format("{}[{}]", where, i), errors))
+      out.push_back(std::move(*e));
   }
   return out;
 }
@@ -37,7 +41,8 @@ void SortUnique(std::vector<T>& items, NameOf name_of, std::string_view what,
   std::stable_sort(items.begin(), items.end(),
                    [&](const T& a, const T& b) { return name_of(a) < name_of(b); });
   for (size_t i = 1; i < items.size(); ++i) {
-    if (name_of(items[i]) == name_of(items[i - 1]) && (i < 2 || name_of(items[i - 2]) != name_of(items[i]))) {
+    if (name_of(items[i]) == name_of(items[i - 1]) &&
+        (i < 2 || name_of(items[i - 2]) != name_of(items[i]))) {
       errors.push_back(fmt::format("{} `{}` declared twice", what, name_of(items[i])));
     }
   }
@@ -48,14 +53,17 @@ struct Resolver {
   const std::set<std::string>& buffers;
   std::vector<std::string>& errors;
 
-  Arg ResolveArg(const std::string& where, const Kernel* k, const std::string& param, const Value& v) const {
+  Arg ResolveArg(const std::string& where, const Kernel* k, const std::string& param,
+                 const Value& v) const {
     Arg arg{.param = param};
     const Param* p = k ? FindParam(*k, param) : nullptr;
-    if (k && !p) errors.push_back(fmt::format("{}: kernel `{}` has no parameter `{}`", where, k->name, param));
+    if (k && !p)
+      errors.push_back(fmt::format("{}: kernel `{}` has no parameter `{}`", where, k->name, param));
     if (p && p->access != Access::kScalar) {
       const std::string* text = v.Text();
       if (!text) {
-        errors.push_back(fmt::format("{}: buffer parameter `{}` needs a buffer name", where, param));
+        errors.push_back(
+            fmt::format("{}: buffer parameter `{}` needs a buffer name", where, param));
       } else if (!buffers.contains(*text)) {
         errors.push_back(fmt::format("{}: unknown buffer `{}`", where, *text));
       } else {
@@ -73,7 +81,8 @@ struct Resolver {
       call.type = CallType::kCollective;
       call.collective = spec.op;
       call.buffer = spec.buffer;
-      if (!buffers.contains(spec.buffer)) errors.push_back(fmt::format("{}: unknown buffer `{}`", where, spec.buffer));
+      if (!buffers.contains(spec.buffer))
+        errors.push_back(fmt::format("{}: unknown buffer `{}`", where, spec.buffer));
       return call;
     }
     call.kernel = spec.kernel;
@@ -83,8 +92,9 @@ struct Resolver {
     for (const auto& [param, value] : spec.args) {
       call.args.push_back(ResolveArg(fmt::format("{} arg `{}`", where, param), k, param, value));
     }
-    SortUnique(call.args, [](const Arg& a) -> const std::string& { return a.param; },
-               fmt::format("{}: argument", where), errors);
+    SortUnique(
+        call.args, [](const Arg& a) -> const std::string& { return a.param; },
+        fmt::format("{}: argument", where), errors);
     call.grid = DimsOf(spec.grid, fmt::format("{} grid", where), errors);
     call.block = DimsOf(spec.block, fmt::format("{} block", where), errors);
     return call;
@@ -144,7 +154,9 @@ ParamSpec ReadWriteParam(std::string name, base::Dtype dtype, Value extent) {
 ParamSpec ScalarParam(std::string name) { return ParamSpec{.name = std::move(name)}; }
 
 ProgramBuilder& ProgramBuilder::Call(std::string kernel, Args args, Dims grid, Dims block) {
-  calls_.push_back(CallSpec{.kernel = std::move(kernel), .args = std::move(args), .grid = std::move(grid),
+  calls_.push_back(CallSpec{.kernel = std::move(kernel),
+                            .args = std::move(args),
+                            .grid = std::move(grid),
                             .block = std::move(block)});
   return *this;
 }
@@ -170,14 +182,17 @@ ManifestBuilder& ManifestBuilder::AddBuffer(BufferDecl decl) {
   return *this;
 }
 
-ManifestBuilder& ManifestBuilder::Checkpoint(std::string name, std::string tensor, base::Dtype dtype, Dims shape,
-                                             BufferOptions options) {
-  return AddBuffer({std::move(name), std::nullopt, std::move(tensor), dtype, std::move(shape), std::move(options)});
+ManifestBuilder& ManifestBuilder::Checkpoint(std::string name, std::string tensor,
+                                             base::Dtype dtype, Dims shape, BufferOptions options) {
+  return AddBuffer({std::move(name), std::nullopt, std::move(tensor), dtype, std::move(shape),
+                    std::move(options)});
 }
 
-#define LOADPLAN_BUILDER_KIND(Method, Kind)                                                             \
-  ManifestBuilder& ManifestBuilder::Method(std::string name, base::Dtype dtype, Dims shape, BufferOptions o) { \
-    return AddBuffer({std::move(name), BufferKind::Kind, {}, dtype, std::move(shape), std::move(o)});    \
+#define LOADPLAN_BUILDER_KIND(Method, Kind)                                                 \
+  ManifestBuilder& ManifestBuilder::Method(std::string name, base::Dtype dtype, Dims shape, \
+                                           BufferOptions o) {                               \
+    return AddBuffer(                                                                       \
+        {std::move(name), BufferKind::Kind, {}, dtype, std::move(shape), std::move(o)});    \
   }
 LOADPLAN_BUILDER_KIND(Carry, kCarry)
 LOADPLAN_BUILDER_KIND(State, kState)
@@ -192,29 +207,40 @@ ManifestBuilder& ManifestBuilder::AddKernel(KernelSpec kernel) {
   return *this;
 }
 
-ProgramBuilder& ManifestBuilder::AddProgram(std::string name) { return programs_.emplace_back(std::move(name)); }
+ProgramBuilder& ManifestBuilder::AddProgram(std::string name) {
+  return programs_.emplace_back(std::move(name));
+}
 
 Kernel MakeKernel(const KernelSpec& spec, std::vector<std::string>& errors) {
   Kernel k{.name = spec.name};
   for (const auto& ps : spec.params) {
     Param p{.name = ps.name, .access = ps.access, .dtype = ps.dtype};
-    if (ps.extent) p.extent = ExprOf(*ps.extent, fmt::format("kernel `{}` param `{}` extent", spec.name, ps.name), errors);
+    if (ps.extent)
+      p.extent = ExprOf(*ps.extent,
+                        fmt::format("kernel `{}` param `{}` extent", spec.name, ps.name), errors);
     k.params.push_back(std::move(p));
   }
-  SortUnique(k.params, [](const Param& p) -> const std::string& { return p.name; },
-             fmt::format("kernel `{}`: parameter", spec.name), errors);
+  SortUnique(
+      k.params, [](const Param& p) -> const std::string& { return p.name; },
+      fmt::format("kernel `{}`: parameter", spec.name), errors);
   return k;
 }
 
 void ManifestBuilder::BuildBuffers(BuildResult& r) const {
   for (const auto& d : buffers_) {
-    Buffer b{.name = d.name, .kind = d.kind.value_or(BufferKind::kWeight), .dtype = d.dtype,
+    Buffer b{.name = d.name,
+             .kind = d.kind.value_or(BufferKind::kWeight),
+             .dtype = d.dtype,
              .shape = DimsOf(d.shape, fmt::format("buffer `{}` shape", d.name), r.errors),
-             .exported = d.options.exported, .lane = d.options.lane, .encoding = d.options.encoding};
+             .exported = d.options.exported,
+             .lane = d.options.lane,
+             .encoding = d.options.encoding};
     if (!d.kind) b.tensor = d.tensor;
     r.manifest.buffers.push_back(std::move(b));
   }
-  SortUnique(r.manifest.buffers, [](const Buffer& b) -> const std::string& { return b.name; }, "buffer", r.errors);
+  SortUnique(
+      r.manifest.buffers, [](const Buffer& b) -> const std::string& { return b.name; }, "buffer",
+      r.errors);
 }
 
 void ManifestBuilder::BuildPrograms(BuildResult& r) const {
@@ -224,14 +250,20 @@ void ManifestBuilder::BuildPrograms(BuildResult& r) const {
   for (const auto& k : r.manifest.kernels) kernels.emplace(k.name, &k);
   Resolver resolver{kernels, buffers, r.errors};
   for (const auto& pb : programs_) {
-    Program p{.name = pb.name_, .derive = pb.derive_, .once = pb.once_, .graph = pb.graph_, .batch = pb.batch_};
+    Program p{.name = pb.name_,
+              .derive = pb.derive_,
+              .once = pb.once_,
+              .graph = pb.graph_,
+              .batch = pb.batch_};
     for (size_t i = 0; i < pb.calls_.size(); ++i) {
-      p.calls.push_back(resolver.ResolveCall(fmt::format("program `{}` call {}", pb.name_, i), pb.calls_[i]));
+      p.calls.push_back(
+          resolver.ResolveCall(fmt::format("program `{}` call {}", pb.name_, i), pb.calls_[i]));
     }
     r.manifest.programs.push_back(std::move(p));
   }
-  SortUnique(r.manifest.programs, [](const Program& p) -> const std::string& { return p.name; }, "program",
-             r.errors);
+  SortUnique(
+      r.manifest.programs, [](const Program& p) -> const std::string& { return p.name; }, "program",
+      r.errors);
 }
 
 BuildResult ManifestBuilder::Build() const {
@@ -240,17 +272,20 @@ BuildResult ManifestBuilder::Build() const {
   m.name = name_;
   m.vars = vars_;
   m.load = load_;
-  SortUnique(m.vars, [](const Variable& v) -> const std::string& { return v.name; }, "variable", r.errors);
+  SortUnique(
+      m.vars, [](const Variable& v) -> const std::string& { return v.name; }, "variable", r.errors);
   BuildBuffers(r);
   for (const auto& spec : kernels_) m.kernels.push_back(MakeKernel(spec, r.errors));
-  SortUnique(m.kernels, [](const Kernel& k) -> const std::string& { return k.name; }, "kernel", r.errors);
+  SortUnique(
+      m.kernels, [](const Kernel& k) -> const std::string& { return k.name; }, "kernel", r.errors);
   BuildPrograms(r);
   // Finding 3: a checkpoint tensor that only derive programs read is staged, not resident.
   const auto uses = Uses(m);
   for (auto& b : m.buffers) {
     if (!b.tensor || b.kind != BufferKind::kWeight) continue;
     auto it = uses.find(b.name);
-    if (it != uses.end() && it->second.derive_read && !it->second.other) b.kind = BufferKind::kSource;
+    if (it != uses.end() && it->second.derive_read && !it->second.other)
+      b.kind = BufferKind::kSource;
   }
   AssignPointers(m);
   return r;

@@ -84,22 +84,34 @@ struct BufferOptions {
 
 struct CallSpec {
   bool collective = false;
-  std::string kernel;      // kernel calls
+  std::string kernel;  // kernel calls
   Args args;
   Dims grid;
   Dims block;
-  std::string op;          // collectives: "all_reduce", ...
-  std::string buffer;      // collectives
+  std::string op;      // collectives: "all_reduce", ...
+  std::string buffer;  // collectives
 };
 
 // The calls and flags of one program; obtained from ManifestBuilder::AddProgram.
 class ProgramBuilder {
  public:
   explicit ProgramBuilder(std::string name) : name_(std::move(name)) {}
-  ProgramBuilder& Derive(bool on = true) { derive_ = on; return *this; }
-  ProgramBuilder& Once(bool on = true) { once_ = on; return *this; }
-  ProgramBuilder& Graph(bool on = true) { graph_ = on; return *this; }
-  ProgramBuilder& Batch(std::string var) { batch_ = std::move(var); return *this; }
+  ProgramBuilder& Derive(bool on = true) {
+    derive_ = on;
+    return *this;
+  }
+  ProgramBuilder& Once(bool on = true) {
+    once_ = on;
+    return *this;
+  }
+  ProgramBuilder& Graph(bool on = true) {
+    graph_ = on;
+    return *this;
+  }
+  ProgramBuilder& Batch(std::string var) {
+    batch_ = std::move(var);
+    return *this;
+  }
   // A kernel call. A string argument of a buffer parameter names a buffer; any
   // other argument is a scalar expression (over variables).
   ProgramBuilder& Call(std::string kernel, Args args, Dims grid, Dims block = {});
@@ -131,12 +143,18 @@ class ManifestBuilder {
   // A checkpoint tensor; Build() makes it a source or a weight (see top).
   ManifestBuilder& Checkpoint(std::string name, std::string tensor, base::Dtype dtype, Dims shape,
                               BufferOptions options = {});
-  ManifestBuilder& Carry(std::string name, base::Dtype dtype, Dims shape, BufferOptions options = {});
-  ManifestBuilder& State(std::string name, base::Dtype dtype, Dims shape, BufferOptions options = {});
-  ManifestBuilder& Scratch(std::string name, base::Dtype dtype, Dims shape, BufferOptions options = {});
-  ManifestBuilder& Input(std::string name, base::Dtype dtype, Dims shape, BufferOptions options = {});
-  ManifestBuilder& Output(std::string name, base::Dtype dtype, Dims shape, BufferOptions options = {});
-  ManifestBuilder& Peer(std::string name, base::Dtype dtype, Dims shape, BufferOptions options = {});
+  ManifestBuilder& Carry(std::string name, base::Dtype dtype, Dims shape,
+                         BufferOptions options = {});
+  ManifestBuilder& State(std::string name, base::Dtype dtype, Dims shape,
+                         BufferOptions options = {});
+  ManifestBuilder& Scratch(std::string name, base::Dtype dtype, Dims shape,
+                           BufferOptions options = {});
+  ManifestBuilder& Input(std::string name, base::Dtype dtype, Dims shape,
+                         BufferOptions options = {});
+  ManifestBuilder& Output(std::string name, base::Dtype dtype, Dims shape,
+                          BufferOptions options = {});
+  ManifestBuilder& Peer(std::string name, base::Dtype dtype, Dims shape,
+                        BufferOptions options = {});
 
   ManifestBuilder& AddKernel(KernelSpec kernel);
   // A new program (plain: serving); set flags on the returned builder. The

@@ -22,17 +22,19 @@ namespace {
 using Ids = std::vector<size_t>;
 
 struct DeriveGraph {
-  std::vector<std::string_view> names;  // node -> program name, sorted, unique
+  std::vector<std::string_view> names;         // node -> program name, sorted, unique
   std::vector<std::optional<size_t>> node_of;  // program index -> node (derive, well-formed)
-  std::vector<Ids> succ, pred;  // sorted, unique
+  std::vector<Ids> succ, pred;                 // sorted, unique
 };
 
 void NumberNodes(const Manifest& m, DeriveGraph& g) {
   std::vector<std::pair<std::string_view, size_t>> derive;  // (name, program index)
   for (size_t i = 0; i < m.programs.size(); ++i) {
-    if (m.programs[i].derive && !m.programs[i].malformed) derive.emplace_back(m.programs[i].name, i);
+    if (m.programs[i].derive && !m.programs[i].malformed)
+      derive.emplace_back(m.programs[i].name, i);
   }
-  std::stable_sort(derive.begin(), derive.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(derive.begin(), derive.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   g.node_of.assign(m.programs.size(), std::nullopt);
   for (const auto& [name, index] : derive) {
     if (g.names.empty() || g.names.back() != name) g.names.push_back(name);

@@ -105,21 +105,22 @@ size_t EditDistance(std::string_view a, std::string_view b) {
 
 void DiagSink::Error(std::string code, std::string pointer, std::string message, std::string hint,
                      std::vector<Note> notes) {
-  Report({Severity::kError, std::move(code), std::move(pointer), std::move(message), std::move(hint),
-          std::move(notes)});
+  Report({Severity::kError, std::move(code), std::move(pointer), std::move(message),
+          std::move(hint), std::move(notes)});
 }
 
 void DiagSink::Warning(std::string code, std::string pointer, std::string message, std::string hint,
                        std::vector<Note> notes) {
-  Report({Severity::kWarning, std::move(code), std::move(pointer), std::move(message), std::move(hint),
-          std::move(notes)});
+  Report({Severity::kWarning, std::move(code), std::move(pointer), std::move(message),
+          std::move(hint), std::move(notes)});
 }
 
 bool DiagSink::HasErrors() const { return ErrorCount() > 0; }
 
 size_t DiagSink::ErrorCount() const {
-  return static_cast<size_t>(std::count_if(diags_.begin(), diags_.end(),
-                                           [](const Diagnostic& d) { return d.severity == Severity::kError; }));
+  return static_cast<size_t>(std::count_if(diags_.begin(), diags_.end(), [](const Diagnostic& d) {
+    return d.severity == Severity::kError;
+  }));
 }
 
 std::vector<Diagnostic> DiagSink::Sorted() const {
@@ -136,7 +137,8 @@ std::vector<Diagnostic> DiagSink::Sorted() const {
 namespace {
 
 void AppendEscaped(std::string& out, std::string_view token) {
-  for (size_t at = token.find_first_of("~/"); at != std::string_view::npos; at = token.find_first_of("~/")) {
+  for (size_t at = token.find_first_of("~/"); at != std::string_view::npos;
+       at = token.find_first_of("~/")) {
     out.append(token.substr(0, at));
     out += token[at] == '~' ? "~0" : "~1";
     token.remove_prefix(at + 1);

@@ -30,7 +30,19 @@
 
 namespace loadplan::verifier {
 
-enum class ExprOp : uint8_t { kConst, kVar, kNeg, kAdd, kSub, kMul, kDiv, kMod, kCeilDiv, kMin, kMax };
+enum class ExprOp : uint8_t {
+  kConst,
+  kVar,
+  kNeg,
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kMod,
+  kCeilDiv,
+  kMin,
+  kMax
+};
 
 // A value-type AST. kConst uses `value`, kVar uses `name`, kNeg one arg, others two.
 struct Expr {

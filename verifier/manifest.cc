@@ -15,13 +15,14 @@
 namespace loadplan::verifier {
 namespace {
 
-constexpr std::array<std::string_view, 8> kKindNames = {"weight", "source", "carry", "state",
-                                                        "scratch", "input", "output", "peer"};
+constexpr std::array<std::string_view, 8> kKindNames = {"weight",  "source", "carry",  "state",
+                                                        "scratch", "input",  "output", "peer"};
 
 template <typename T>
 const T* FindByName(const std::vector<T>& v, std::string_view n) {
-  auto it = std::lower_bound(v.begin(), v.end(), n,
-                             [](const T& x, std::string_view key) { return std::string_view(x.name) < key; });
+  auto it = std::lower_bound(v.begin(), v.end(), n, [](const T& x, std::string_view key) {
+    return std::string_view(x.name) < key;
+  });
   return it != v.end() && it->name == n ? &*it : nullptr;
 }
 
@@ -32,7 +33,8 @@ void SetChild(std::string& out, std::string_view parent, std::string_view token)
   out.reserve(parent.size() + 1 + token.size());  // one allocation unless the token needs escapes
   out.append(parent);
   out.push_back('/');
-  for (size_t at = token.find_first_of("~/"); at != std::string_view::npos; at = token.find_first_of("~/")) {
+  for (size_t at = token.find_first_of("~/"); at != std::string_view::npos;
+       at = token.find_first_of("~/")) {
     out.append(token.substr(0, at));
     out += token[at] == '~' ? "~0" : "~1";
     token.remove_prefix(at + 1);
@@ -49,7 +51,8 @@ void SetChild(std::string& out, std::string_view parent, size_t index) {
 // a*b folded to a constant when both are constants and the product fits in int64.
 Expr Times(Expr a, Expr b) {
   int64_t p = 0;
-  if (a.IsConst() && b.IsConst() && !__builtin_mul_overflow(a.value, b.value, &p)) return Expr::Const(p);
+  if (a.IsConst() && b.IsConst() && !__builtin_mul_overflow(a.value, b.value, &p))
+    return Expr::Const(p);
   if (a.IsConst() && a.value == 1) return b;
   if (b.IsConst() && b.value == 1) return a;
   return Expr::Binary(ExprOp::kMul, std::move(a), std::move(b));
@@ -83,8 +86,9 @@ Box Manifest::VarBox() const {
 const Param* FindParam(const Kernel& k, std::string_view n) { return FindByName(k.params, n); }
 
 const Arg* FindArg(const Call& c, std::string_view param) {
-  auto it = std::lower_bound(c.args.begin(), c.args.end(), param,
-                             [](const Arg& a, std::string_view key) { return std::string_view(a.param) < key; });
+  auto it = std::lower_bound(
+      c.args.begin(), c.args.end(), param,
+      [](const Arg& a, std::string_view key) { return std::string_view(a.param) < key; });
   return it != c.args.end() && it->param == param ? &*it : nullptr;
 }
 
@@ -99,7 +103,8 @@ Expr ByteSize(const Buffer& b) {
   uint32_t bits = base::DtypeBits(b.dtype);
   if (bits % 8 == 0) return Times(std::move(elements), Expr::Const(bits / 8));
   Expr total_bits = Times(std::move(elements), Expr::Const(bits));
-  if (total_bits.IsConst() && total_bits.value >= 0) return Expr::Const(total_bits.value / 8 + (total_bits.value % 8 != 0));
+  if (total_bits.IsConst() && total_bits.value >= 0)
+    return Expr::Const(total_bits.value / 8 + (total_bits.value % 8 != 0));
   return Expr::Binary(ExprOp::kCeilDiv, std::move(total_bits), Expr::Const(8));
 }
 
@@ -125,7 +130,8 @@ bool IsSortedModel(const Manifest& m) {
   bool nested = true;
   for (const Kernel& k : m.kernels) nested = nested && SortedByName(k.params);
   for (const Program& p : m.programs) {
-    for (const Call& c : p.calls) nested = nested && std::is_sorted(c.args.begin(), c.args.end(), ArgLess);
+    for (const Call& c : p.calls)
+      nested = nested && std::is_sorted(c.args.begin(), c.args.end(), ArgLess);
   }
   return nested && SortedByName(m.vars) && SortedByName(m.buffers) && SortedByName(m.kernels) &&
          SortedByName(m.programs);
@@ -139,7 +145,8 @@ void SortModel(Manifest& m) {
   for (Kernel& k : m.kernels) SortByName(k.params);
   for (Program& p : m.programs) {
     for (Call& c : p.calls) {
-      if (!std::is_sorted(c.args.begin(), c.args.end(), ArgLess)) std::stable_sort(c.args.begin(), c.args.end(), ArgLess);
+      if (!std::is_sorted(c.args.begin(), c.args.end(), ArgLess))
+        std::stable_sort(c.args.begin(), c.args.end(), ArgLess);
     }
   }
 }

@@ -23,17 +23,28 @@ using base::ParseAccess;
 using base::Reads;
 using base::Writes;
 
-enum class BufferKind : uint8_t { kWeight, kSource, kCarry, kState, kScratch, kInput, kOutput, kPeer };
+enum class BufferKind : uint8_t {
+  kWeight,
+  kSource,
+  kCarry,
+  kState,
+  kScratch,
+  kInput,
+  kOutput,
+  kPeer
+};
 
 std::optional<BufferKind> ParseBufferKind(std::string_view s);
 std::string_view BufferKindName(BufferKind k);
-inline bool IsCheckpointBound(BufferKind k) { return k == BufferKind::kWeight || k == BufferKind::kSource; }
+inline bool IsCheckpointBound(BufferKind k) {
+  return k == BufferKind::kWeight || k == BufferKind::kSource;
+}
 
 struct Variable {
   std::string name;
   int64_t min = 0;
-  int64_t max = 0;  // inclusive
-  std::string ptr;  // /vars/<name>
+  int64_t max = 0;         // inclusive
+  std::string ptr;         // /vars/<name>
   bool malformed = false;  // parse found a problem here (reported); rules skip it
   bool operator==(const Variable&) const = default;
 };
@@ -42,21 +53,22 @@ struct LoadOptions {
   uint32_t lanes = 1;
   uint32_t prefetch = 0;  // counts derive calls
   std::string ptr;        // /load ("" when absent)
-  bool lanes_malformed = false;  // "lanes" was reported (wrong type or range); K7 does not range-check lanes
+  bool lanes_malformed =
+      false;  // "lanes" was reported (wrong type or range); K7 does not range-check lanes
   bool operator==(const LoadOptions&) const = default;
 };
 
 struct Buffer {
   std::string name;
   BufferKind kind = BufferKind::kWeight;
-  std::optional<std::string> tensor;    // checkpoint tensor name (weight, source)
+  std::optional<std::string> tensor;  // checkpoint tensor name (weight, source)
   base::Dtype dtype = base::Dtype::kU8;
   std::vector<Expr> shape;              // elements per dimension
   bool exported = false;                // "export": true
   std::optional<uint32_t> lane;         // explicit load lane (weight, source)
   std::optional<std::string> encoding;  // for `gen`: "fp4_e2m1x2" | "e8m0"
   std::string ptr;                      // /buffers/<name>
-  bool malformed = false;  // parse found a problem here (reported); rules skip it
+  bool malformed = false;               // parse found a problem here (reported); rules skip it
   bool operator==(const Buffer&) const = default;
 };
 
@@ -66,7 +78,7 @@ struct Param {
   std::optional<base::Dtype> dtype;  // buffer params
   std::optional<Expr> extent;  // buffer params: elements touched, over the kernel's scalar params
   std::string ptr;             // /kernels/<k>/params/<p>
-  bool malformed = false;  // parse found a problem here (reported); rules skip it
+  bool malformed = false;      // parse found a problem here (reported); rules skip it
   bool operator==(const Param&) const = default;
 };
 
@@ -83,7 +95,7 @@ struct Arg {
   std::string param;
   std::optional<std::string> buffer;
   std::optional<Expr> scalar;
-  std::string ptr;  // /programs/<p>/calls/<i>/args/<param>
+  std::string ptr;         // /programs/<p>/calls/<i>/args/<param>
   bool malformed = false;  // parse found a problem here (reported); rules skip it
   bool operator==(const Arg&) const = default;
 };
@@ -99,7 +111,7 @@ struct Call {
   std::string collective;   // kCollective: "all_reduce", "all_gather", ...
   std::string buffer;       // kCollective: the buffer it runs over
   std::string ptr;          // /programs/<p>/calls/<i>
-  bool malformed = false;  // parse found a problem here (reported); rules skip it
+  bool malformed = false;   // parse found a problem here (reported); rules skip it
   bool operator==(const Call&) const = default;
 };
 
@@ -120,8 +132,8 @@ struct Manifest {
   std::string name;
   std::vector<Variable> vars;  // sorted by name
   LoadOptions load;
-  std::vector<Buffer> buffers;  // sorted by name
-  std::vector<Kernel> kernels;  // sorted by name
+  std::vector<Buffer> buffers;    // sorted by name
+  std::vector<Kernel> kernels;    // sorted by name
   std::vector<Program> programs;  // sorted by name
   bool operator==(const Manifest&) const = default;
 

@@ -15,11 +15,13 @@ std::string Code(std::string_view c) { return std::string(c); }
 
 // A JSON string literal for messages (escapes control characters, never throws).
 std::string Quote(std::string_view s) {
-  return nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return nlohmann::json(std::string(s))
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string Article(std::string_view noun) {
-  bool vowel = !noun.empty() && std::string_view("aeiou").find(noun.front()) != std::string_view::npos;
+  bool vowel =
+      !noun.empty() && std::string_view("aeiou").find(noun.front()) != std::string_view::npos;
   return fmt::format("{} {}", vowel ? "an" : "a", noun);
 }
 
@@ -47,11 +49,13 @@ std::string Ptr::str() const {
 bool IsIdentifier(std::string_view s) {
   auto alpha = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
   if (s.empty() || !alpha(s.front())) return false;
-  return std::all_of(s.begin() + 1, s.end(), [&](char c) { return alpha(c) || (c >= '0' && c <= '9') || c == '.'; });
+  return std::all_of(s.begin() + 1, s.end(),
+                     [&](char c) { return alpha(c) || (c >= '0' && c <= '9') || c == '.'; });
 }
 
 void Fields::WrongType(const json::Node& n, const Ptr& ptr, std::string_view expected) {
-  sink_.Error(Code(codes::kType), ptr, fmt::format("expected {}, got {}", expected, Article(json::KindName(n.kind))));
+  sink_.Error(Code(codes::kType), ptr,
+              fmt::format("expected {}, got {}", expected, Article(json::KindName(n.kind))));
 }
 
 bool Fields::Object(const json::Node& n, const Ptr& ptr, std::string_view what) {
@@ -63,8 +67,8 @@ bool Fields::Object(const json::Node& n, const Ptr& ptr, std::string_view what) 
 void Fields::CheckKeys(const json::Node& obj, const Ptr& ptr, Keys allowed, Keys required) {
   for (const auto& [key, value] : obj.members) {
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-    sink_.Error(Code(codes::kUnknownKey), ChildPointer(ptr.str(), key), fmt::format("unknown key {}", Quote(key)),
-                Hint(key, ToStrings(allowed)));
+    sink_.Error(Code(codes::kUnknownKey), ChildPointer(ptr.str(), key),
+                fmt::format("unknown key {}", Quote(key)), Hint(key, ToStrings(allowed)));
   }
   for (std::string_view key : required) {
     if (obj.Find(key) != nullptr) continue;
@@ -74,8 +78,9 @@ void Fields::CheckKeys(const json::Node& obj, const Ptr& ptr, Keys allowed, Keys
 
 std::optional<int64_t> Fields::Int(const json::Node& n, const Ptr& ptr, int64_t min, int64_t max) {
   if (n.kind == json::Kind::kNumber) {
-    std::string msg = IsIntegerLiteral(n.text) ? fmt::format("integer {} does not fit in 64 bits", n.text)
-                                               : fmt::format("expected an integer, got {}", n.text);
+    std::string msg = IsIntegerLiteral(n.text)
+                          ? fmt::format("integer {} does not fit in 64 bits", n.text)
+                          : fmt::format("expected an integer, got {}", n.text);
     sink_.Error(Code(codes::kNumber), ptr, msg);
     return std::nullopt;
   }
@@ -84,9 +89,11 @@ std::optional<int64_t> Fields::Int(const json::Node& n, const Ptr& ptr, int64_t 
     return std::nullopt;
   }
   if (n.integer < min || n.integer > max) {
-    std::string range = max == std::numeric_limits<int64_t>::max() ? fmt::format(">= {}", min)
-                                                                    : fmt::format("in [{}, {}]", min, max);
-    sink_.Error(Code(codes::kNumber), ptr, fmt::format("{} is out of range: must be {}", n.integer, range));
+    std::string range = max == std::numeric_limits<int64_t>::max()
+                            ? fmt::format(">= {}", min)
+                            : fmt::format("in [{}, {}]", min, max);
+    sink_.Error(Code(codes::kNumber), ptr,
+                fmt::format("{} is out of range: must be {}", n.integer, range));
     return std::nullopt;
   }
   return n.integer;
@@ -111,7 +118,8 @@ std::optional<std::string> Fields::Enum(const json::Node& n, const Ptr& ptr, Key
   std::vector<std::string> all = ToStrings(values);
   std::string list;
   for (const std::string& v : all) list += (list.empty() ? "" : ", ") + Quote(v);
-  sink_.Error(Code(codes::kType), ptr, fmt::format("{} is not one of {}", Quote(*s), list), Hint(*s, all));
+  sink_.Error(Code(codes::kType), ptr, fmt::format("{} is not one of {}", Quote(*s), list),
+              Hint(*s, all));
   return std::nullopt;
 }
 
@@ -121,7 +129,8 @@ std::optional<base::Dtype> Fields::DtypeValue(const json::Node& n, const Ptr& pt
   if (std::optional<base::Dtype> d = base::ParseDtype(*s)) return d;
   std::vector<std::string> all;
   for (std::string_view name : base::AllDtypeNames()) all.emplace_back(name);
-  sink_.Error(Code(codes::kDtype), ptr, fmt::format("unknown dtype {} (safetensors names: U8, BF16, F32, ...)", Quote(*s)),
+  sink_.Error(Code(codes::kDtype), ptr,
+              fmt::format("unknown dtype {} (safetensors names: U8, BF16, F32, ...)", Quote(*s)),
               Hint(*s, all));
   return std::nullopt;
 }
@@ -130,11 +139,15 @@ bool Fields::Name(std::string_view name, const Ptr& ptr, std::string_view what, 
   std::string problem;
   if (name.empty()) {
     problem = fmt::format("{} name is empty", what);
-  } else if (std::any_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+  } else if (std::any_of(name.begin(), name.end(), [](char c) {
+               return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+             })) {
     problem = fmt::format("{} name {} holds a control character", what, Quote(name));
   } else if (identifier && !IsIdentifier(name)) {
-    problem = fmt::format("{} name {} is not an identifier ([A-Za-z_][A-Za-z0-9_.]*)", what, Quote(name));
-  } else if (identifier && std::find(std::begin(kReserved), std::end(kReserved), name) != std::end(kReserved)) {
+    problem =
+        fmt::format("{} name {} is not an identifier ([A-Za-z_][A-Za-z0-9_.]*)", what, Quote(name));
+  } else if (identifier &&
+             std::find(std::begin(kReserved), std::end(kReserved), name) != std::end(kReserved)) {
     problem = fmt::format("{} name {} is reserved for an expression function", what, Quote(name));
   }
   if (problem.empty()) return true;
@@ -146,7 +159,8 @@ std::optional<Expr> Fields::ExprText(std::string_view text, const Ptr& ptr) {
   ExprParseResult r = ParseExpr(text);
   if (r.expr && r.error.empty()) return std::move(r.expr);
   sink_.Error(Code(codes::kExprSyntax), ptr,
-              fmt::format("expression {} does not parse: {}", Quote(text), r.error.empty() ? "syntax error" : r.error));
+              fmt::format("expression {} does not parse: {}", Quote(text),
+                          r.error.empty() ? "syntax error" : r.error));
   return std::nullopt;
 }
 
@@ -176,8 +190,9 @@ std::optional<std::vector<Expr>> Fields::Dims(const json::Node& n, const Ptr& pt
     if (d) dims.push_back(std::move(*d));
   }
   if (n.items.size() < min_dims || n.items.size() > max_dims) {
-    sink_.Error(Code(codes::kType), ptr,
-                fmt::format("{} dimensions; expected {} to {}", n.items.size(), min_dims, max_dims));
+    sink_.Error(
+        Code(codes::kType), ptr,
+        fmt::format("{} dimensions; expected {} to {}", n.items.size(), min_dims, max_dims));
     return std::nullopt;
   }
   if (!ok) return std::nullopt;

@@ -42,7 +42,7 @@ struct Frame {
 
 bool Frame::Probe(std::string_view k, size_t index) {
   const size_t mask = slots.size() - 1;
-  for (size_t i = std::hash<std::string_view>{}(k) & mask;; i = (i + 1) & mask) {
+  for (size_t i = std::hash<std::string_view>{}(k)&mask;; i = (i + 1) & mask) {
     if (slots[i] == 0) {
       slots[i] = index + 1;
       return false;
@@ -63,7 +63,8 @@ bool Frame::Seen(const std::string& k) {
     }
     return false;
   }
-  if (slots.size() < 2 * (node.members.size() + 1)) Rehash(std::bit_ceil(std::max<size_t>(64, 4 * (node.members.size() + 1))));
+  if (slots.size() < 2 * (node.members.size() + 1))
+    Rehash(std::bit_ceil(std::max<size_t>(64, 4 * (node.members.size() + 1))));
   return Probe(k, node.members.size());
 }
 
@@ -82,7 +83,8 @@ class TreeBuilder {
   }
   bool number_integer(NJ::number_integer_t v) { return AddInt(v); }
   bool number_unsigned(NJ::number_unsigned_t v) {
-    if (v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return AddInt(static_cast<int64_t>(v));
+    if (v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+      return AddInt(static_cast<int64_t>(v));
     return AddText(Kind::kNumber, std::to_string(v));
   }
   bool number_float(NJ::number_float_t, const std::string& s);
@@ -93,7 +95,8 @@ class TreeBuilder {
   bool end_object() { return Close(); }
   bool end_array() { return Close(); }
   bool key(std::string& k);
-  bool parse_error(size_t position, const std::string& token, const nlohmann::detail::exception& ex);
+  bool parse_error(size_t position, const std::string& token,
+                   const nlohmann::detail::exception& ex);
 
   bool over_depth() const { return over_depth_; }
   bool failed() const { return failed_; }
@@ -154,7 +157,8 @@ std::string TreeBuilder::PointerOf(size_t depth) const {
   std::string ptr;
   for (size_t i = 0; i < depth; ++i) {
     const Frame& f = stack_[i];
-    ptr = f.node.kind == Kind::kArray ? ChildPointer(ptr, f.node.items.size()) : ChildPointer(ptr, f.key);
+    ptr = f.node.kind == Kind::kArray ? ChildPointer(ptr, f.node.items.size())
+                                      : ChildPointer(ptr, f.key);
   }
   return ptr;
 }
@@ -166,9 +170,10 @@ bool TreeBuilder::key(std::string& k) {
   // Inside the value of a dropped duplicate, nothing is reported: no pointer can name it
   // (it would name the kept first value), and its own S4 already says to delete it.
   if (top.drop_next && !top.dropped) {
-    sink_.Error(std::string(codes::kDuplicateKey), ChildPointer(PointerOf(stack_.size() - 1), top.key),
-                fmt::format("duplicate key \"{}\"; JSON readers disagree on which one wins", top.key),
-                "keep only one of them (the first is used here)");
+    sink_.Error(
+        std::string(codes::kDuplicateKey), ChildPointer(PointerOf(stack_.size() - 1), top.key),
+        fmt::format("duplicate key \"{}\"; JSON readers disagree on which one wins", top.key),
+        "keep only one of them (the first is used here)");
   }
   return true;
 }
@@ -180,8 +185,9 @@ bool TreeBuilder::Open(Kind kind) {
   }
   const size_t depth = stack_.size();
   if (pool_.size() <= depth) pool_.resize(depth + 1);
-  const bool dropped = depth > 0 && (stack_.back().dropped || (stack_.back().node.kind == Kind::kObject &&
-                                                                stack_.back().drop_next));
+  const bool dropped =
+      depth > 0 && (stack_.back().dropped ||
+                    (stack_.back().node.kind == Kind::kObject && stack_.back().drop_next));
   stack_.emplace_back();
   stack_.back().dropped = dropped;
   Node& node = stack_.back().node;
@@ -196,8 +202,10 @@ bool TreeBuilder::Close() {
   Node& open = stack_.back().node;
   Node done;
   done.kind = open.kind;
-  done.members.assign(std::make_move_iterator(open.members.begin()), std::make_move_iterator(open.members.end()));
-  done.items.assign(std::make_move_iterator(open.items.begin()), std::make_move_iterator(open.items.end()));
+  done.members.assign(std::make_move_iterator(open.members.begin()),
+                      std::make_move_iterator(open.members.end()));
+  done.items.assign(std::make_move_iterator(open.items.begin()),
+                    std::make_move_iterator(open.items.end()));
   open.members.clear();
   open.items.clear();
   pool_[depth].members.swap(open.members);
@@ -215,7 +223,8 @@ bool TreeBuilder::Add(Node n) {
   if (top.node.kind == Kind::kArray) {
     top.node.items.push_back(std::move(n));
   } else if (!top.drop_next) {
-    top.node.members.push_back(Member{std::move(top.key), std::move(n)});  // key() sets the next one
+    top.node.members.push_back(
+        Member{std::move(top.key), std::move(n)});  // key() sets the next one
   }
   return true;
 }
@@ -234,7 +243,8 @@ std::pair<size_t, size_t> LineColumn(std::string_view text, size_t offset) {
   return {line, col};
 }
 
-// "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ..." -> "syntax error ...".
+// "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ..." -> "syntax
+// error ...".
 std::string StripNlohmannPrefix(std::string what) {
   if (!what.empty() && what.front() == '[') {
     if (size_t close = what.find("] "); close != std::string::npos) what = what.substr(close + 2);
@@ -251,20 +261,22 @@ std::string StripNlohmannPrefix(std::string what) {
   return clean;
 }
 
-bool TreeBuilder::parse_error(size_t position, const std::string&, const nlohmann::detail::exception& ex) {
+bool TreeBuilder::parse_error(size_t position, const std::string&,
+                              const nlohmann::detail::exception& ex) {
   failed_ = true;
   overflowed_ = ex.id == 406;  // out_of_range.406: "number overflow parsing '1e309'"
   size_t offset = position > 0 ? position - 1 : 0;
   auto [line, col] = LineColumn(text_, offset);
   sink_ = DiagSink();  // a duplicate key before the syntax error is noise
-  sink_.Error(std::string(codes::kJsonSyntax), "",
-              fmt::format("not JSON: line {}, column {}: {}", line, col, StripNlohmannPrefix(ex.what())));
+  sink_.Error(
+      std::string(codes::kJsonSyntax), "",
+      fmt::format("not JSON: line {}, column {}: {}", line, col, StripNlohmannPrefix(ex.what())));
   return false;
 }
 
 // One SAX parse of `text` into a tree; `overflowed` says a number overflowed a double.
-std::optional<Node> ParseOnce(std::string_view text, const ParseLimits& limits, MaskedNumbers* masked,
-                              DiagSink& sink, bool& overflowed) {
+std::optional<Node> ParseOnce(std::string_view text, const ParseLimits& limits,
+                              MaskedNumbers* masked, DiagSink& sink, bool& overflowed) {
   const std::string code_syntax(codes::kJsonSyntax), code_limits(codes::kJsonLimits);
   TreeBuilder builder(text, limits, masked);
   bool ok = false;
@@ -275,7 +287,8 @@ std::optional<Node> ParseOnce(std::string_view text, const ParseLimits& limits, 
     return std::nullopt;
   }
   if (builder.over_depth()) {
-    sink.Error(code_limits, "", fmt::format("nesting is deeper than the limit of {}", limits.max_depth),
+    sink.Error(code_limits, "",
+               fmt::format("nesting is deeper than the limit of {}", limits.max_depth),
                "manifests nest a handful of levels; this is not one");
     return std::nullopt;
   }
@@ -313,18 +326,22 @@ std::string_view KindName(Kind k) {
 std::optional<Node> ReadJson(std::string_view text, const ParseLimits& limits, DiagSink& sink) {
   const std::string code_syntax(codes::kJsonSyntax), code_limits(codes::kJsonLimits);
   if (text.size() > limits.max_bytes) {
-    sink.Error(code_limits, "", fmt::format("document is {} bytes, over the limit of {}", text.size(), limits.max_bytes));
+    sink.Error(
+        code_limits, "",
+        fmt::format("document is {} bytes, over the limit of {}", text.size(), limits.max_bytes));
     return std::nullopt;
   }
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
-    sink.Error(code_syntax, "", "not JSON: the document is empty", "a manifest is a JSON object: {\"schema\": 1, ...}");
+    sink.Error(code_syntax, "", "not JSON: the document is empty",
+               "a manifest is a JSON object: {\"schema\": 1, ...}");
     return std::nullopt;
   }
   // nlohmann's lexer takes a NUL byte for the end of input ("1\0x" would pass);
   // a raw NUL is never valid JSON (inside a string it must be escaped).
   if (size_t nul = text.find('\0'); nul != std::string_view::npos) {
     auto [line, col] = LineColumn(text, nul);
-    sink.Error(code_syntax, "", fmt::format("not JSON: line {}, column {}: NUL byte (binary data?)", line, col));
+    sink.Error(code_syntax, "",
+               fmt::format("not JSON: line {}, column {}: NUL byte (binary data?)", line, col));
     return std::nullopt;
   }
   bool overflowed = false;

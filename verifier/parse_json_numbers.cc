@@ -37,7 +37,9 @@ bool Overflows(std::string_view token) {
   return IsJsonNumber(token) && std::isinf(std::strtod(copy.c_str(), nullptr));
 }
 
-bool InNumber(char c) { return IsDigit(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'; }
+bool InNumber(char c) {
+  return IsDigit(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
 
 // The index just past the string that opens at text[i] (a '"').
 size_t SkipString(std::string_view text, size_t i) {
@@ -72,7 +74,9 @@ std::optional<std::string> MaskOverflowingNumbers(std::string_view text, MaskedN
       originals.emplace_back(std::nullopt);
     } else if (Overflows(token)) {
       if (!masked) masked.emplace(text);
-      masked->replace(i, token.size(), std::string(kMaskedNumber) + std::string(token.size() - kMaskedNumber.size(), ' '));
+      masked->replace(
+          i, token.size(),
+          std::string(kMaskedNumber) + std::string(token.size() - kMaskedNumber.size(), ' '));
       originals.emplace_back(std::string(token));
     }
     i = end;

@@ -23,7 +23,8 @@ using parse::Fields;
 using parse::Ptr;
 
 std::string Article(std::string_view noun) {
-  bool vowel = !noun.empty() && std::string_view("aeiou").find(noun.front()) != std::string_view::npos;
+  bool vowel =
+      !noun.empty() && std::string_view("aeiou").find(noun.front()) != std::string_view::npos;
   return fmt::format("{} {}", vowel ? "an" : "a", noun);
 }
 
@@ -49,7 +50,8 @@ Variable BuildVar(Fields& in, const std::string& name, const Node& n, const Ptr&
 LoadOptions BuildLoad(Fields& in, const Node& n, const Ptr& ptr) {
   LoadOptions load;
   if (!in.Object(n, ptr, "load section")) {
-    load.lanes_malformed = true;  // "load": 5 gives lanes no value either: no K7 against the default
+    load.lanes_malformed =
+        true;  // "load": 5 gives lanes no value either: no K7 against the default
     return load;
   }
   in.CheckKeys(n, ptr, {"lanes", "prefetch"}, {});
@@ -71,21 +73,28 @@ Buffer BuildBuffer(Fields& in, const std::string& name, const Node& n, const Ptr
   b.name = name;
   in.Name(name, ptr, "buffer", false);
   if (!in.Object(n, ptr, "buffer")) return b;
-  in.CheckKeys(n, ptr, {"dtype", "encoding", "export", "kind", "lane", "shape", "tensor"}, {"dtype", "kind", "shape"});
+  in.CheckKeys(n, ptr, {"dtype", "encoding", "export", "kind", "lane", "shape", "tensor"},
+               {"dtype", "kind", "shape"});
   With(n, ptr, "kind", [&](const Node& x, const Ptr& p) {
-    auto s = in.Enum(x, p, {"weight", "source", "carry", "state", "scratch", "input", "output", "peer"});
+    auto s =
+        in.Enum(x, p, {"weight", "source", "carry", "state", "scratch", "input", "output", "peer"});
     if (s) b.kind = *ParseBufferKind(*s);
   });
-  With(n, ptr, "dtype", [&](const Node& x, const Ptr& p) { b.dtype = in.DtypeValue(x, p).value_or(base::Dtype::kU8); });
+  With(n, ptr, "dtype", [&](const Node& x, const Ptr& p) {
+    b.dtype = in.DtypeValue(x, p).value_or(base::Dtype::kU8);
+  });
   With(n, ptr, "shape", [&](const Node& x, const Ptr& p) {
     b.shape = in.Dims(x, p, 0, std::numeric_limits<size_t>::max()).value_or(std::vector<Expr>{});
   });
   With(n, ptr, "tensor", [&](const Node& x, const Ptr& p) { b.tensor = in.String(x, p); });
-  With(n, ptr, "export", [&](const Node& x, const Ptr& p) { b.exported = in.Bool(x, p).value_or(false); });
+  With(n, ptr, "export",
+       [&](const Node& x, const Ptr& p) { b.exported = in.Bool(x, p).value_or(false); });
   With(n, ptr, "lane", [&](const Node& x, const Ptr& p) {
     if (auto v = in.Int(x, p, 0, kU32Max)) b.lane = static_cast<uint32_t>(*v);
   });
-  With(n, ptr, "encoding", [&](const Node& x, const Ptr& p) { b.encoding = in.Enum(x, p, {"fp4_e2m1x2", "e8m0"}); });
+  With(n, ptr, "encoding", [&](const Node& x, const Ptr& p) {
+    b.encoding = in.Enum(x, p, {"fp4_e2m1x2", "e8m0"});
+  });
   return b;
 }
 
@@ -98,9 +107,10 @@ Param BuildParam(Fields& in, const std::string& name, const Node& n, const Ptr& 
     return p;
   }
   if (n.kind != Kind::kObject) {
-    in.sink().Error(std::string(codes::kType), ptr,
-                    fmt::format("a parameter is \"scalar\" or an object {{access, dtype, extent}}, got {}",
-                                Article(json::KindName(n.kind))));
+    in.sink().Error(
+        std::string(codes::kType), ptr,
+        fmt::format("a parameter is \"scalar\" or an object {{access, dtype, extent}}, got {}",
+                    Article(json::KindName(n.kind))));
     return p;
   }
   in.CheckKeys(n, ptr, {"access", "dtype", "extent"}, {"access", "dtype"});
@@ -121,7 +131,8 @@ Kernel BuildKernel(Fields& in, const std::string& name, const Node& n, const Ptr
   With(n, ptr, "params", [&](const Node& x, const Ptr& p) {
     if (!in.Object(x, p, "parameter map")) return;
     k.params.reserve(x.members.size());
-    for (const auto& [pname, pnode] : x.members) k.params.push_back(BuildParam(in, pname, pnode, Ptr(p, pname)));
+    for (const auto& [pname, pnode] : x.members)
+      k.params.push_back(BuildParam(in, pname, pnode, Ptr(p, pname)));
   });
   return k;
 }
@@ -129,8 +140,8 @@ Kernel BuildKernel(Fields& in, const std::string& name, const Node& n, const Ptr
 // The brief's resolution: an integer is a scalar; a string is a buffer for a
 // declared buffer param, an expression for a declared scalar param, and
 // otherwise a buffer when it names a declared buffer, else an expression.
-Arg BuildArg(Fields& in, const Manifest& m, const Kernel* kernel, const std::string& param, const Node& n,
-             const Ptr& ptr) {
+Arg BuildArg(Fields& in, const Manifest& m, const Kernel* kernel, const std::string& param,
+             const Node& n, const Ptr& ptr) {
   Arg a;
   a.param = param;
   if (n.kind == Kind::kInt || n.kind == Kind::kNumber) {
@@ -138,9 +149,10 @@ Arg BuildArg(Fields& in, const Manifest& m, const Kernel* kernel, const std::str
     return a;
   }
   if (n.kind != Kind::kString) {
-    in.sink().Error(std::string(codes::kType), ptr,
-                    fmt::format("an argument is an integer or a string (buffer name or expression), got {}",
-                                Article(json::KindName(n.kind))));
+    in.sink().Error(
+        std::string(codes::kType), ptr,
+        fmt::format("an argument is an integer or a string (buffer name or expression), got {}",
+                    Article(json::KindName(n.kind))));
     return a;
   }
   const Param* p = kernel != nullptr ? FindParam(*kernel, param) : nullptr;
@@ -155,7 +167,8 @@ Arg BuildArg(Fields& in, const Manifest& m, const Kernel* kernel, const std::str
 }
 
 void BuildKernelCall(Fields& in, const Manifest& m, Call& c, const Node& n, const Ptr& ptr) {
-  With(n, ptr, "kernel", [&](const Node& x, const Ptr& p) { c.kernel = in.String(x, p).value_or(""); });
+  With(n, ptr, "kernel",
+       [&](const Node& x, const Ptr& p) { c.kernel = in.String(x, p).value_or(""); });
   const Kernel* kernel = m.FindKernel(c.kernel);
   With(n, ptr, "args", [&](const Node& x, const Ptr& p) {
     if (!in.Object(x, p, "argument map")) return;
@@ -164,8 +177,12 @@ void BuildKernelCall(Fields& in, const Manifest& m, Call& c, const Node& n, cons
       c.args.push_back(BuildArg(in, m, kernel, param, value, Ptr(p, param)));
     }
   });
-  With(n, ptr, "grid", [&](const Node& x, const Ptr& p) { c.grid = in.Dims(x, p, 1, 3).value_or(std::vector<Expr>{}); });
-  With(n, ptr, "block", [&](const Node& x, const Ptr& p) { c.block = in.Dims(x, p, 1, 3).value_or(std::vector<Expr>{}); });
+  With(n, ptr, "grid", [&](const Node& x, const Ptr& p) {
+    c.grid = in.Dims(x, p, 1, 3).value_or(std::vector<Expr>{});
+  });
+  With(n, ptr, "block", [&](const Node& x, const Ptr& p) {
+    c.block = in.Dims(x, p, 1, 3).value_or(std::vector<Expr>{});
+  });
 }
 
 Call BuildCall(Fields& in, const Manifest& m, const Node& n, const Ptr& ptr) {
@@ -181,9 +198,11 @@ Call BuildCall(Fields& in, const Manifest& m, const Node& n, const Ptr& ptr) {
     c.type = CallType::kCollective;
     in.CheckKeys(n, ptr, {"buffer", "collective"}, {"buffer"});
     With(n, ptr, "collective", [&](const Node& x, const Ptr& p) {
-      c.collective = in.Enum(x, p, {"all_reduce", "all_gather", "reduce_scatter", "broadcast"}).value_or("");
+      c.collective =
+          in.Enum(x, p, {"all_reduce", "all_gather", "reduce_scatter", "broadcast"}).value_or("");
     });
-    With(n, ptr, "buffer", [&](const Node& x, const Ptr& p) { c.buffer = in.String(x, p).value_or(""); });
+    With(n, ptr, "buffer",
+         [&](const Node& x, const Ptr& p) { c.buffer = in.String(x, p).value_or(""); });
     return c;
   }
   if (kernel && !collective) {
@@ -195,23 +214,30 @@ Call BuildCall(Fields& in, const Manifest& m, const Node& n, const Ptr& ptr) {
   return c;
 }
 
-Program BuildProgram(Fields& in, const Manifest& m, const std::string& name, const Node& n, const Ptr& ptr) {
+Program BuildProgram(Fields& in, const Manifest& m, const std::string& name, const Node& n,
+                     const Ptr& ptr) {
   Program g;
   g.name = name;
   in.Name(name, ptr, "program", false);
   if (!in.Object(n, ptr, "program")) return g;
   in.CheckKeys(n, ptr, {"batch", "calls", "derive", "graph", "once"}, {"calls"});
-  With(n, ptr, "derive", [&](const Node& x, const Ptr& p) { g.derive = in.Bool(x, p).value_or(false); });
-  With(n, ptr, "once", [&](const Node& x, const Ptr& p) { g.once = in.Bool(x, p).value_or(false); });
-  With(n, ptr, "graph", [&](const Node& x, const Ptr& p) { g.graph = in.Bool(x, p).value_or(false); });
+  With(n, ptr, "derive",
+       [&](const Node& x, const Ptr& p) { g.derive = in.Bool(x, p).value_or(false); });
+  With(n, ptr, "once",
+       [&](const Node& x, const Ptr& p) { g.once = in.Bool(x, p).value_or(false); });
+  With(n, ptr, "graph",
+       [&](const Node& x, const Ptr& p) { g.graph = in.Bool(x, p).value_or(false); });
   With(n, ptr, "batch", [&](const Node& x, const Ptr& p) { g.batch = in.String(x, p); });
   With(n, ptr, "calls", [&](const Node& x, const Ptr& p) {
     if (x.kind != Kind::kArray) {
-      in.sink().Error(std::string(codes::kType), p, fmt::format("expected an array of calls, got {}", Article(json::KindName(x.kind))));
+      in.sink().Error(
+          std::string(codes::kType), p,
+          fmt::format("expected an array of calls, got {}", Article(json::KindName(x.kind))));
       return;
     }
     g.calls.reserve(x.items.size());
-    for (size_t i = 0; i < x.items.size(); ++i) g.calls.push_back(BuildCall(in, m, x.items[i], Ptr(p, i)));
+    for (size_t i = 0; i < x.items.size(); ++i)
+      g.calls.push_back(BuildCall(in, m, x.items[i], Ptr(p, i)));
   });
   return g;
 }
@@ -238,11 +264,12 @@ void BuildHeader(Fields& in, Manifest& m, const Node& root) {
   if (schema == nullptr) {
     in.sink().Error(std::string(codes::kSchema), "", "missing \"schema\"", "add \"schema\": 1");
   } else if (schema->kind != Kind::kInt || schema->integer != kSchemaVersion) {
-    in.sink().Error(std::string(codes::kSchema), "/schema",
-                    fmt::format("unknown schema {}; this loadplan reads schema {}",
-                                schema->kind == Kind::kInt ? std::to_string(schema->integer)
-                                                           : std::string(json::KindName(schema->kind)),
-                                kSchemaVersion));
+    in.sink().Error(
+        std::string(codes::kSchema), "/schema",
+        fmt::format("unknown schema {}; this loadplan reads schema {}",
+                    schema->kind == Kind::kInt ? std::to_string(schema->integer)
+                                               : std::string(json::KindName(schema->kind)),
+                    kSchemaVersion));
   }
   With(root, Ptr{}, "name", [&](const Node& x, const Ptr& p) {
     if (auto s = in.String(x, p)) {
@@ -264,14 +291,20 @@ void SortForLookup(Manifest& m) {
 Manifest BuildManifest(Fields& in, Node& root) {
   Manifest m;
   if (!in.Object(root, Ptr{}, "manifest")) return m;
-  in.CheckKeys(root, Ptr{}, {"buffers", "kernels", "load", "name", "programs", "schema", "vars"}, {"name"});
+  in.CheckKeys(root, Ptr{}, {"buffers", "kernels", "load", "name", "programs", "schema", "vars"},
+               {"name"});
   BuildHeader(in, m, root);
-  BuildEach(in, root, "vars", m.vars, [&](auto& name, auto& n, auto p) { return BuildVar(in, name, n, p); });
-  BuildEach(in, root, "buffers", m.buffers, [&](auto& name, auto& n, auto p) { return BuildBuffer(in, name, n, p); });
-  BuildEach(in, root, "kernels", m.kernels, [&](auto& name, auto& n, auto p) { return BuildKernel(in, name, n, p); });
-  SortForLookup(m);  // buffers and kernels resolve call arguments; AssignPointers below sets pointers
+  BuildEach(in, root, "vars", m.vars,
+            [&](auto& name, auto& n, auto p) { return BuildVar(in, name, n, p); });
+  BuildEach(in, root, "buffers", m.buffers,
+            [&](auto& name, auto& n, auto p) { return BuildBuffer(in, name, n, p); });
+  BuildEach(in, root, "kernels", m.kernels,
+            [&](auto& name, auto& n, auto p) { return BuildKernel(in, name, n, p); });
+  SortForLookup(
+      m);  // buffers and kernels resolve call arguments; AssignPointers below sets pointers
   std::vector<Program> programs;
-  BuildEach(in, root, "programs", programs, [&](auto& name, auto& n, auto p) { return BuildProgram(in, m, name, n, p); });
+  BuildEach(in, root, "programs", programs,
+            [&](auto& name, auto& n, auto p) { return BuildProgram(in, m, name, n, p); });
   m.programs = std::move(programs);
   AssignPointers(m);
   return m;
@@ -280,7 +313,8 @@ Manifest BuildManifest(Fields& in, Node& root) {
 // Each error marks the deepest entity whose pointer is the error's pointer or a
 // prefix of it (a bad grid dim marks its call, a bad argument only its Arg).
 void MarkMalformed(Manifest& m, const std::vector<Diagnostic>& diags) {
-  bool any_error = std::any_of(diags.begin(), diags.end(), [](const Diagnostic& d) { return d.severity == Severity::kError; });
+  bool any_error = std::any_of(diags.begin(), diags.end(),
+                               [](const Diagnostic& d) { return d.severity == Severity::kError; });
   if (!any_error) return;  // nothing to mark: skip indexing every entity
   std::map<std::string, bool*, std::less<>> entities;
   for (Variable& v : m.vars) entities[v.ptr] = &v.malformed;
@@ -322,7 +356,8 @@ ParseOutput ParseManifest(std::string_view text, const ParseLimits& limits) {
     }
   } catch (const std::exception& e) {  // bad_alloc on a huge document, or a bug: never escape
     out.manifest.reset();
-    sink.Error(std::string(codes::kJsonLimits), "", fmt::format("could not read the document: {}", e.what()));
+    sink.Error(std::string(codes::kJsonLimits), "",
+               fmt::format("could not read the document: {}", e.what()));
   }
   out.diags = sink.Sorted();
   return out;

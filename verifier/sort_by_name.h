@@ -16,7 +16,8 @@ void SortByName(std::vector<T>& v) {
   if (std::is_sorted(v.begin(), v.end(), less)) return;
   std::vector<size_t> order(v.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&v](size_t a, size_t b) { return v[a].name < v[b].name; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&v](size_t a, size_t b) { return v[a].name < v[b].name; });
   std::vector<T> sorted;
   sorted.reserve(v.size());
   for (size_t i : order) sorted.push_back(std::move(v[i]));

@@ -62,8 +62,12 @@ void AddKernelCall(Builder& ub, size_t p, size_t i) {
       u.partial.insert(*a.buffer);
       continue;
     }
-    ub.per_buffer[*b].push_back(Use{.program = p, .call = i, .param = a.param, .access = prm->access,
-                                    .ptr = a.ptr, .extent = CallExtent(*k, c, a.param)});
+    ub.per_buffer[*b].push_back(Use{.program = p,
+                                    .call = i,
+                                    .param = a.param,
+                                    .access = prm->access,
+                                    .ptr = a.ptr,
+                                    .extent = CallExtent(*k, c, a.param)});
   }
 }
 
@@ -119,7 +123,10 @@ namespace {
 UsageIndex Build(const Manifest& m, const ArgBufferFn* arg_buffer) {
   UsageIndex u;
   const bool index = arg_buffer == nullptr && SortedByName(m.buffers);
-  Builder ub{.m = m, .index = index ? IndexByName(m.buffers) : NameIndex(), .arg_buffer = arg_buffer, .u = u,
+  Builder ub{.m = m,
+             .index = index ? IndexByName(m.buffers) : NameIndex(),
+             .arg_buffer = arg_buffer,
+             .u = u,
              .per_buffer = std::vector<std::vector<Use>>(m.buffers.size())};
   for (size_t p = 0; p < m.programs.size(); ++p) {
     const Program& prog = m.programs[p];
@@ -129,8 +136,12 @@ UsageIndex Build(const Manifest& m, const ArgBufferFn* arg_buffer) {
         MarkPartial(u, c);
       } else if (c.type == CallType::kCollective) {
         if (std::optional<size_t> b = ub.Find(c.buffer)) {
-          ub.per_buffer[*b].push_back(Use{.program = p, .call = i, .param = {}, .access = Access::kReadWrite,
-                                          .ptr = ChildPointer(c.ptr, "buffer"), .extent = {}});
+          ub.per_buffer[*b].push_back(Use{.program = p,
+                                          .call = i,
+                                          .param = {},
+                                          .access = Access::kReadWrite,
+                                          .ptr = ChildPointer(c.ptr, "buffer"),
+                                          .extent = {}});
         } else {
           u.partial.insert(c.buffer);
         }
@@ -151,6 +162,8 @@ UsageIndex Build(const Manifest& m, const ArgBufferFn* arg_buffer) {
 
 UsageIndex BuildUsage(const Manifest& m) { return Build(m, nullptr); }
 
-UsageIndex BuildUsage(const Manifest& m, const ArgBufferFn& arg_buffer) { return Build(m, &arg_buffer); }
+UsageIndex BuildUsage(const Manifest& m, const ArgBufferFn& arg_buffer) {
+  return Build(m, &arg_buffer);
+}
 
 }  // namespace loadplan::verifier

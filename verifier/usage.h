@@ -22,7 +22,7 @@ struct Use {
   size_t call = 0;     // index into Program::calls (counts from 0)
   std::string param;   // kernel parameter bound to the buffer ("" for a collective)
   Access access = Access::kReadWrite;
-  std::string ptr;     // the argument (or the collective's /buffer) pointer
+  std::string ptr;  // the argument (or the collective's /buffer) pointer
   // Elements touched: the kernel's extent with the call's scalar arguments
   // substituted (an expression over manifest variables). nullopt for
   // collectives (the whole buffer) and when the extent or a scalar is broken.

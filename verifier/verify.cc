@@ -24,7 +24,8 @@ namespace {
 
 // Verifies `in`; `shared` is `in` when the caller already shares it (then no copy is made
 // when `in` is in name order), else null.
-VerifyResult VerifyModel(const Manifest& in, std::shared_ptr<const Manifest> shared, const VerifyOptions& options) {
+VerifyResult VerifyModel(const Manifest& in, std::shared_ptr<const Manifest> shared,
+                         const VerifyOptions& options) {
   std::optional<Manifest> copy;
   const Manifest& m = InNameOrder(in, copy);
   RuleContext ctx = MakeRuleContext(m, options);
@@ -44,14 +45,17 @@ VerifyResult VerifyModel(const Manifest& in, std::shared_ptr<const Manifest> sha
 
 }  // namespace
 
-VerifyResult Verify(const Manifest& m, const VerifyOptions& options) { return VerifyModel(m, nullptr, options); }
+VerifyResult Verify(const Manifest& m, const VerifyOptions& options) {
+  return VerifyModel(m, nullptr, options);
+}
 
 VerifyResult Verify(std::shared_ptr<const Manifest> m, const VerifyOptions& options) {
   const Manifest& model = *m;
   return VerifyModel(model, std::move(m), options);
 }
 
-CheckOutput CheckText(std::string_view text, const VerifyOptions& options, const ParseLimits& limits) {
+CheckOutput CheckText(std::string_view text, const VerifyOptions& options,
+                      const ParseLimits& limits) {
   ParseOutput parsed = ParseManifest(text, limits);
   DiagSink sink;
   for (Diagnostic& d : parsed.diags) sink.Report(std::move(d));

@@ -39,10 +39,10 @@ class VerifiedManifest {
 };
 
 struct VerifyResult {
-  std::vector<Diagnostic> diags;          // sorted; parse diagnostics included by CheckText
-  std::vector<std::string> derive_order;  // derive programs in dataflow order (when acyclic)
+  std::vector<Diagnostic> diags;             // sorted; parse diagnostics included by CheckText
+  std::vector<std::string> derive_order;     // derive programs in dataflow order (when acyclic)
   std::optional<VerifiedManifest> verified;  // set iff ok()
-  [[nodiscard]] bool ok() const;          // no errors (warnings allowed)
+  [[nodiscard]] bool ok() const;             // no errors (warnings allowed)
 };
 
 // Runs every rule; the model may come in any order (a sorted copy is verified).
@@ -51,9 +51,9 @@ VerifyResult Verify(const Manifest& m, const VerifyOptions& options = {});
 VerifyResult Verify(std::shared_ptr<const Manifest> m, const VerifyOptions& options = {});
 
 struct CheckOutput {
-  bool parsed = false;  // false: not JSON / over limits (exit 2)
+  bool parsed = false;                       // false: not JSON / over limits (exit 2)
   std::shared_ptr<const Manifest> manifest;  // as parsed (the text's order); null when not parsed
-  VerifyResult result;  // parse + rule diagnostics, sorted
+  VerifyResult result;                       // parse + rule diagnostics, sorted
 };
 CheckOutput CheckText(std::string_view text, const VerifyOptions& options = {},
                       const ParseLimits& limits = {});

@@ -28,7 +28,9 @@ json Dims(const std::vector<Expr>& dims) {
 }
 
 json BufferValue(const Buffer& b) {
-  json o = {{"kind", BufferKindName(b.kind)}, {"dtype", base::DtypeName(b.dtype)}, {"shape", Dims(b.shape)}};
+  json o = {{"kind", BufferKindName(b.kind)},
+            {"dtype", base::DtypeName(b.dtype)},
+            {"shape", Dims(b.shape)}};
   if (b.tensor) o["tensor"] = *b.tensor;
   if (b.exported) o["export"] = true;
   if (b.lane) o["lane"] = *b.lane;

@@ -21,7 +21,9 @@ namespace fs = std::filesystem;
 using verifier::json::Kind;
 
 base::Status Invalid(std::string message) { return base::Status::Error(std::move(message)); }
-base::Status Io(std::string message) { return base::Status::Error(std::move(message), base::ErrorKind::kIo); }
+base::Status Io(std::string message) {
+  return base::Status::Error(std::move(message), base::ErrorKind::kIo);
+}
 
 struct Resolved {
   std::vector<std::string> files;
@@ -36,18 +38,21 @@ base::Result<Resolved> ReadIndex(const fs::path& index) {
   std::stringstream ss;
   ss << in.rdbuf();
   verifier::DiagSink sink;
-  const auto doc = verifier::json::ReadJson(ss.str(), {.max_bytes = size_t{64} << 20, .max_depth = 8}, sink);
+  const auto doc =
+      verifier::json::ReadJson(ss.str(), {.max_bytes = size_t{64} << 20, .max_depth = 8}, sink);
   if (!doc || sink.HasErrors() || doc->kind != Kind::kObject) {
     return Invalid(fmt::format("{}: not a valid index JSON object", index.string()));
   }
   const auto* map = doc->Find("weight_map");
-  if (!map || map->kind != Kind::kObject) return Invalid(fmt::format("{}: no weight_map object", index.string()));
+  if (!map || map->kind != Kind::kObject)
+    return Invalid(fmt::format("{}: no weight_map object", index.string()));
   std::set<std::string> files;
   Resolved out{.index = index.string()};
   for (const auto& [tensor, file] : map->members) {
     if (file.kind != Kind::kString || file.text.empty() || file.text == "." || file.text == ".." ||
         file.text.find('/') != std::string::npos) {
-      return Invalid(fmt::format("{}: weight_map entry for '{}' is not a file name", index.string(), tensor));
+      return Invalid(
+          fmt::format("{}: weight_map entry for '{}' is not a file name", index.string(), tensor));
     }
     const std::string path = (index.parent_path() / file.text).string();
     files.insert(path);
@@ -71,7 +76,9 @@ base::Result<Resolved> Resolve(const std::string& path) {
     }
     if (ec) return Io(fmt::format("cannot list {}: {}", path, ec.message()));
     if (found.size() != 1) {
-      return Invalid(fmt::format("{}: expected model.safetensors.index.json or exactly one .safetensors file, found {}", path, found.size()));
+      return Invalid(fmt::format(
+          "{}: expected model.safetensors.index.json or exactly one .safetensors file, found {}",
+          path, found.size()));
     }
     return Resolved{.files = found};
   }
@@ -87,10 +94,12 @@ base::Status CheckIndex(const Checkpoint& c, const Resolved& r) {
   for (const auto& [tensor, path] : r.where) {
     const Checkpoint::Located at = c.Find(tensor);
     if (at.info == nullptr) {
-      return Invalid(fmt::format("{}: weight_map lists '{}' in {}, which does not hold it", r.index, tensor, path));
+      return Invalid(fmt::format("{}: weight_map lists '{}' in {}, which does not hold it", r.index,
+                                 tensor, path));
     }
     if (at.file->path() != path) {
-      return Invalid(fmt::format("{}: weight_map lists '{}' in {}, but it is in {}", r.index, tensor, path, at.file->path()));
+      return Invalid(fmt::format("{}: weight_map lists '{}' in {}, but it is in {}", r.index,
+                                 tensor, path, at.file->path()));
     }
   }
   return base::Status::Ok();
@@ -139,21 +148,24 @@ base::Status CheckBindings(const simulator::LoadPlan& plan, const Checkpoint& ck
   std::vector<std::string> errors;
   for (const simulator::PlannedBuffer& b : plan.buffers) {
     if (!b.tensor) continue;
-    const auto where = fmt::format("buffer {} (/buffers/{})", b.name, verifier::EscapePointerToken(b.name));
+    const auto where =
+        fmt::format("buffer {} (/buffers/{})", b.name, verifier::EscapePointerToken(b.name));
     const Checkpoint::Located loc = ckpt.Find(*b.tensor);
     if (!loc.info) {
       errors.push_back(fmt::format("{}: tensor {} is not in the checkpoint", where, *b.tensor));
       continue;
     }
     if (loc.info->dtype != b.dtype) {
-      errors.push_back(fmt::format("{}: tensor {} has dtype {} in {}, the manifest says {}", where, *b.tensor,
-                                   base::DtypeName(loc.info->dtype), loc.file->path(), base::DtypeName(b.dtype)));
+      errors.push_back(fmt::format("{}: tensor {} has dtype {} in {}, the manifest says {}", where,
+                                   *b.tensor, base::DtypeName(loc.info->dtype), loc.file->path(),
+                                   base::DtypeName(b.dtype)));
     }
     const std::vector<uint64_t> have(loc.info->shape.begin(), loc.info->shape.end());
     if (!b.shape || *b.shape != have) {
-      errors.push_back(fmt::format("{}: tensor {} has shape [{}] in {}, the manifest says [{}]", where, *b.tensor,
-                                   fmt::join(have, ", "), loc.file->path(),
-                                   b.shape ? fmt::format("{}", fmt::join(*b.shape, ", ")) : "variable"));
+      errors.push_back(
+          fmt::format("{}: tensor {} has shape [{}] in {}, the manifest says [{}]", where,
+                      *b.tensor, fmt::join(have, ", "), loc.file->path(),
+                      b.shape ? fmt::format("{}", fmt::join(*b.shape, ", ")) : "variable"));
     }
   }
   return base::StatusFromLines(errors);

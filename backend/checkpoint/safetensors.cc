@@ -18,7 +18,9 @@ namespace loadplan::backend {
 namespace {
 
 base::Status Invalid(std::string message) { return base::Status::Error(std::move(message)); }
-base::Status Io(std::string message) { return base::Status::Error(std::move(message), base::ErrorKind::kIo); }
+base::Status Io(std::string message) {
+  return base::Status::Error(std::move(message), base::ErrorKind::kIo);
+}
 
 using verifier::json::Kind;
 using verifier::json::Node;
@@ -31,10 +33,17 @@ bool ValidUtf8(std::string_view s) {
     size_t n = 0;
     uint32_t cp = c;
     if (c >= 0x80) {
-      if ((c >> 5) == 6) { n = 1; cp = c & 0x1F; }
-      else if ((c >> 4) == 14) { n = 2; cp = c & 0x0F; }
-      else if ((c >> 3) == 30) { n = 3; cp = c & 0x07; }
-      else return false;
+      if ((c >> 5) == 6) {
+        n = 1;
+        cp = c & 0x1F;
+      } else if ((c >> 4) == 14) {
+        n = 2;
+        cp = c & 0x0F;
+      } else if ((c >> 3) == 30) {
+        n = 3;
+        cp = c & 0x07;
+      } else
+        return false;
       if (s.size() - i <= n) return false;
     }
     for (size_t k = 1; k <= n; ++k) {
@@ -61,15 +70,22 @@ std::string ParseTensor(const std::string& name, const Node& v, TensorInfo& t) {
   const Node* shape = v.Find("shape");
   const Node* offsets = v.Find("data_offsets");
   if (!dtype || !shape || !offsets) {
-    return fmt::format("tensor '{}': missing {}", name, !dtype ? "dtype" : !shape ? "shape" : "data_offsets");
+    return fmt::format("tensor '{}': missing {}", name,
+                       !dtype   ? "dtype"
+                       : !shape ? "shape"
+                                : "data_offsets");
   }
   const auto d = dtype->kind == Kind::kString ? base::ParseDtype(dtype->text) : std::nullopt;
-  if (!d) return fmt::format("tensor '{}': unknown dtype {}", name, dtype->kind == Kind::kString ? dtype->text : "(not a string)");
+  if (!d)
+    return fmt::format("tensor '{}': unknown dtype {}", name,
+                       dtype->kind == Kind::kString ? dtype->text : "(not a string)");
   t.dtype = *d;
   if (shape->kind != Kind::kArray) return fmt::format("tensor '{}': shape is not an array", name);
   for (const Node& dim : shape->items) {
     const auto u = Unsigned(dim);
-    if (!u) return fmt::format("tensor '{}': shape has a dimension that is not a non-negative integer", name);
+    if (!u)
+      return fmt::format("tensor '{}': shape has a dimension that is not a non-negative integer",
+                         name);
     t.shape.push_back(*u);
   }
   if (offsets->kind != Kind::kArray || offsets->items.size() != 2) {
@@ -86,7 +102,8 @@ std::string ParseMetadata(const Node& v, std::map<std::string, std::string>& out
   if (v.kind == Kind::kNull) return {};
   if (v.kind != Kind::kObject) return "__metadata__ is not an object of strings";
   for (const auto& [k, s] : v.members) {
-    if (s.kind != Kind::kString) return fmt::format("__metadata__ value of '{}' is not a string", k);
+    if (s.kind != Kind::kString)
+      return fmt::format("__metadata__ value of '{}' is not a string", k);
     out[k] = s.text;
   }
   return {};
@@ -99,10 +116,13 @@ std::string ValidateLayout(std::vector<TensorInfo>& tensors, uint64_t data_bytes
   });
   uint64_t start = 0;
   for (const TensorInfo& t : tensors) {
-    if (t.end < t.begin) return fmt::format("tensor '{}': data_offsets [{}, {}) end before they begin", t.name, t.begin, t.end);
+    if (t.end < t.begin)
+      return fmt::format("tensor '{}': data_offsets [{}, {}) end before they begin", t.name,
+                         t.begin, t.end);
     if (t.begin != start) {
-      return fmt::format("tensor '{}': data_offsets begin at {} but the previous tensor ends at {} ({})", t.name,
-                         t.begin, start, t.begin > start ? "a gap" : "an overlap");
+      return fmt::format(
+          "tensor '{}': data_offsets begin at {} but the previous tensor ends at {} ({})", t.name,
+          t.begin, start, t.begin > start ? "a gap" : "an overlap");
     }
     start = t.end;
     uint64_t bits = base::DtypeBits(t.dtype);
@@ -112,11 +132,12 @@ std::string ValidateLayout(std::vector<TensorInfo>& tensors, uint64_t data_bytes
       }
     }
     if (bits % 8 != 0) {
-      return fmt::format("tensor '{}': {} elements of {} do not fill whole bytes", t.name, bits / base::DtypeBits(t.dtype),
-                         base::DtypeName(t.dtype));
+      return fmt::format("tensor '{}': {} elements of {} do not fill whole bytes", t.name,
+                         bits / base::DtypeBits(t.dtype), base::DtypeName(t.dtype));
     }
     if (t.bytes() != bits / 8) {
-      return fmt::format("tensor '{}': data_offsets hold {} bytes but shape x dtype needs {}", t.name, t.bytes(), bits / 8);
+      return fmt::format("tensor '{}': data_offsets hold {} bytes but shape x dtype needs {}",
+                         t.name, t.bytes(), bits / 8);
     }
   }
   if (start != data_bytes) {
@@ -137,12 +158,14 @@ base::Result<ParsedHeader> ParseSafetensorsHeader(std::string_view header, uint6
   const std::optional<Node> doc = verifier::json::ReadJson(header, limits, sink);
   if (!doc || sink.HasErrors()) {
     const auto& d = sink.All();
-    return Invalid(fmt::format("header is not the expected JSON: {}{}", d.empty() ? "" : d.front().message,
-                                d.empty() || d.front().pointer.empty() ? "" : " at " + d.front().pointer));
+    return Invalid(
+        fmt::format("header is not the expected JSON: {}{}", d.empty() ? "" : d.front().message,
+                    d.empty() || d.front().pointer.empty() ? "" : " at " + d.front().pointer));
   }
   if (doc->kind != Kind::kObject) return Invalid("header is not a JSON object");
   for (const auto& [name, value] : doc->members) {
-    std::string err = name == "__metadata__" ? ParseMetadata(value, r.metadata) : ParseTensor(name, value, r.tensors.emplace_back());
+    std::string err = name == "__metadata__" ? ParseMetadata(value, r.metadata)
+                                             : ParseTensor(name, value, r.tensors.emplace_back());
     if (!err.empty()) return Invalid(err);
   }
   if (std::string err = ValidateLayout(r.tensors, data_bytes); !err.empty()) return Invalid(err);
@@ -160,7 +183,8 @@ base::Result<std::unique_ptr<SafetensorsFile>> SafetensorsFile::Open(const std::
   const auto size = static_cast<uint64_t>(st.st_size);
   if (size < 8) {
     ::close(fd);
-    return Invalid(fmt::format("{}: {} bytes is shorter than the 8-byte header length", path, size));
+    return Invalid(
+        fmt::format("{}: {} bytes is shorter than the 8-byte header length", path, size));
   }
   void* map = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
   ::close(fd);
@@ -171,10 +195,15 @@ base::Result<std::unique_ptr<SafetensorsFile>> SafetensorsFile::Open(const std::
   f->map_bytes_ = size;
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | f->map_[i];
-  if (n > kMaxHeaderBytes) return Invalid(fmt::format("{}: header length {} is over the {} byte limit", path, n, kMaxHeaderBytes));
-  if (n > size - 8) return Invalid(fmt::format("{}: header length {} runs past the end of the {} byte file", path, n, size));
+  if (n > kMaxHeaderBytes)
+    return Invalid(
+        fmt::format("{}: header length {} is over the {} byte limit", path, n, kMaxHeaderBytes));
+  if (n > size - 8)
+    return Invalid(
+        fmt::format("{}: header length {} runs past the end of the {} byte file", path, n, size));
   f->data_offset_ = 8 + n;
-  base::Result<ParsedHeader> h = ParseSafetensorsHeader({reinterpret_cast<const char*>(f->map_ + 8), n}, size - 8 - n);
+  base::Result<ParsedHeader> h =
+      ParseSafetensorsHeader({reinterpret_cast<const char*>(f->map_ + 8), n}, size - 8 - n);
   if (!h.ok()) return h.status().WithContext(path);
   f->tensors_ = std::move(h->tensors);
   f->metadata_ = std::move(h->metadata);

@@ -27,7 +27,9 @@ std::string SafetensorsHeader(const std::vector<TensorSpec>& tensors,
   uint64_t at = 0;
   for (const TensorSpec& t : tensors) {
     const uint64_t bytes = TensorBytes(t).value_or(0);
-    h[t.name] = {{"dtype", base::DtypeName(t.dtype)}, {"shape", t.shape}, {"data_offsets", {at, at + bytes}}};
+    h[t.name] = {{"dtype", base::DtypeName(t.dtype)},
+                 {"shape", t.shape},
+                 {"data_offsets", {at, at + bytes}}};
     at += bytes;
   }
   std::string text = h.dump();
@@ -36,19 +38,24 @@ std::string SafetensorsHeader(const std::vector<TensorSpec>& tensors,
 }
 
 base::Status WriteSafetensors(const std::string& path, const std::vector<TensorSpec>& tensors,
-                             const std::map<std::string, std::string>& metadata, const FillFn& fill) {
+                              const std::map<std::string, std::string>& metadata,
+                              const FillFn& fill) {
   for (const TensorSpec& t : tensors) {
     if (!TensorBytes(t)) {
-      return base::Status::Error(fmt::format("tensor '{}': shape x dtype is not a whole byte count in 64 bits", t.name));
+      return base::Status::Error(
+          fmt::format("tensor '{}': shape x dtype is not a whole byte count in 64 bits", t.name));
     }
   }
   const std::string tmp = path + ".tmp";
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(tmp.c_str(), "wb"), &std::fclose);
-  if (!f) return base::Status::Error(fmt::format("{}: cannot create: {}", tmp, std::strerror(errno)), base::ErrorKind::kIo);
+  if (!f)
+    return base::Status::Error(fmt::format("{}: cannot create: {}", tmp, std::strerror(errno)),
+                               base::ErrorKind::kIo);
   const std::string header = SafetensorsHeader(tensors, metadata);
   uint8_t len[8];
   for (int i = 0; i < 8; ++i) len[i] = static_cast<uint8_t>(uint64_t{header.size()} >> (8 * i));
-  bool ok = std::fwrite(len, 1, 8, f.get()) == 8 && std::fwrite(header.data(), 1, header.size(), f.get()) == header.size();
+  bool ok = std::fwrite(len, 1, 8, f.get()) == 8 &&
+            std::fwrite(header.data(), 1, header.size(), f.get()) == header.size();
   std::vector<uint8_t> buf(size_t{8} << 20);
   for (size_t i = 0; ok && i < tensors.size(); ++i) {
     const uint64_t bytes = *TensorBytes(tensors[i]);
@@ -62,14 +69,17 @@ base::Status WriteSafetensors(const std::string& path, const std::vector<TensorS
   ok = (std::fclose(f.release()) == 0) && ok;
   // The partial file goes; if it cannot, the error says so (a cleanup error is never dropped).
   const auto discard = [&tmp] {
-    return std::remove(tmp.c_str()) == 0 ? std::string() : fmt::format("; cannot remove {}: {}", tmp, std::strerror(errno));
+    return std::remove(tmp.c_str()) == 0
+               ? std::string()
+               : fmt::format("; cannot remove {}: {}", tmp, std::strerror(errno));
   };
   if (!ok) {
     std::string message = fmt::format("{}: write failed: {}", tmp, std::strerror(err));
     return base::Status::Error(message + discard(), base::ErrorKind::kIo);
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::string message = fmt::format("{}: cannot rename into place: {}", path, std::strerror(errno));
+    std::string message =
+        fmt::format("{}: cannot rename into place: {}", path, std::strerror(errno));
     return base::Status::Error(message + discard(), base::ErrorKind::kIo);
   }
   return base::Status::Ok();

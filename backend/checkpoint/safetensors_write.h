@@ -33,7 +33,9 @@ using FillFn = std::function<void(size_t index, uint64_t offset, std::span<uint8
 
 // Writes the file: kInvalidInput for a tensor whose bytes do not fit, kIo when a write
 // fails. Never leaves a partial file at `path` (writes to path + ".tmp", then renames).
-[[nodiscard]] base::Status WriteSafetensors(const std::string& path, const std::vector<TensorSpec>& tensors,
-                             const std::map<std::string, std::string>& metadata, const FillFn& fill);
+[[nodiscard]] base::Status WriteSafetensors(const std::string& path,
+                                            const std::vector<TensorSpec>& tensors,
+                                            const std::map<std::string, std::string>& metadata,
+                                            const FillFn& fill);
 
 }  // namespace loadplan::backend

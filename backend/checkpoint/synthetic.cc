@@ -35,7 +35,8 @@ uint64_t HashName(std::string_view s) {  // FNV-1a
 
 // Rewrites each `bits`-wide lane of a random word so its exponent field
 // (`exp_bits` wide, just under the sign bit) lies in [lo, lo + span).
-uint64_t ClampExponents(uint64_t w, int bits, int exp_bits, int mant_bits, uint64_t lo, uint64_t span) {
+uint64_t ClampExponents(uint64_t w, int bits, int exp_bits, int mant_bits, uint64_t lo,
+                        uint64_t span) {
   uint64_t out = 0;
   for (int at = 0; at < 64; at += bits) {
     const uint64_t lane = bits == 64 ? w : (w >> at) & ((uint64_t{1} << bits) - 1);
@@ -92,7 +93,8 @@ struct Entry {
   uint64_t bytes = 0;
 };
 
-std::string CollectTensors(const verifier::Manifest& m, std::optional<int> layers, std::vector<Entry>& out) {
+std::string CollectTensors(const verifier::Manifest& m, std::optional<int> layers,
+                           std::vector<Entry>& out) {
   std::map<std::string, bool> seen;
   for (const verifier::Buffer& b : m.buffers) {
     if (!b.tensor || (layers && BeyondLayers(*b.tensor, *layers)) || seen[*b.tensor]) continue;
@@ -100,7 +102,8 @@ std::string CollectTensors(const verifier::Manifest& m, std::optional<int> layer
     Entry e{.spec = {.name = *b.tensor, .dtype = b.dtype}, .encoding = b.encoding};
     for (const verifier::Expr& d : b.shape) {
       const auto v = verifier::Evaluate(d, {});
-      if (!v.value || *v.value < 0) return fmt::format("buffer {}: shape is not a fixed non-negative size", b.name);
+      if (!v.value || *v.value < 0)
+        return fmt::format("buffer {}: shape is not a fixed non-negative size", b.name);
       e.spec.shape.push_back(static_cast<uint64_t>(*v.value));
     }
     const auto bytes = TensorBytes(e.spec);
@@ -108,7 +111,8 @@ std::string CollectTensors(const verifier::Manifest& m, std::optional<int> layer
     e.bytes = *bytes;
     out.push_back(std::move(e));
   }
-  std::sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) { return NaturalLess(a.spec.name, b.spec.name); });
+  std::sort(out.begin(), out.end(),
+            [](const Entry& a, const Entry& b) { return NaturalLess(a.spec.name, b.spec.name); });
   return {};
 }
 
@@ -128,8 +132,9 @@ std::vector<std::vector<size_t>> Shard(const std::vector<Entry>& entries, uint64
 
 }  // namespace
 
-void SyntheticBytes(uint64_t seed, std::string_view tensor, Dtype dtype, const std::optional<std::string>& encoding,
-                    uint64_t offset, std::span<uint8_t> out) {
+void SyntheticBytes(uint64_t seed, std::string_view tensor, Dtype dtype,
+                    const std::optional<std::string>& encoding, uint64_t offset,
+                    std::span<uint8_t> out) {
   const uint64_t key = SplitMix(seed ^ HashName(tensor));
   const bool e8m0 = encoding && *encoding == "e8m0";
   size_t i = 0;
@@ -158,14 +163,18 @@ bool BeyondLayers(std::string_view tensor, int n) {
 
 base::Result<GenSummary> GenerateCheckpoint(const verifier::Manifest& m, const GenOptions& o) {
   std::vector<Entry> entries;
-  if (std::string err = CollectTensors(m, o.layers, entries); !err.empty()) return base::Status::Error(err);
+  if (std::string err = CollectTensors(m, o.layers, entries); !err.empty())
+    return base::Status::Error(err);
   std::error_code ec;
   std::filesystem::create_directories(o.dir, ec);
-  if (ec) return base::Status::Error(fmt::format("{}: cannot create: {}", o.dir, ec.message()), base::ErrorKind::kIo);
+  if (ec)
+    return base::Status::Error(fmt::format("{}: cannot create: {}", o.dir, ec.message()),
+                               base::ErrorKind::kIo);
   uint64_t total = 0, done = 0;
   for (const Entry& e : entries) total += e.bytes;
   const auto shards = Shard(entries, o.shard_bytes);
-  nlohmann::ordered_json index = {{"metadata", {{"total_size", total}}}, {"weight_map", nlohmann::ordered_json::object()}};
+  nlohmann::ordered_json index = {{"metadata", {{"total_size", total}}},
+                                  {"weight_map", nlohmann::ordered_json::object()}};
   for (size_t s = 0; s < shards.size(); ++s) {
     const std::string file = fmt::format("model-{:05}-of-{:05}.safetensors", s + 1, shards.size());
     std::vector<TensorSpec> specs;
@@ -179,13 +188,16 @@ base::Result<GenSummary> GenerateCheckpoint(const verifier::Manifest& m, const G
       done += out.size();
       if (o.progress) o.progress(done, total);
     };
-    if (base::Status st = WriteSafetensors(o.dir + "/" + file, specs, {{"format", "pt"}}, fill); !st.ok()) return st;
+    if (base::Status st = WriteSafetensors(o.dir + "/" + file, specs, {{"format", "pt"}}, fill);
+        !st.ok())
+      return st;
   }
   const std::string index_path = o.dir + "/model.safetensors.index.json";
   std::ofstream out(index_path);
   out << index.dump(2) << "\n";
   out.close();
-  if (!out) return base::Status::Error(fmt::format("{}: write failed", index_path), base::ErrorKind::kIo);
+  if (!out)
+    return base::Status::Error(fmt::format("{}: write failed", index_path), base::ErrorKind::kIo);
   return GenSummary{.bytes = total, .tensors = entries.size(), .shards = shards.size()};
 }
 

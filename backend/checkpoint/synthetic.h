@@ -16,7 +16,7 @@
 namespace loadplan::backend {
 
 struct GenOptions {
-  std::string dir;                           // created if missing
+  std::string dir;  // created if missing
   uint64_t seed = 0;
   uint64_t shard_bytes = uint64_t{4} << 30;  // start a new shard past this many bytes
   // Keep only the tensors of layers < N (BeyondLayers); unset: every tensor.
@@ -47,6 +47,7 @@ base::Result<GenSummary> GenerateCheckpoint(const verifier::Manifest& m, const G
 // "e8m0": exponents in [112, 142] (never 0xFF); "fp4_e2m1x2" and other integer
 // types: uniform bytes.
 void SyntheticBytes(uint64_t seed, std::string_view tensor, base::Dtype dtype,
-                    const std::optional<std::string>& encoding, uint64_t offset, std::span<uint8_t> out);
+                    const std::optional<std::string>& encoding, uint64_t offset,
+                    std::span<uint8_t> out);
 
 }  // namespace loadplan::backend

@@ -42,11 +42,14 @@ Status CudaBackend::Impl::Init() {
   LOADPLAN_CUDA_TRY(cudaFree(nullptr));  // creates the context (and loads modules when EAGER)
   for (const SafetensorsFile& f : checkpoint.files()) {
     FileDescriptor fd(::open(f.path().c_str(), O_RDONLY | O_CLOEXEC));
-    if (fd.get() < 0) return Status::Error(fmt::format("cannot open {}: {}", f.path(), std::strerror(errno)));
+    if (fd.get() < 0)
+      return Status::Error(fmt::format("cannot open {}: {}", f.path(), std::strerror(errno)));
     files.emplace_back(&f, std::move(fd));
   }
   if (Status st = cuda::CreateStream(compute); !st.ok()) return st;
-  if (Status st = cuda::IoPool::Create(options.io_threads, options.chunk_bytes, options.device, steps, io); !st.ok()) {
+  if (Status st =
+          cuda::IoPool::Create(options.io_threads, options.chunk_bytes, options.device, steps, io);
+      !st.ok()) {
     return st;
   }
   fill_total = simulator::FillBytes(plan);
@@ -61,15 +64,17 @@ Status CudaBackend::Impl::Fault(const StepContext& at) const {
   return Status::Ok();
 }
 
-Status CudaBackend::Impl::OutOfMemory(const char* what, uint64_t bytes, const std::string& reason) const {
+Status CudaBackend::Impl::OutOfMemory(const char* what, uint64_t bytes,
+                                      const std::string& reason) const {
   cuda::MemInfo now;
   std::string free = "device free memory unknown";
   if (cuda::GetMemInfo(now).ok()) {
     free = fmt::format("{} free of {}", base::FormatGiB(now.free), base::FormatGiB(now.total));
   }
-  return Status::Error(fmt::format("{} of {} failed: {}; {} live on this backend; {}", what,
-                                   base::FormatGiBExact(bytes), reason, base::FormatGiBExact(live), free),
-                       base::ErrorKind::kOutOfMemory);
+  return Status::Error(
+      fmt::format("{} of {} failed: {}; {} live on this backend; {}", what,
+                  base::FormatGiBExact(bytes), reason, base::FormatGiBExact(live), free),
+      base::ErrorKind::kOutOfMemory);
 }
 
 Status CudaBackend::Impl::Allocate(const char* what, uint64_t bytes, cuda::DeviceMemory& out) {
@@ -78,10 +83,14 @@ Status CudaBackend::Impl::Allocate(const char* what, uint64_t bytes, cuda::Devic
   if (options.fail_at_allocation && *options.fail_at_allocation == k) {
     return OutOfMemory(what, bytes, fmt::format("injected fault at allocation {}", k));
   }
-  if (options.memory_limit && (bytes > *options.memory_limit || live > *options.memory_limit - bytes)) {
-    return OutOfMemory(what, bytes, fmt::format("over the memory limit of {}", base::FormatGiBExact(*options.memory_limit)));
+  if (options.memory_limit &&
+      (bytes > *options.memory_limit || live > *options.memory_limit - bytes)) {
+    return OutOfMemory(
+        what, bytes,
+        fmt::format("over the memory limit of {}", base::FormatGiBExact(*options.memory_limit)));
   }
-  if (Status st = cuda::AllocateDevice(bytes, out); !st.ok()) return OutOfMemory(what, bytes, st.message());
+  if (Status st = cuda::AllocateDevice(bytes, out); !st.ok())
+    return OutOfMemory(what, bytes, st.message());
   live += bytes;
   peak = std::max(peak, live);
   return SampleDelta();
@@ -116,8 +125,8 @@ void CudaBackend::Impl::Progress() const {
 CudaBackend::CudaBackend(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 CudaBackend::~CudaBackend() = default;
 
-CudaBackend::CreateResult CudaBackend::Create(const simulator::LoadPlan& plan, const Checkpoint& checkpoint,
-                                              CudaOptions options) {
+CudaBackend::CreateResult CudaBackend::Create(const simulator::LoadPlan& plan,
+                                              const Checkpoint& checkpoint, CudaOptions options) {
   if (Status problems = Preflight(plan, checkpoint); !problems.ok()) return {nullptr, problems};
   auto impl = std::make_unique<Impl>(plan, checkpoint, std::move(options));
   if (Status st = impl->Init(); !st.ok()) return {nullptr, st};
@@ -128,15 +137,22 @@ uint64_t CudaBackend::LiveBytes() const { return impl_->live; }
 uint64_t CudaBackend::PeakBytes() const { return impl_->peak; }
 
 CudaMemory CudaBackend::Memory() const {
-  return {.peak_allocated = impl_->peak, .peak_used_delta = impl_->peak_delta,
-          .baseline_free = impl_->baseline.free, .total = impl_->baseline.total};
+  return {.peak_allocated = impl_->peak,
+          .peak_used_delta = impl_->peak_delta,
+          .baseline_free = impl_->baseline.free,
+          .total = impl_->baseline.total};
 }
 
 CudaTimes CudaBackend::Times() const {
   const cuda::IoStats io = impl_->io->Stats();
   const double threads = impl_->options.io_threads;
-  return {.read_s = io.read_s / threads, .copy_s = io.copy_s / threads, .slot_wait_s = io.slot_wait_s / threads,
-          .derive_s = impl_->derive_s, .wall_s = impl_->wall_s, .bytes_filled = io.bytes, .chunks = io.chunks,
+  return {.read_s = io.read_s / threads,
+          .copy_s = io.copy_s / threads,
+          .slot_wait_s = io.slot_wait_s / threads,
+          .derive_s = impl_->derive_s,
+          .wall_s = impl_->wall_s,
+          .bytes_filled = io.bytes,
+          .chunks = io.chunks,
           .launches = static_cast<uint32_t>(impl_->launch_events.size())};
 }
 

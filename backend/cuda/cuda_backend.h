@@ -22,9 +22,9 @@ namespace loadplan::backend {
 struct CudaOptions {
   uint32_t io_threads = 12;  // measured best on the H200 (docs/performance.md)
   uint64_t chunk_bytes = uint64_t{4} << 20;
-  std::optional<uint64_t> memory_limit;        // cap on the backend's device bytes (tests force OOM)
+  std::optional<uint64_t> memory_limit;  // cap on the backend's device bytes (tests force OOM)
   std::optional<uint32_t> fail_at_allocation;  // fault injection: 0 the resident pool, 1 the arena
-  std::optional<uint32_t> fail_at_step;        // fault injection: this plan step fails before it runs
+  std::optional<uint32_t> fail_at_step;  // fault injection: this plan step fails before it runs
   int device = 0;
   bool derive = true;  // false: launches only keep the order (loads without deriving)
   // Bytes enqueued to the device so far and the plan's fill total; called on the caller's thread.
@@ -68,7 +68,8 @@ class CudaBackend final : public Backend {
 
   Status AllocateResident(uint64_t bytes, const StepContext& at) override;
   Status AllocateArena(uint64_t bytes, const StepContext& at) override;
-  Status Fill(const simulator::PlannedBuffer& buffer, simulator::Lane lane, const StepContext& at) override;
+  Status Fill(const simulator::PlannedBuffer& buffer, simulator::Lane lane,
+              const StepContext& at) override;
   Status Launch(const simulator::PlannedCall& call, const StepContext& at) override;
   Status Release(const simulator::PlannedBuffer& buffer, const StepContext& at) override;
   Status FreeArena(const StepContext& at) override;

@@ -52,16 +52,18 @@ Status CudaBackend::Impl::CheckUses(const simulator::PlannedCall& call) {
   for (const simulator::PlannedArg& a : call.args) {
     const PlannedBuffer& b = plan.buffer(a.buffer);
     if (a.bytes > b.bytes) {
-      return Status::Error(fmt::format("{}: param {} touches {} bytes of buffer {}, which has {}", call.ptr, a.param,
-                                       a.bytes, b.name, b.bytes));
+      return Status::Error(fmt::format("{}: param {} touches {} bytes of buffer {}, which has {}",
+                                       call.ptr, a.param, a.bytes, b.name, b.bytes));
     }
     cuda::DeviceMemory* region = RegionOf(b);
     if (region == nullptr || !region->held()) {
-      return Status::Error(fmt::format("{}: buffer {} is in neither a held pool nor a held arena", call.ptr, b.name));
+      return Status::Error(fmt::format("{}: buffer {} is in neither a held pool nor a held arena",
+                                       call.ptr, b.name));
     }
     if (b.offset > region->bytes() || b.bytes > region->bytes() - b.offset) {
-      return Status::Error(fmt::format("{}: buffer {} [{}, +{}) is outside its allocation of {} bytes", call.ptr,
-                                       b.name, b.offset, b.bytes, region->bytes()));
+      return Status::Error(
+          fmt::format("{}: buffer {} [{}, +{}) is outside its allocation of {} bytes", call.ptr,
+                      b.name, b.offset, b.bytes, region->bytes()));
     }
   }
   return Status::Ok();
@@ -81,37 +83,45 @@ Status CudaBackend::AllocateArena(uint64_t bytes, const StepContext& at) {
   return st;
 }
 
-Status CudaBackend::Fill(const PlannedBuffer& buffer, simulator::Lane /*lane*/, const StepContext& at) {
+Status CudaBackend::Fill(const PlannedBuffer& buffer, simulator::Lane /*lane*/,
+                         const StepContext& at) {
   Impl& d = *impl_;
   if (Status f = d.Fault(at); !f.ok()) return f;
   if (Status e = d.io->error(); !e.ok()) return d.ReportIo(std::move(e));
-  if (!buffer.tensor) return Status::Error(fmt::format("{} binds no checkpoint tensor", buffer.name));
+  if (!buffer.tensor)
+    return Status::Error(fmt::format("{} binds no checkpoint tensor", buffer.name));
   const Checkpoint::Located loc = d.checkpoint.Find(*buffer.tensor);
   if (loc.file == nullptr || loc.info == nullptr) {
-    return Status::Error(fmt::format("{}: tensor {} is not in the checkpoint", buffer.name, *buffer.tensor));
+    return Status::Error(
+        fmt::format("{}: tensor {} is not in the checkpoint", buffer.name, *buffer.tensor));
   }
   if (loc.info->bytes() != buffer.bytes) {
-    return Status::Error(fmt::format("{}: tensor {} holds {} bytes, the plan expects {}", buffer.name, *buffer.tensor,
-                                     loc.info->bytes(), buffer.bytes));
+    return Status::Error(fmt::format("{}: tensor {} holds {} bytes, the plan expects {}",
+                                     buffer.name, *buffer.tensor, loc.info->bytes(), buffer.bytes));
   }
   cuda::DeviceMemory* region = d.RegionOf(buffer);
   if (region == nullptr || !region->held()) {
     return Status::Error(fmt::format("{}: its pool or arena is not allocated", buffer.name));
   }
   if (buffer.offset > region->bytes() || buffer.bytes > region->bytes() - buffer.offset) {
-    return Status::Error(fmt::format("{}: [{}, +{}) is outside its allocation of {} bytes", buffer.name,
-                                     buffer.offset, buffer.bytes, region->bytes()));
+    return Status::Error(fmt::format("{}: [{}, +{}) is outside its allocation of {} bytes",
+                                     buffer.name, buffer.offset, buffer.bytes, region->bytes()));
   }
   const std::optional<int> fd = d.FdOf(loc.file);
   if (!fd) {
-    return Status::Error(fmt::format("{}: {} was not opened by Create", buffer.name, loc.file->path()),
-                         base::ErrorKind::kInternal);
+    return Status::Error(
+        fmt::format("{}: {} was not opened by Create", buffer.name, loc.file->path()),
+        base::ErrorKind::kInternal);
   }
   if (!d.first_fill) d.first_fill = Impl::Clock::now();
-  Status st = d.io->Submit({.step = at.index, .waits = {at.waits.begin(), at.waits.end()}, .fd = *fd,
-                            .file_offset = loc.file->FileOffset(*loc.info), .dst = region->get() + buffer.offset,
-                            .bytes = buffer.bytes,
-                            .what = fmt::format("{} (tensor {} in {})", buffer.name, *buffer.tensor, loc.file->path())});
+  Status st = d.io->Submit(
+      {.step = at.index,
+       .waits = {at.waits.begin(), at.waits.end()},
+       .fd = *fd,
+       .file_offset = loc.file->FileOffset(*loc.info),
+       .dst = region->get() + buffer.offset,
+       .bytes = buffer.bytes,
+       .what = fmt::format("{} (tensor {} in {})", buffer.name, *buffer.tensor, loc.file->path())});
   d.Progress();
   return st;
 }
@@ -161,7 +171,8 @@ Status CudaBackend::FreeArena(const StepContext& at) {
   // weights of the last calls), then the compute stream.
   Status st = d.io->Drain([&d] { d.Progress(); });
   Status sync = LOADPLAN_CUDA_CHECK(cudaStreamSynchronize(d.compute.get()));
-  if (sync.ok()) sync = d.SampleDelta();  // the widest moment: pool, arena and whatever launches added
+  if (sync.ok())
+    sync = d.SampleDelta();  // the widest moment: pool, arena and whatever launches added
   Status freed = d.Free(d.arena);
   d.steps.Publish(at.index, {});
   if (!freed.ok()) return freed;
@@ -187,7 +198,8 @@ Status CudaBackend::Finish() {
   Status st = d.io->Drain([&d] { d.Progress(); });
   Status sync = LOADPLAN_CUDA_CHECK(cudaStreamSynchronize(d.compute.get()));
   if (sync.ok()) sync = d.SampleDelta();
-  if (d.first_fill) d.wall_s = std::chrono::duration<double>(Impl::Clock::now() - *d.first_fill).count();
+  if (d.first_fill)
+    d.wall_s = std::chrono::duration<double>(Impl::Clock::now() - *d.first_fill).count();
   d.Progress();
   if (!st.ok()) return d.ReportIo(std::move(st));
   if (!sync.ok()) return sync;
@@ -200,7 +212,8 @@ Status CudaBackend::Finish() {
   return Status::Ok();
 }
 
-Status CudaBackend::CopyOut(simulator::BufferId buffer, uint64_t offset, std::span<uint8_t> out) const {
+Status CudaBackend::CopyOut(simulator::BufferId buffer, uint64_t offset,
+                            std::span<uint8_t> out) const {
   const Impl& d = *impl_;
   if (simulator::Index(buffer) >= d.plan.buffers.size()) {
     return Status::Error(fmt::format("no plan buffer {}", simulator::Index(buffer)));
@@ -210,10 +223,12 @@ Status CudaBackend::CopyOut(simulator::BufferId buffer, uint64_t offset, std::sp
     return Status::Error(fmt::format("{} is not in a held resident pool", b.name));
   }
   if (offset > b.bytes || out.size() > b.bytes - offset || b.offset + b.bytes > d.pool.bytes()) {
-    return Status::Error(fmt::format("{}: [{}, +{}) is outside the buffer", b.name, offset, out.size()));
+    return Status::Error(
+        fmt::format("{}: [{}, +{}) is outside the buffer", b.name, offset, out.size()));
   }
   if (out.empty()) return Status::Ok();
-  LOADPLAN_CUDA_TRY(cudaMemcpy(out.data(), d.pool.get() + b.offset + offset, out.size(), cudaMemcpyDeviceToHost));
+  LOADPLAN_CUDA_TRY(
+      cudaMemcpy(out.data(), d.pool.get() + b.offset + offset, out.size(), cudaMemcpyDeviceToHost));
   return Status::Ok();
 }
 

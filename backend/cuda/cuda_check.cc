@@ -11,15 +11,15 @@ namespace loadplan::backend::cuda {
 Status CudaStatus(cudaError_t code, const char* call, const char* file, int line) {
   if (code == cudaSuccess) return Status::Ok();
   (void)cudaGetLastError();  // clears the error unless it is sticky
-  return Status::Error(
-      fmt::format("{}:{}: {} failed: {} ({})", file, line, call, cudaGetErrorName(code), cudaGetErrorString(code)));
+  return Status::Error(fmt::format("{}:{}: {} failed: {} ({})", file, line, call,
+                                   cudaGetErrorName(code), cudaGetErrorString(code)));
 }
 
 void CudaWarn(cudaError_t code, const char* call, const char* file, int line) noexcept {
   if (code == cudaSuccess) return;
   (void)cudaGetLastError();
-  std::fprintf(stderr, "warning: %s:%d: %s failed: %s (%s)\n", file, line, call, cudaGetErrorName(code),
-               cudaGetErrorString(code));
+  std::fprintf(stderr, "warning: %s:%d: %s failed: %s (%s)\n", file, line, call,
+               cudaGetErrorName(code), cudaGetErrorString(code));
 }
 
 template <typename Traits>
@@ -46,7 +46,8 @@ Status CreateStream(Stream& out) {
 
 Status CreateEvent(Event& out, bool timing) {
   cudaEvent_t e = nullptr;
-  LOADPLAN_CUDA_TRY(cudaEventCreateWithFlags(&e, timing ? cudaEventDefault : cudaEventDisableTiming));
+  LOADPLAN_CUDA_TRY(
+      cudaEventCreateWithFlags(&e, timing ? cudaEventDefault : cudaEventDisableTiming));
   out = Event(e);
   return Status::Ok();
 }

@@ -20,16 +20,18 @@ void CudaWarn(cudaError_t code, const char* call, const char* file, int line) no
 }  // namespace loadplan::backend::cuda
 
 // A Status for one CUDA call.
-#define LOADPLAN_CUDA_CHECK(call) ::loadplan::backend::cuda::CudaStatus((call), #call, __FILE__, __LINE__)
+#define LOADPLAN_CUDA_CHECK(call) \
+  ::loadplan::backend::cuda::CudaStatus((call), #call, __FILE__, __LINE__)
 // Returns the error Status from the enclosing function when the call fails.
-#define LOADPLAN_CUDA_TRY(call)                                    \
-  do {                                                             \
+#define LOADPLAN_CUDA_TRY(call)                                                                   \
+  do {                                                                                            \
     if (::loadplan::backend::Status lp_cuda_st_ = LOADPLAN_CUDA_CHECK(call); !lp_cuda_st_.ok()) { \
-      return lp_cuda_st_;                                          \
-    }                                                              \
+      return lp_cuda_st_;                                                                         \
+    }                                                                                             \
   } while (0)
 // For destructors and cleanup that cannot report: logs to stderr.
-#define LOADPLAN_CUDA_WARN(call) ::loadplan::backend::cuda::CudaWarn((call), #call, __FILE__, __LINE__)
+#define LOADPLAN_CUDA_WARN(call) \
+  ::loadplan::backend::cuda::CudaWarn((call), #call, __FILE__, __LINE__)
 
 namespace loadplan::backend::cuda {
 

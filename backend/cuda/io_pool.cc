@@ -15,7 +15,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double Since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double Since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 // Reads exactly `bytes` at `offset` (retrying short reads and EINTR).
 Status ReadFully(int fd, uint64_t offset, uint8_t* out, uint64_t bytes) {
@@ -23,8 +25,10 @@ Status ReadFully(int fd, uint64_t offset, uint8_t* out, uint64_t bytes) {
   while (done < bytes) {
     const ssize_t n = ::pread(fd, out + done, bytes - done, static_cast<off_t>(offset + done));
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Status::Error(fmt::format("pread at {}: {}", offset + done, std::strerror(errno)));
-    if (n == 0) return Status::Error(fmt::format("pread at {}: unexpected end of file", offset + done));
+    if (n < 0)
+      return Status::Error(fmt::format("pread at {}: {}", offset + done, std::strerror(errno)));
+    if (n == 0)
+      return Status::Error(fmt::format("pread at {}: unexpected end of file", offset + done));
     done += static_cast<uint64_t>(n);
   }
   return Status::Ok();
@@ -57,7 +61,8 @@ IoPool::IoPool(uint64_t chunk_bytes, int device, StepEvents& steps)
 
 Status IoPool::Create(uint32_t threads, uint64_t chunk_bytes, int device, StepEvents& steps,
                       std::unique_ptr<IoPool>& out) {
-  if (threads == 0 || chunk_bytes == 0) return Status::Error("I/O threads and chunk bytes must be positive");
+  if (threads == 0 || chunk_bytes == 0)
+    return Status::Error("I/O threads and chunk bytes must be positive");
   std::unique_ptr<IoPool> pool(new IoPool(chunk_bytes, device, steps));
   for (uint32_t i = 0; i < threads; ++i) {
     auto k = std::make_unique<Worker>();
@@ -132,7 +137,9 @@ bool IoPool::Next(Chunk& c) {
   work_cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
   if (queue_.empty()) return false;
   Job* j = queue_.front();
-  c = Chunk{.job = j, .offset = j->next, .bytes = std::min(chunk_bytes_, j->req.bytes - j->next),
+  c = Chunk{.job = j,
+            .offset = j->next,
+            .bytes = std::min(chunk_bytes_, j->req.bytes - j->next),
             .skip = cancelled_ || !error_.ok()};
   j->next += c.bytes;
   if (j->next >= j->req.bytes) queue_.pop_front();
@@ -158,7 +165,8 @@ Status IoPool::Copy(uint32_t w, const Chunk& c) {
   if (Status st = FreeSlot(k, s); !st.ok()) return st;
   const auto t0 = Clock::now();
   const FillRequest& r = c.job->req;
-  if (Status st = ReadFully(r.fd, r.file_offset + c.offset, k.slot[s].get(), c.bytes); !st.ok()) return st;
+  if (Status st = ReadFully(r.fd, r.file_offset + c.offset, k.slot[s].get(), c.bytes); !st.ok())
+    return st;
   k.read_s += Since(t0);
   cudaStream_t stream = k.stream.get();
   if (k.synced != c.job) {
@@ -168,7 +176,8 @@ Status IoPool::Copy(uint32_t w, const Chunk& c) {
     k.synced = c.job;
   }
   LOADPLAN_CUDA_TRY(cudaEventRecord(k.start[s].get(), stream));
-  LOADPLAN_CUDA_TRY(cudaMemcpyAsync(r.dst + c.offset, k.slot[s].get(), c.bytes, cudaMemcpyHostToDevice, stream));
+  LOADPLAN_CUDA_TRY(
+      cudaMemcpyAsync(r.dst + c.offset, k.slot[s].get(), c.bytes, cudaMemcpyHostToDevice, stream));
   LOADPLAN_CUDA_TRY(cudaEventRecord(k.end[s].get(), stream));
   k.busy[s] = true;
   LOADPLAN_CUDA_TRY(cudaEventRecord(c.job->per_worker[w].get(), stream));
@@ -213,7 +222,8 @@ void IoPool::Cancel() {
 Status IoPool::Drain(const std::function<void()>& tick) {
   {
     std::unique_lock lock(mu_);
-    while (!done_cv_.wait_for(lock, std::chrono::milliseconds(100), [&] { return unfinished_ == 0; })) {
+    while (!done_cv_.wait_for(lock, std::chrono::milliseconds(100),
+                              [&] { return unfinished_ == 0; })) {
       if (tick) {
         lock.unlock();
         tick();

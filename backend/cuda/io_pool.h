@@ -29,21 +29,21 @@
 namespace loadplan::backend::cuda {
 
 struct FillRequest {
-  simulator::StepIndex step{};            // the plan step; published when every chunk is enqueued
+  simulator::StepIndex step{};              // the plan step; published when every chunk is enqueued
   std::vector<simulator::StepIndex> waits;  // steps whose events the copies wait for
-  int fd = -1;                   // the file, read with pread
+  int fd = -1;                              // the file, read with pread
   uint64_t file_offset = 0;
-  uint8_t* dst = nullptr;        // device address
+  uint8_t* dst = nullptr;  // device address
   uint64_t bytes = 0;
-  std::string what;              // "l0.fc1_w.raw from model-00001-of-00002.safetensors"
+  std::string what;  // "l0.fc1_w.raw from model-00001-of-00002.safetensors"
 };
 
 struct IoStats {
-  uint64_t bytes = 0;       // bytes copied to the device
+  uint64_t bytes = 0;  // bytes copied to the device
   uint64_t chunks = 0;
-  double read_s = 0;        // pread time, summed over threads
-  double copy_s = 0;        // device time of the copies (event to event), summed over streams
-  double slot_wait_s = 0;   // time threads waited for a pinned slot to come free, summed
+  double read_s = 0;       // pread time, summed over threads
+  double copy_s = 0;       // device time of the copies (event to event), summed over streams
+  double slot_wait_s = 0;  // time threads waited for a pinned slot to come free, summed
 };
 
 class IoPool {

@@ -21,8 +21,8 @@
 namespace loadplan::backend {
 namespace {
 
-Status TimeCopies(const std::vector<cuda::Stream>& streams, uint8_t* dst, const uint8_t* src, uint64_t bytes,
-                  double& seconds) {
+Status TimeCopies(const std::vector<cuda::Stream>& streams, uint8_t* dst, const uint8_t* src,
+                  uint64_t bytes, double& seconds) {
   cuda::Event start, end;
   if (Status st = cuda::CreateEvent(start, true); !st.ok()) return st;
   if (Status st = cuda::CreateEvent(end, true); !st.ok()) return st;
@@ -33,7 +33,9 @@ Status TimeCopies(const std::vector<cuda::Stream>& streams, uint8_t* dst, const 
   for (size_t i = 0; i < streams.size(); ++i) {
     const uint64_t b = std::min(bytes, i * part), e = std::min(bytes, b + part);
     LOADPLAN_CUDA_TRY(cudaStreamWaitEvent(streams[i].get(), start.get(), 0));
-    if (e > b) LOADPLAN_CUDA_TRY(cudaMemcpyAsync(dst + b, src + b, e - b, cudaMemcpyHostToDevice, streams[i].get()));
+    if (e > b)
+      LOADPLAN_CUDA_TRY(
+          cudaMemcpyAsync(dst + b, src + b, e - b, cudaMemcpyHostToDevice, streams[i].get()));
     if (Status st = cuda::CreateEvent(done[i], false); !st.ok()) return st;
     LOADPLAN_CUDA_TRY(cudaEventRecord(done[i].get(), streams[i].get()));
     LOADPLAN_CUDA_TRY(cudaStreamWaitEvent(first, done[i].get(), 0));
@@ -75,7 +77,8 @@ base::Result<Throughput> ProbePinnedH2D(uint64_t bytes, uint32_t streams, int de
   return r;
 }
 
-base::Result<Throughput> ProbeHostRead(const Checkpoint& checkpoint, uint32_t threads, uint64_t chunk_bytes) {
+base::Result<Throughput> ProbeHostRead(const Checkpoint& checkpoint, uint32_t threads,
+                                       uint64_t chunk_bytes) {
   struct Task {
     int fd;
     uint64_t offset, bytes;
@@ -87,11 +90,13 @@ base::Result<Throughput> ProbeHostRead(const Checkpoint& checkpoint, uint32_t th
   for (const SafetensorsFile& f : checkpoint.files()) {
     fds.emplace_back(::open(f.path().c_str(), O_RDONLY | O_CLOEXEC));
     if (fds.back().get() < 0) {
-      return Status::Error(fmt::format("cannot open {}: {}", f.path(), std::strerror(errno)), base::ErrorKind::kIo);
+      return Status::Error(fmt::format("cannot open {}: {}", f.path(), std::strerror(errno)),
+                           base::ErrorKind::kIo);
     }
     for (const TensorInfo& t : f.tensors()) {
       for (uint64_t o = 0; o < t.bytes(); o += chunk_bytes) {
-        tasks.push_back({fds.back().get(), f.FileOffset(t) + o, std::min(chunk_bytes, t.bytes() - o)});
+        tasks.push_back(
+            {fds.back().get(), f.FileOffset(t) + o, std::min(chunk_bytes, t.bytes() - o)});
       }
       r.bytes += t.bytes();
     }
@@ -108,8 +113,8 @@ base::Result<Throughput> ProbeHostRead(const Checkpoint& checkpoint, uint32_t th
   for (uint32_t k = 0; k < threads; ++k) {
     pool.emplace_back([&, k] {
       for (size_t i = next++; i < tasks.size(); i = next++) {
-        if (::pread(tasks[i].fd, buffers[k].get(), tasks[i].bytes, static_cast<off_t>(tasks[i].offset)) !=
-            static_cast<ssize_t>(tasks[i].bytes)) {
+        if (::pread(tasks[i].fd, buffers[k].get(), tasks[i].bytes,
+                    static_cast<off_t>(tasks[i].offset)) != static_cast<ssize_t>(tasks[i].bytes)) {
           std::lock_guard lock(mu);
           if (error.empty()) error = fmt::format("short pread at {}", tasks[i].offset);
         }

@@ -21,7 +21,8 @@ using simulator::FormatGiB;
 using simulator::PlannedBuffer;
 using simulator::Residence;
 
-HostBackend::HostBackend(const simulator::LoadPlan& plan, const Checkpoint& checkpoint, HostOptions options)
+HostBackend::HostBackend(const simulator::LoadPlan& plan, const Checkpoint& checkpoint,
+                         HostOptions options)
     : plan_(plan),
       checkpoint_(checkpoint),
       options_(options),
@@ -40,10 +41,11 @@ Status HostBackend::Take(const char* what, uint64_t bytes) {
   const std::optional<uint64_t>& limit = options_.limit;
   if (__builtin_add_overflow(live_, bytes, &after) || (limit && after > *limit)) {
     const uint64_t free = limit && *limit > live_ ? *limit - live_ : 0;
-    Status oom = Fail({.code = HostError::kOutOfMemory, .buffer = what},
-                      fmt::format("allocation of the {} of {} ({} bytes) failed: {} ({} bytes) free of {}", what,
-                                  FormatGiB(bytes), bytes, FormatGiB(free), free,
-                                  limit ? FormatGiB(*limit) : "unlimited"));
+    Status oom =
+        Fail({.code = HostError::kOutOfMemory, .buffer = what},
+             fmt::format("allocation of the {} of {} ({} bytes) failed: {} ({} bytes) free of {}",
+                         what, FormatGiB(bytes), bytes, FormatGiB(free), free,
+                         limit ? FormatGiB(*limit) : "unlimited"));
     return Status::Error(oom.message(), base::ErrorKind::kOutOfMemory);
   }
   live_ = after;
@@ -54,10 +56,12 @@ Status HostBackend::Take(const char* what, uint64_t bytes) {
 // Before a byte moves: the kernels are ours (same contracts) and the tensors match.
 Status HostBackend::Preflight() {
   if (Status st = CheckContracts(plan_); !st.ok()) {
-    return Fail({.code = HostError::kContract}, fmt::format("{}", fmt::join(base::StatusLines(st), "; ")));
+    return Fail({.code = HostError::kContract},
+                fmt::format("{}", fmt::join(base::StatusLines(st), "; ")));
   }
   if (Status st = CheckBindings(plan_, checkpoint_); !st.ok()) {
-    return Fail({.code = HostError::kTensor}, fmt::format("{}", fmt::join(base::StatusLines(st), "; ")));
+    return Fail({.code = HostError::kTensor},
+                fmt::format("{}", fmt::join(base::StatusLines(st), "; ")));
   }
   return Status::Ok();
 }
@@ -86,7 +90,8 @@ Status HostBackend::AllocateResident(uint64_t bytes, const StepContext&) {
   if (pool_) return Status::Ok();
   live_ -= bytes;
   return Fail({.code = HostError::kOutOfMemory, .buffer = "resident pool"},
-              fmt::format("host allocation of the resident pool of {} ({} bytes) failed", FormatGiB(bytes), bytes));
+              fmt::format("host allocation of the resident pool of {} ({} bytes) failed",
+                          FormatGiB(bytes), bytes));
 }
 
 Status HostBackend::AllocateArena(uint64_t bytes, const StepContext&) {
@@ -96,7 +101,8 @@ Status HostBackend::AllocateArena(uint64_t bytes, const StepContext&) {
   if (arena_) return Status::Ok();
   live_ -= bytes;
   return Fail({.code = HostError::kOutOfMemory, .buffer = "staging arena"},
-              fmt::format("host allocation of the staging arena of {} ({} bytes) failed", FormatGiB(bytes), bytes));
+              fmt::format("host allocation of the staging arena of {} ({} bytes) failed",
+                          FormatGiB(bytes), bytes));
 }
 
 std::optional<uint32_t> HostBackend::BufferIndex(const PlannedBuffer& b) const {
@@ -116,8 +122,9 @@ Status HostBackend::Locate(const PlannedBuffer& b, const std::string& call, Host
   out = nullptr;
   const bool staged = b.residence == Residence::kStaged;
   if (b.residence != Residence::kResident && !staged) {
-    return Fail({.code = HostError::kState, .call = call, .buffer = b.name},
-                fmt::format("buffer {} is neither resident nor staged: the plan does not hold it", b.name));
+    return Fail(
+        {.code = HostError::kState, .call = call, .buffer = b.name},
+        fmt::format("buffer {} is neither resident nor staged: the plan does not hold it", b.name));
   }
   HostRegion* r = RegionOf(b);
   if (!r) {
@@ -126,9 +133,10 @@ Status HostBackend::Locate(const PlannedBuffer& b, const std::string& call, Host
                             staged ? "staging arena" : "resident pool"));
   }
   if (!r->Holds(b.offset, b.bytes)) {
-    return Fail({.code = HostError::kRange, .call = call, .buffer = b.name},
-                fmt::format("buffer {} at [{}, {} + {}) is outside the {} byte {}", b.name, b.offset, b.offset,
-                            b.bytes, r->size, staged ? "staging arena" : "resident pool"));
+    return Fail(
+        {.code = HostError::kRange, .call = call, .buffer = b.name},
+        fmt::format("buffer {} at [{}, {} + {}) is outside the {} byte {}", b.name, b.offset,
+                    b.offset, b.bytes, r->size, staged ? "staging arena" : "resident pool"));
   }
   out = r;
   return Status::Ok();
@@ -160,19 +168,22 @@ Status HostBackend::Fill(const PlannedBuffer& buffer, simulator::Lane, const Ste
   HostRegion* r = nullptr;
   if (Status s = Locate(b, "", r); !s.ok()) return Status::Error("fill: " + s.message());
   const HostFailure tensor_failure{.code = HostError::kTensor, .buffer = b.name};
-  if (!b.tensor) return Fail(tensor_failure, fmt::format("fill of {}, which binds no tensor", b.name));
+  if (!b.tensor)
+    return Fail(tensor_failure, fmt::format("fill of {}, which binds no tensor", b.name));
   const Checkpoint::Located loc = checkpoint_.Find(*b.tensor);
   if (!loc.info || !loc.file) {
-    return Fail(tensor_failure, fmt::format("fill of {}: tensor {} is not in the checkpoint", b.name, *b.tensor));
+    return Fail(tensor_failure,
+                fmt::format("fill of {}: tensor {} is not in the checkpoint", b.name, *b.tensor));
   }
   if (loc.info->bytes() != b.bytes) {
-    return Fail(tensor_failure, fmt::format("fill of {}: tensor {} has {} bytes in {}, the plan's buffer has {}",
-                                            b.name, *b.tensor, loc.info->bytes(), loc.file->path(), b.bytes));
+    return Fail(tensor_failure,
+                fmt::format("fill of {}: tensor {} has {} bytes in {}, the plan's buffer has {}",
+                            b.name, *b.tensor, loc.info->bytes(), loc.file->path(), b.bytes));
   }
   const std::span<const uint8_t> data = loc.file->Data(*loc.info);
   if (data.size() != b.bytes) {
-    return Fail(tensor_failure, fmt::format("fill of {}: tensor {} maps {} bytes, expected {}", b.name, *b.tensor,
-                                            data.size(), b.bytes));
+    return Fail(tensor_failure, fmt::format("fill of {}: tensor {} maps {} bytes, expected {}",
+                                            b.name, *b.tensor, data.size(), b.bytes));
   }
   if (b.bytes > 0) std::memcpy(r->bytes.get() + b.offset, data.data(), b.bytes);
   r->Mark(b.offset, b.bytes, true);
@@ -183,16 +194,18 @@ Status HostBackend::Fill(const PlannedBuffer& buffer, simulator::Lane, const Ste
 Status HostBackend::Release(const PlannedBuffer& buffer, const StepContext&) {
   const std::optional<uint32_t> i = BufferIndex(buffer);
   if (!i || plan_.buffers[*i].residence != Residence::kStaged) {
-    return Fail({.code = HostError::kState, .buffer = buffer.name},
-                fmt::format("release of {}, which is not a staged buffer of the plan", buffer.name));
+    return Fail(
+        {.code = HostError::kState, .buffer = buffer.name},
+        fmt::format("release of {}, which is not a staged buffer of the plan", buffer.name));
   }
   const PlannedBuffer& b = plan_.buffers[*i];
   HostRegion* r = nullptr;
   if (Status s = Locate(b, "", r); !s.ok()) return Status::Error("release: " + s.message());
   if (staged_[*i] != Staged::kFilled && staged_[*i] != Staged::kOverwritten) {
-    return Fail({.code = HostError::kReleased, .buffer = b.name},
-                fmt::format("release of {}, which is not filled ({})", b.name,
-                            staged_[*i] == Staged::kReleased ? "released already" : "never filled"));
+    return Fail(
+        {.code = HostError::kReleased, .buffer = b.name},
+        fmt::format("release of {}, which is not filled ({})", b.name,
+                    staged_[*i] == Staged::kReleased ? "released already" : "never filled"));
   }
   // Its bytes become unwritten, except where a live staged buffer (filled later) sits.
   r->Mark(b.offset, b.bytes, false);
@@ -207,7 +220,8 @@ Status HostBackend::Release(const PlannedBuffer& buffer, const StepContext&) {
 }
 
 Status HostBackend::FreeArena(const StepContext&) {
-  if (!arena_) return Fail({.code = HostError::kState}, "freeing a staging arena that is not allocated");
+  if (!arena_)
+    return Fail({.code = HostError::kState}, "freeing a staging arena that is not allocated");
   live_ -= std::min(live_, arena_->size);
   arena_.reset();
   return Status::Ok();

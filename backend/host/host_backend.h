@@ -67,7 +67,8 @@ struct HostFailure {
 // `plan` and `checkpoint` must outlive the backend (temporaries are refused at compile time).
 class HostBackend final : public Backend {
  public:
-  HostBackend(const simulator::LoadPlan& plan, const Checkpoint& checkpoint, HostOptions options = {});
+  HostBackend(const simulator::LoadPlan& plan, const Checkpoint& checkpoint,
+              HostOptions options = {});
   HostBackend(simulator::LoadPlan&&, const Checkpoint&, HostOptions = {}) = delete;
   ~HostBackend() override;
   HostBackend(const HostBackend&) = delete;
@@ -77,7 +78,8 @@ class HostBackend final : public Backend {
   // and the plan's bindings against the checkpoint (CheckBindings): before a byte moves.
   Status AllocateResident(uint64_t bytes, const StepContext& at) override;
   Status AllocateArena(uint64_t bytes, const StepContext& at) override;
-  Status Fill(const simulator::PlannedBuffer& buffer, simulator::Lane lane, const StepContext& at) override;
+  Status Fill(const simulator::PlannedBuffer& buffer, simulator::Lane lane,
+              const StepContext& at) override;
   Status Launch(const simulator::PlannedCall& call, const StepContext& at) override;
   Status Release(const simulator::PlannedBuffer& buffer, const StepContext& at) override;
   Status FreeArena(const StepContext& at) override;
@@ -115,7 +117,7 @@ class HostBackend final : public Backend {
   const Checkpoint& checkpoint_;
   HostOptions options_;
   std::unique_ptr<HostRegion> pool_, arena_;
-  std::vector<Staged> staged_;                   // per plan buffer (staged ones only matter)
+  std::vector<Staged> staged_;                    // per plan buffer (staged ones only matter)
   std::vector<std::optional<uint32_t>> clobber_;  // kOverwritten: the fill that did it
   uint64_t live_ = 0, peak_ = 0;
   uint32_t launches_ = 0;

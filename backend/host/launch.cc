@@ -33,7 +33,8 @@ uint8_t* HostBackend::Address(simulator::BufferId buffer) const {
 Status HostBackend::CheckStaged(const PlannedCall& call, const std::string& param, uint32_t i) {
   const PlannedBuffer& b = plan_.buffers[i];
   HostFailure f{.call = call.ptr, .param = param, .buffer = b.name};
-  const std::string who = fmt::format("{} param {} touches staged buffer {}", CallName(call), param, b.name);
+  const std::string who =
+      fmt::format("{} param {} touches staged buffer {}", CallName(call), param, b.name);
   const simulator::ClockTime now = simulator::TimeOf(call.id);
   const uint32_t t = simulator::Index(now), begin = simulator::Index(b.window_begin);
   const uint32_t end = simulator::Index(b.window_end);
@@ -43,13 +44,16 @@ Status HostBackend::CheckStaged(const PlannedCall& call, const std::string& para
   }
   if (staged_[i] == Staged::kReleased) {
     f.code = HostError::kReleased;
-    return Fail(f, fmt::format("{} after its release (window [{}, {}), clock {})", who, begin, end, t));
+    return Fail(
+        f, fmt::format("{} after its release (window [{}, {}), clock {})", who, begin, end, t));
   }
   if (staged_[i] == Staged::kOverwritten) {
     f.code = HostError::kOverwritten;
     const PlannedBuffer& by = plan_.buffers[*clobber_[i]];
-    return Fail(f, fmt::format("{}, whose arena bytes [{}, {}) were overwritten by the fill of {} at [{}, {})",
-                               who, b.offset, b.offset + b.bytes, by.name, by.offset, by.offset + by.bytes));
+    return Fail(
+        f,
+        fmt::format("{}, whose arena bytes [{}, {}) were overwritten by the fill of {} at [{}, {})",
+                    who, b.offset, b.offset + b.bytes, by.name, by.offset, by.offset + by.bytes));
   }
   return Status::Ok();
 }
@@ -64,9 +68,10 @@ Status HostBackend::CheckUses(const PlannedCall& call) {
     }
     const uint64_t extent = u.bytes;
     if (extent > b.bytes) {
-      return Fail({.code = HostError::kExtent, .call = call.ptr, .param = u.param, .buffer = b.name},
-                  fmt::format("{} param {}: its extent is {} bytes, buffer {} has {}", CallName(call), u.param,
-                              extent, b.name, b.bytes));
+      return Fail(
+          {.code = HostError::kExtent, .call = call.ptr, .param = u.param, .buffer = b.name},
+          fmt::format("{} param {}: its extent is {} bytes, buffer {} has {}", CallName(call),
+                      u.param, extent, b.name, b.bytes));
     }
     const bool staged = b.residence == Residence::kStaged;
     if (staged) {
@@ -74,19 +79,27 @@ Status HostBackend::CheckUses(const PlannedCall& call) {
     }
     if (verifier::Reads(u.access)) {
       if (const auto first = r->FirstUnwritten(b.offset, extent)) {
-        return Fail({.code = HostError::kUnwritten, .call = call.ptr, .param = u.param, .buffer = b.name,
-                     .offset = *first},
-                    fmt::format("{} param {} reads buffer {}: byte {} of its {}-byte extent was never written{}",
-                                CallName(call), u.param, b.name, *first, extent,
-                                staged && staged_[simulator::Index(u.buffer)] == Staged::kEmpty
-                                    ? " (the buffer was never filled)"
-                                    : ""));
+        return Fail(
+            {.code = HostError::kUnwritten,
+             .call = call.ptr,
+             .param = u.param,
+             .buffer = b.name,
+             .offset = *first},
+            fmt::format(
+                "{} param {} reads buffer {}: byte {} of its {}-byte extent was never written{}",
+                CallName(call), u.param, b.name, *first, extent,
+                staged && staged_[simulator::Index(u.buffer)] == Staged::kEmpty
+                    ? " (the buffer was never filled)"
+                    : ""));
       }
     }
     if (staged && staged_[simulator::Index(u.buffer)] == Staged::kEmpty) {
-      return Fail({.code = HostError::kNotFilled, .call = call.ptr, .param = u.param, .buffer = b.name},
-                  fmt::format("{} param {} touches staged buffer {}, which was never filled (its bytes hold "
-                              "another buffer's data)", CallName(call), u.param, b.name));
+      return Fail(
+          {.code = HostError::kNotFilled, .call = call.ptr, .param = u.param, .buffer = b.name},
+          fmt::format(
+              "{} param {} touches staged buffer {}, which was never filled (its bytes hold "
+              "another buffer's data)",
+              CallName(call), u.param, b.name));
     }
   }
   return Status::Ok();

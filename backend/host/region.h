@@ -15,7 +15,9 @@ struct HostRegion {
   uint64_t size = 0;
 
   // [offset, offset + n) lies inside the region (no overflow).
-  [[nodiscard]] bool Holds(uint64_t offset, uint64_t n) const { return offset <= size && n <= size - offset; }
+  [[nodiscard]] bool Holds(uint64_t offset, uint64_t n) const {
+    return offset <= size && n <= size - offset;
+  }
   // Precondition: Holds(offset, n).
   void Mark(uint64_t offset, uint64_t n, bool w) {
     if (n > 0) std::memset(written.get() + offset, w ? 1 : 0, n);
@@ -32,7 +34,10 @@ struct HostRegion {
 // The intersection of [a, a + an) and [b, b + bn) as (begin, length); length 0 when disjoint.
 // Ends saturate instead of wrapping.
 inline std::pair<uint64_t, uint64_t> Intersect(uint64_t a, uint64_t an, uint64_t b, uint64_t bn) {
-  auto end = [](uint64_t o, uint64_t n) { uint64_t e = 0; return __builtin_add_overflow(o, n, &e) ? UINT64_MAX : e; };
+  auto end = [](uint64_t o, uint64_t n) {
+    uint64_t e = 0;
+    return __builtin_add_overflow(o, n, &e) ? UINT64_MAX : e;
+  };
   const uint64_t begin = a > b ? a : b;
   const uint64_t ea = end(a, an), eb = end(b, bn);
   const uint64_t stop = ea < eb ? ea : eb;

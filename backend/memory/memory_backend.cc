@@ -14,9 +14,10 @@ Status MemoryBackend::Take(const std::string& what, uint64_t bytes) {
   uint64_t after = 0;
   if (__builtin_add_overflow(live_, bytes, &after) || (limit_ && after > *limit_)) {
     const uint64_t free = limit_ && *limit_ > live_ ? *limit_ - live_ : 0;
-    return Status::Error(fmt::format("{} of {} ({} bytes) failed: {} free of {}", what, FormatGiB(bytes), bytes,
-                                     FormatGiB(free), limit_ ? FormatGiB(*limit_) : "unlimited"),
-                         base::ErrorKind::kOutOfMemory);
+    return Status::Error(
+        fmt::format("{} of {} ({} bytes) failed: {} free of {}", what, FormatGiB(bytes), bytes,
+                    FormatGiB(free), limit_ ? FormatGiB(*limit_) : "unlimited"),
+        base::ErrorKind::kOutOfMemory);
   }
   live_ = after;
   peak_ = std::max(peak_, live_);
@@ -45,16 +46,16 @@ Status MemoryBackend::Fill(const simulator::PlannedBuffer& b, simulator::Lane, c
   if (b.residence == simulator::Residence::kStaged) {
     if (!arena_) return Status::Error(fmt::format("fill of {} with no staging arena", b.name));
     if (wraps || end > *arena_) {
-      return Status::Error(fmt::format("fill of {} at [{}, {}) outside the {} byte arena", b.name, b.offset,
-                                       b.offset + b.bytes, *arena_));
+      return Status::Error(fmt::format("fill of {} at [{}, {}) outside the {} byte arena", b.name,
+                                       b.offset, b.offset + b.bytes, *arena_));
     }
     staged_ += b.bytes;
     staged_peak_ = std::max(staged_peak_, staged_);
     return Status::Ok();
   }
   if (wraps || end > resident_) {
-    return Status::Error(fmt::format("fill of {} at [{}, {}) outside the {} byte resident pool", b.name,
-                                     b.offset, b.offset + b.bytes, resident_));
+    return Status::Error(fmt::format("fill of {} at [{}, {}) outside the {} byte resident pool",
+                                     b.name, b.offset, b.offset + b.bytes, resident_));
   }
   return Status::Ok();
 }
@@ -65,7 +66,8 @@ Status MemoryBackend::Launch(const simulator::PlannedCall&, const StepContext&) 
 }
 
 Status MemoryBackend::Release(const simulator::PlannedBuffer& b, const StepContext&) {
-  if (staged_ < b.bytes) return Status::Error(fmt::format("release of {}, which is not staged", b.name));
+  if (staged_ < b.bytes)
+    return Status::Error(fmt::format("release of {}, which is not staged", b.name));
   staged_ -= b.bytes;
   return Status::Ok();
 }
@@ -108,7 +110,8 @@ Status AllocateAll(MemoryBackend& mb, const std::vector<const verifier::Buffer*>
                    const verifier::Assignment& at) {
   for (const verifier::Buffer* b : buffers) {
     const verifier::EvalResult r = verifier::Evaluate(verifier::ByteSize(*b), at);
-    if (!r.value || *r.value < 0) return Status::Error(fmt::format("size of {}: {}", b->name, r.error));
+    if (!r.value || *r.value < 0)
+      return Status::Error(fmt::format("size of {}: {}", b->name, r.error));
     Status s = mb.Allocate(b->name, static_cast<uint64_t>(*r.value));
     if (!s.ok()) return s;
   }

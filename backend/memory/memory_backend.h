@@ -23,7 +23,8 @@ class MemoryBackend final : public Backend {
 
   Status AllocateResident(uint64_t bytes, const StepContext& at) override;
   Status AllocateArena(uint64_t bytes, const StepContext& at) override;
-  Status Fill(const simulator::PlannedBuffer& buffer, simulator::Lane lane, const StepContext& at) override;
+  Status Fill(const simulator::PlannedBuffer& buffer, simulator::Lane lane,
+              const StepContext& at) override;
   Status Launch(const simulator::PlannedCall& call, const StepContext& at) override;
   Status Release(const simulator::PlannedBuffer& buffer, const StepContext& at) override;
   Status FreeArena(const StepContext& at) override;

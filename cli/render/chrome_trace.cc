@@ -29,12 +29,17 @@ json Metadata(std::string_view what, int tid, const std::string& name) {
 }
 
 json SortIndex(int tid) {
-  return {{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", kPid}, {"tid", tid}, {"args", {{"sort_index", tid}}}};
+  return {{"name", "thread_sort_index"},
+          {"ph", "M"},
+          {"pid", kPid},
+          {"tid", tid},
+          {"args", {{"sort_index", tid}}}};
 }
 
 json Names(const LoadPlan& plan, const std::vector<BufferId>& ids) {
   json out = json::array();
-  for (const BufferId i : ids) out.push_back(Index(i) < plan.buffers.size() ? plan.buffer(i).name : fmt::format("#{}", i));
+  for (const BufferId i : ids)
+    out.push_back(Index(i) < plan.buffers.size() ? plan.buffer(i).name : fmt::format("#{}", i));
   return out;
 }
 
@@ -43,10 +48,18 @@ void AddCalls(json& events, const LoadPlan& plan) {
   events.push_back(SortIndex(kCallsTid));
   for (uint32_t t = 0; t < plan.calls.size(); ++t) {
     const auto& call = plan.calls[t];
-    events.push_back({{"name", CallLabel(call)}, {"cat", "derive"}, {"ph", "X"}, {"ts", t}, {"dur", 1},
-                      {"pid", kPid}, {"tid", kCallsTid},
-                      {"args", {{"t", t}, {"pointer", call.ptr}, {"reads", Names(plan, call.reads)},
-                                {"writes", Names(plan, call.writes)}}}});
+    events.push_back({{"name", CallLabel(call)},
+                      {"cat", "derive"},
+                      {"ph", "X"},
+                      {"ts", t},
+                      {"dur", 1},
+                      {"pid", kPid},
+                      {"tid", kCallsTid},
+                      {"args",
+                       {{"t", t},
+                        {"pointer", call.ptr},
+                        {"reads", Names(plan, call.reads)},
+                        {"writes", Names(plan, call.writes)}}}});
   }
 }
 
@@ -82,13 +95,17 @@ LaneRows PackLanes(const LoadPlan& plan) {
 
 json SourceEvent(const PlannedBuffer& b, int tid) {
   const uint32_t begin = Index(b.window_begin), end = Index(b.window_end);
-  json args = {{"lane", b.lane ? Index(*b.lane) : 0}, {"bytes", b.bytes}, {"size", base::FormatBytesAuto(b.bytes)},
-               {"offset", b.offset}, {"window", fmt::format("[{}, {})", begin, end)},
-               {"first_reader", Index(b.first_reader)}, {"last_reader", Index(b.last_reader)}};
+  json args = {{"lane", b.lane ? Index(*b.lane) : 0},
+               {"bytes", b.bytes},
+               {"size", base::FormatBytesAuto(b.bytes)},
+               {"offset", b.offset},
+               {"window", fmt::format("[{}, {})", begin, end)},
+               {"first_reader", Index(b.first_reader)},
+               {"last_reader", Index(b.last_reader)}};
   if (b.tensor) args["tensor"] = *b.tensor;
   const uint32_t dur = end > begin ? end - begin : 0;
-  return {{"name", b.name}, {"cat", "source"}, {"ph", "X"}, {"ts", begin}, {"dur", dur},
-          {"pid", kPid}, {"tid", tid}, {"args", std::move(args)}};
+  return {{"name", b.name}, {"cat", "source"}, {"ph", "X"},  {"ts", begin},
+          {"dur", dur},     {"pid", kPid},     {"tid", tid}, {"args", std::move(args)}};
 }
 
 void AddLanes(json& events, const LoadPlan& plan) {
@@ -96,8 +113,9 @@ void AddLanes(json& events, const LoadPlan& plan) {
   for (const auto& [lane, rows] : PackLanes(plan)) {
     const size_t count = std::max<size_t>(rows.size(), 1);  // an idle lane still has its track
     for (size_t r = 0; r < count; ++r, ++tid) {
-      events.push_back(Metadata("thread_name", tid, r == 0 ? fmt::format("lane {}", lane)
-                                                           : fmt::format("lane {} (overlap {})", lane, r)));
+      events.push_back(Metadata(
+          "thread_name", tid,
+          r == 0 ? fmt::format("lane {}", lane) : fmt::format("lane {} (overlap {})", lane, r)));
       events.push_back(SortIndex(tid));
       if (r >= rows.size()) continue;
       for (const BufferId i : rows[r]) events.push_back(SourceEvent(plan.buffer(i), tid));
@@ -108,15 +126,23 @@ void AddLanes(json& events, const LoadPlan& plan) {
 void AddArenaCounter(json& events, const MemorySeries& s) {
   for (uint32_t t = 0; t <= s.arena_live.size(); ++t) {
     const uint64_t live = t < s.arena_live.size() ? s.arena_live[t] : 0;
-    events.push_back({{"name", "arena live"}, {"ph", "C"}, {"ts", t}, {"pid", kPid}, {"tid", kCallsTid},
+    events.push_back({{"name", "arena live"},
+                      {"ph", "C"},
+                      {"ts", t},
+                      {"pid", kPid},
+                      {"tid", kCallsTid},
                       {"args", {{"bytes", live}}}});
   }
 }
 
 json OtherData(const LoadPlan& plan) {
-  return {{"manifest", plan.manifest_name}, {"clock", "1 unit = 1 derive call, shown as 1 us"},
-          {"lanes", plan.lanes}, {"prefetch", plan.prefetch}, {"arena_bytes", plan.arena_bytes},
-          {"lower_bound", plan.lower_bound}, {"resident_bytes", plan.resident_bytes}};
+  return {{"manifest", plan.manifest_name},
+          {"clock", "1 unit = 1 derive call, shown as 1 us"},
+          {"lanes", plan.lanes},
+          {"prefetch", plan.prefetch},
+          {"arena_bytes", plan.arena_bytes},
+          {"lower_bound", plan.lower_bound},
+          {"resident_bytes", plan.resident_bytes}};
 }
 
 }  // namespace
@@ -130,7 +156,9 @@ base::Result<std::string> RenderChromeTrace(const LoadPlan& plan) {
     AddCalls(events, plan);
     AddLanes(events, plan);
     AddArenaCounter(events, *series);
-    const json trace = {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ms"}, {"otherData", OtherData(plan)}};
+    const json trace = {{"traceEvents", std::move(events)},
+                        {"displayTimeUnit", "ms"},
+                        {"otherData", OtherData(plan)}};
     return trace.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
   } catch (const json::exception& e) {
     return base::Status::Error(fmt::format("trace: {}", e.what()), base::ErrorKind::kInternal);

@@ -85,7 +85,8 @@ bool SetHtmlLabel(void* obj, const std::string& html) {
   return ok;
 }
 
-base::Result<std::string> LayoutAndRender(Agraph_t* g, const char* format, const ErrorCapture& capture) {
+base::Result<std::string> LayoutAndRender(Agraph_t* g, const char* format,
+                                          const ErrorCapture& capture) {
   GVC_t* gvc = SharedContext();
   if (gvc == nullptr) return GvError("cannot create a context" + capture.Suffix());
   if (gvLayout(gvc, g, "dot") != 0) return GvError("dot layout failed" + capture.Suffix());

@@ -63,6 +63,7 @@ bool SetHtmlLabel(void* obj, const std::string& html);
 
 // Lays g out with dot and renders it in `format` ("svg", "dot"); frees the layout. The
 // document, or the first failure (a failure to free the layout is added to it).
-base::Result<std::string> LayoutAndRender(Agraph_t* g, const char* format, const ErrorCapture& capture);
+base::Result<std::string> LayoutAndRender(Agraph_t* g, const char* format,
+                                          const ErrorCapture& capture);
 
 }  // namespace loadplan::render

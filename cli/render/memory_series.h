@@ -15,9 +15,9 @@ namespace loadplan::render {
 // Memory of a plan over its clock. Resident bytes are constant over the load;
 // staged (arena) bytes are the sum of the sources live at t (window_begin <= t < window_end).
 struct MemorySeries {
-  uint64_t weight_bytes = 0;          // resident buffers of kind weight
-  uint64_t carry_bytes = 0;           // other resident buffers (carries)
-  std::vector<uint64_t> arena_live;   // one entry per clock time (plan.calls.size())
+  uint64_t weight_bytes = 0;         // resident buffers of kind weight
+  uint64_t carry_bytes = 0;          // other resident buffers (carries)
+  std::vector<uint64_t> arena_live;  // one entry per clock time (plan.calls.size())
   uint64_t peak_arena_live = 0;
 };
 // Sums with checked 64-bit arithmetic; nullopt on overflow. O(buffers x calls).

@@ -28,12 +28,13 @@ class SvgWriter {
   // A rectangle; `cls` is its class, `tooltip` (if not empty) a <title> child.
   void Rect(double x, double y, double w, double h, std::string_view fill, std::string_view cls,
             std::string_view tooltip = {});
-  void Line(double x0, double y0, double x1, double y1, std::string_view stroke, std::string_view cls,
-            std::string_view dash = {});
+  void Line(double x0, double y0, double x1, double y1, std::string_view stroke,
+            std::string_view cls, std::string_view dash = {});
   // anchor: "start" | "middle" | "end".
-  void Text(double x, double y, std::string_view text, std::string_view anchor = "start", int size = 11,
-            std::string_view cls = "label");
-  void Path(std::string_view d, std::string_view fill, std::string_view cls, std::string_view tooltip = {});
+  void Text(double x, double y, std::string_view text, std::string_view anchor = "start",
+            int size = 11, std::string_view cls = "label");
+  void Path(std::string_view d, std::string_view fill, std::string_view cls,
+            std::string_view tooltip = {});
   void Raw(std::string_view xml) { body_ += xml; }
   [[nodiscard]] std::string Finish() const;
 

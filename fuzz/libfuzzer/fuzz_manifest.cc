@@ -31,9 +31,11 @@ void CheckPointers(std::string_view text, const loadplan::verifier::CheckOutput&
   const std::optional<json> doc = loadplan::fuzz::ParseFirstWins(text);
   if (!doc) return;
   for (const loadplan::verifier::Diagnostic& d : out.result.diags) {
-    if (!PointerResolves(*doc, d.pointer)) Fail(d.code + " at \"" + d.pointer + "\" does not resolve");
+    if (!PointerResolves(*doc, d.pointer))
+      Fail(d.code + " at \"" + d.pointer + "\" does not resolve");
     for (const loadplan::verifier::Note& n : d.notes) {
-      if (!PointerResolves(*doc, n.pointer)) Fail(d.code + " note at \"" + n.pointer + "\" does not resolve");
+      if (!PointerResolves(*doc, n.pointer))
+        Fail(d.code + " note at \"" + n.pointer + "\" does not resolve");
     }
   }
 }
@@ -49,9 +51,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string written = verifier::WriteManifest(*out.manifest);
   const verifier::ParseOutput again = verifier::ParseManifest(written);
   if (!again.manifest || !(*again.manifest == *out.manifest)) Fail("parse(write(m)) != m");
-  if (verifier::WriteManifest(*again.manifest) != written) Fail("write(parse(write(m))) != write(m)");
+  if (verifier::WriteManifest(*again.manifest) != written)
+    Fail("write(parse(write(m))) != write(m)");
   const simulator::LoadPlan plan = simulator::Plan(*out.result.verified);
   const auto violations = simulator::CheckPlan(*out.manifest, plan);
-  if (!violations.empty()) Fail("plan violates " + std::string(simulator::PlanViolationKindName(violations[0].kind)) + ": " + violations[0].message);
+  if (!violations.empty())
+    Fail("plan violates " + std::string(simulator::PlanViolationKindName(violations[0].kind)) +
+         ": " + violations[0].message);
   return 0;
 }

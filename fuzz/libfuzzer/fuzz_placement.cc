@@ -21,12 +21,15 @@ namespace sim = loadplan::simulator;
 }
 
 void CheckPlaced(const sim::PlacementProblem& p, const sim::Placement& placed, const char* policy) {
-  if (placed.offsets.size() != p.buffers.size()) Fail(std::string(policy) + ": one offset per buffer expected");
+  if (placed.offsets.size() != p.buffers.size())
+    Fail(std::string(policy) + ": one offset per buffer expected");
   const auto violations = sim::CheckPlacement(p, placed);
   if (!violations.empty()) Fail(std::string(policy) + ": " + violations.front().message);
-  if (placed.height < sim::LowerBound(p)) Fail(std::string(policy) + ": height below the lower bound");
+  if (placed.height < sim::LowerBound(p))
+    Fail(std::string(policy) + ": height below the lower bound");
   const sim::CsvReadResult again = sim::ReadPlacementCsv(sim::WritePlacementCsv(p, placed));
-  if (!again.problem || again.problem->buffers != p.buffers) Fail(std::string(policy) + ": CSV round trip");
+  if (!again.problem || again.problem->buffers != p.buffers)
+    Fail(std::string(policy) + ": CSV round trip");
 }
 
 }  // namespace
@@ -45,6 +48,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using Policy = sim::PlacementPolicy;
   CheckPlaced(p, sim::Place(p, {.policy = Policy::kFirstFit}).value(), "first-fit");
   CheckPlaced(p, sim::Place(p, {.policy = Policy::kBestFit}).value(), "best-fit");
-  CheckPlaced(p, sim::Place(p, {.policy = Policy::kBest, .work_budget = 200'000, .node_budget = 20'000}).value(), "best");
+  CheckPlaced(
+      p,
+      sim::Place(p, {.policy = Policy::kBest, .work_budget = 200'000, .node_budget = 20'000})
+          .value(),
+      "best");
   return 0;
 }

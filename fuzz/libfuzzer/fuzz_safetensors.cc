@@ -21,13 +21,16 @@ namespace {
 void CheckAccepted(const loadplan::backend::ParsedHeader& r, uint64_t data_bytes) {
   uint64_t at = 0;
   for (const loadplan::backend::TensorInfo& t : r.tensors) {
-    if (t.begin != at || t.end < t.begin) Fail("tensor " + t.name + " does not start where the previous ends");
+    if (t.begin != at || t.end < t.begin)
+      Fail("tensor " + t.name + " does not start where the previous ends");
     unsigned __int128 bits = loadplan::base::DtypeBits(t.dtype);
     for (uint64_t d : t.shape) {
       bits *= d;
-      if (bits > (static_cast<unsigned __int128>(1) << 70)) Fail("tensor " + t.name + " shape overflows");
+      if (bits > (static_cast<unsigned __int128>(1) << 70))
+        Fail("tensor " + t.name + " shape overflows");
     }
-    if (bits % 8 != 0 || bits / 8 != t.bytes()) Fail("tensor " + t.name + " bytes differ from shape x dtype");
+    if (bits % 8 != 0 || bits / 8 != t.bytes())
+      Fail("tensor " + t.name + " bytes differ from shape x dtype");
     at = t.end;
   }
   if (at != data_bytes) Fail("tensors do not cover the data section");

@@ -13,7 +13,11 @@ struct CompareToken {
 };
 // Two-character tokens first, so "<=" is not read as "<".
 constexpr std::array<CompareToken, 5> kTokens = {{
-    {"==", Compare::kEq}, {"<=", Compare::kLe}, {">=", Compare::kGe}, {"<", Compare::kLt}, {">", Compare::kGt},
+    {"==", Compare::kEq},
+    {"<=", Compare::kLe},
+    {">=", Compare::kGe},
+    {"<", Compare::kLt},
+    {">", Compare::kGt},
 }};
 
 // The first variable of `e` in reading order ("" when it names none).
@@ -38,14 +42,19 @@ std::optional<Precondition> ParsePrecondition(std::string_view text, std::string
     if (!lhs.expr || !rhs.expr) return std::nullopt;
     std::string subject = FirstName(*lhs.expr);
     if (subject.empty()) subject = FirstName(*rhs.expr);
-    return Precondition{.text = std::string(text), .lhs = std::move(*lhs.expr), .rhs = std::move(*rhs.expr),
-                        .cmp = t.cmp, .subject = std::move(subject), .why = std::string(why)};
+    return Precondition{.text = std::string(text),
+                        .lhs = std::move(*lhs.expr),
+                        .rhs = std::move(*rhs.expr),
+                        .cmp = t.cmp,
+                        .subject = std::move(subject),
+                        .why = std::string(why)};
   }
   return std::nullopt;
 }
 
 std::optional<bool> Holds(const Precondition& p, const verifier::Assignment& scalars) {
-  const verifier::EvalResult l = verifier::Evaluate(p.lhs, scalars), r = verifier::Evaluate(p.rhs, scalars);
+  const verifier::EvalResult l = verifier::Evaluate(p.lhs, scalars),
+                             r = verifier::Evaluate(p.rhs, scalars);
   if (!l.value || !r.value) return std::nullopt;
   switch (p.cmp) {
     case Compare::kEq: return *l.value == *r.value;
@@ -57,7 +66,8 @@ std::optional<bool> Holds(const Precondition& p, const verifier::Assignment& sca
   return std::nullopt;
 }
 
-std::vector<const Precondition*> Violated(const KernelSpec& k, const verifier::Assignment& scalars) {
+std::vector<const Precondition*> Violated(const KernelSpec& k,
+                                          const verifier::Assignment& scalars) {
   std::vector<const Precondition*> out;
   for (const Precondition& p : k.preconditions) {
     if (Holds(p, scalars) != std::optional<bool>(true)) out.push_back(&p);

@@ -49,7 +49,7 @@ enum class Compare : uint8_t { kEq, kLe, kLt, kGe, kGt };
 
 // `lhs cmp rhs` over the kernel's scalars, e.g. "k_pad % 128 == 0", with the reason.
 struct Precondition {
-  std::string text;     // as written in the table: "k_pad % 128 == 0"
+  std::string text;  // as written in the table: "k_pad % 128 == 0"
   verifier::Expr lhs, rhs;
   Compare cmp = Compare::kEq;
   std::string subject;  // the first scalar the text names: where a diagnostic points
@@ -59,7 +59,7 @@ struct Precondition {
 struct KernelSpec {
   KernelId id = KernelId::kCopy;
   std::string name;
-  std::string doc;  // one line
+  std::string doc;                // one line
   std::vector<ParamSpec> params;  // sorted by name
   // Every scalar is >= 0 (listed first, one per scalar), then the kernel's own.
   std::vector<Precondition> preconditions;

@@ -60,9 +60,9 @@ void CheckBounds(const std::vector<PlacedBuffer>& buffers, const PlacementCheckO
   for (size_t i = 0; i < buffers.size() && out.size() < options.max_violations; ++i) {
     const PlacedBuffer& b = buffers[i];
     if (b.offset % align != 0) {
-      out.push_back({PlacementViolationKind::kMisaligned, i, std::nullopt,
-                     fmt::format("buffer '{}': offset {} is not a multiple of {}", b.id, b.offset,
-                                 align)});
+      out.push_back(
+          {PlacementViolationKind::kMisaligned, i, std::nullopt,
+           fmt::format("buffer '{}': offset {} is not a multiple of {}", b.id, b.offset, align)});
     }
     uint64_t end = 0;
     if (Occupies(b) && (__builtin_add_overflow(b.offset, b.size, &end) || end > options.height)) {
@@ -79,8 +79,8 @@ PlacementViolation OverlapViolation(const std::vector<PlacedBuffer>& buffers, si
   return {PlacementViolationKind::kOverlap, std::min(a, b), std::max(a, b),
           fmt::format("buffers '{}' [{}, {}) bytes [{}, {}) and '{}' [{}, {}) bytes [{}, {}) "
                       "overlap in time and space",
-                      x.id, x.lower, x.upper, x.offset, EndOf(x), y.id, y.lower, y.upper,
-                      y.offset, EndOf(y))};
+                      x.id, x.lower, x.upper, x.offset, EndOf(x), y.id, y.lower, y.upper, y.offset,
+                      EndOf(y))};
 }
 
 void CheckOverlaps(const std::vector<PlacedBuffer>& buffers, const PlacementCheckOptions& options,
@@ -115,7 +115,8 @@ void CheckOverlaps(const std::vector<PlacedBuffer>& buffers, const PlacementChec
                              [&](size_t j) { return buffers[j].offset < EndOf(y); }) -
         by_offset.begin());
     hits.clear();
-    const size_t room = options.max_violations > out.size() ? options.max_violations - out.size() : 0;
+    const size_t room =
+        options.max_violations > out.size() ? options.max_violations - out.size() : 0;
     tree.Collect(limit, y.offset, room, hits);
     for (const size_t p : hits) out.push_back(OverlapViolation(buffers, by_offset[p], i));
     tree.Set(leaf[i], EndOf(y));
@@ -136,8 +137,8 @@ std::vector<PlacementViolation> CheckPlacement(const std::vector<PlacedBuffer>& 
   return out;
 }
 
-std::vector<PlacementViolation> CheckPlacement(const PlacementProblem& problem, const Placement& placement,
-                                               size_t max_violations) {
+std::vector<PlacementViolation> CheckPlacement(const PlacementProblem& problem,
+                                               const Placement& placement, size_t max_violations) {
   const uint64_t align = std::max<uint64_t>(1, problem.alignment);
   std::vector<PlacedBuffer> placed;
   placed.reserve(problem.buffers.size());
@@ -145,10 +146,16 @@ std::vector<PlacementViolation> CheckPlacement(const PlacementProblem& problem, 
     const PlacementBuffer& b = problem.buffers[i];
     uint64_t size = std::numeric_limits<uint64_t>::max();
     if (b.size <= size - (align - 1)) size = (b.size + align - 1) / align * align;
-    placed.push_back({.id = b.id, .lower = b.lower, .upper = b.upper, .size = size,
-                      .offset = i < placement.offsets.size() ? placement.offsets[i] : std::numeric_limits<uint64_t>::max()});
+    placed.push_back({.id = b.id,
+                      .lower = b.lower,
+                      .upper = b.upper,
+                      .size = size,
+                      .offset = i < placement.offsets.size()
+                                    ? placement.offsets[i]
+                                    : std::numeric_limits<uint64_t>::max()});
   }
-  return CheckPlacement(placed, {.height = placement.height, .alignment = align, .max_violations = max_violations});
+  return CheckPlacement(
+      placed, {.height = placement.height, .alignment = align, .max_violations = max_violations});
 }
 
 }  // namespace loadplan::simulator

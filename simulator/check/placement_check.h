@@ -29,15 +29,15 @@ enum class PlacementViolationKind {
 
 struct PlacementViolation {
   PlacementViolationKind kind = PlacementViolationKind::kOverlap;
-  size_t first = 0;                  // index into the checked buffers
-  std::optional<size_t> second;      // the other buffer of an overlap
-  std::string message;               // names the ids
+  size_t first = 0;              // index into the checked buffers
+  std::optional<size_t> second;  // the other buffer of an overlap
+  std::string message;           // names the ids
   bool operator==(const PlacementViolation&) const = default;
 };
 
 struct PlacementCheckOptions {
-  uint64_t height = 0;     // arena size in bytes
-  uint64_t alignment = 1;  // 0 is read as 1
+  uint64_t height = 0;           // arena size in bytes
+  uint64_t alignment = 1;        // 0 is read as 1
   size_t max_violations = 1000;  // stop collecting after this many
 };
 
@@ -49,7 +49,8 @@ std::vector<PlacementViolation> CheckPlacement(const std::vector<PlacedBuffer>& 
 // A placer's answer checked as above: buffer i of `problem` at placement.offsets[i] (UINT64_MAX
 // where it has none), its size rounded up to the problem's alignment as Place rounds it, under
 // the placement's height.
-std::vector<PlacementViolation> CheckPlacement(const PlacementProblem& problem, const Placement& placement,
+std::vector<PlacementViolation> CheckPlacement(const PlacementProblem& problem,
+                                               const Placement& placement,
                                                size_t max_violations = 1000);
 
 }  // namespace loadplan::simulator

@@ -26,8 +26,10 @@ void CheckStepIndices(Ctx& c, uint32_t i, const Step& s, bool& ok) {
     ok = false;
   };
   const bool needs_buffer = s.kind == StepKind::kFill || s.kind == StepKind::kRelease;
-  if (needs_buffer && !InRange(s.buffer, p.buffers.size())) bad("buffer index missing or out of range");
-  if (s.kind == StepKind::kLaunch && !InRange(s.call, p.calls.size())) bad("call index missing or out of range");
+  if (needs_buffer && !InRange(s.buffer, p.buffers.size()))
+    bad("buffer index missing or out of range");
+  if (s.kind == StepKind::kLaunch && !InRange(s.call, p.calls.size()))
+    bad("call index missing or out of range");
   if (s.kind == StepKind::kFill && !InRange(s.lane, p.lanes)) bad("lane missing or >= lanes");
   for (StepIndex w : s.waits) {
     if (Index(w) >= i) bad(fmt::format("waits for step {}, which is not earlier", Index(w)));
@@ -38,7 +40,9 @@ void CheckStepIndices(Ctx& c, uint32_t i, const Step& s, bool& ok) {
 // must not trust the plan's own lists).
 void ExpectedAccess(const verifier::Manifest& m, const verifier::Call& call,
                     std::set<BufferId>& reads, std::set<BufferId>& writes) {
-  auto id = [&](const verifier::Buffer* b) { return BufferId{static_cast<uint32_t>(b - m.buffers.data())}; };
+  auto id = [&](const verifier::Buffer* b) {
+    return BufferId{static_cast<uint32_t>(b - m.buffers.data())};
+  };
   if (call.type == verifier::CallType::kCollective) {
     if (const verifier::Buffer* b = m.FindBuffer(call.buffer)) {
       reads.insert(id(b));
@@ -48,7 +52,8 @@ void ExpectedAccess(const verifier::Manifest& m, const verifier::Call& call,
   }
   const verifier::Kernel* k = m.FindKernel(call.kernel);
   for (const verifier::Arg& a : call.args) {
-    const verifier::Param* prm = (k != nullptr && a.buffer) ? verifier::FindParam(*k, a.param) : nullptr;
+    const verifier::Param* prm =
+        (k != nullptr && a.buffer) ? verifier::FindParam(*k, a.param) : nullptr;
     const verifier::Buffer* b = a.buffer ? m.FindBuffer(*a.buffer) : nullptr;
     if (prm == nullptr || b == nullptr) continue;
     if (verifier::Reads(prm->access)) reads.insert(id(b));
@@ -99,7 +104,8 @@ bool CheckIndices(Ctx& c) {
     }
     for (const PlannedArg& a : p.calls[t].args) {
       if (Index(a.buffer) < nb) continue;
-      c.Add(PlanViolationKind::kIndex, "call {} param {}: buffer index {} out of range", t, a.param, Index(a.buffer));
+      c.Add(PlanViolationKind::kIndex, "call {} param {}: buffer index {} out of range", t, a.param,
+            Index(a.buffer));
       ok = false;
     }
   }
@@ -110,8 +116,10 @@ bool CheckIndices(Ctx& c) {
     }
   }
   for (const PlannedBuffer& b : p.buffers) {
-    if (b.residence == Residence::kStaged && (Index(b.last_reader) >= nc || Index(b.first_reader) >= nc)) {
-      c.Add(PlanViolationKind::kIndex, "source {}: reader {} is not a call", b.name, Index(b.last_reader));
+    if (b.residence == Residence::kStaged &&
+        (Index(b.last_reader) >= nc || Index(b.first_reader) >= nc)) {
+      c.Add(PlanViolationKind::kIndex, "source {}: reader {} is not a call", b.name,
+            Index(b.last_reader));
       ok = false;
     }
   }
@@ -122,21 +130,23 @@ bool CheckIndices(Ctx& c) {
 void CheckBuffers(Ctx& c) {
   const verifier::Box box = c.m.VarBox();
   if (c.plan.buffers.size() != c.m.buffers.size()) {
-    c.Add(PlanViolationKind::kBuffers, "plan has {} buffers, the manifest {}", c.plan.buffers.size(),
-          c.m.buffers.size());
+    c.Add(PlanViolationKind::kBuffers, "plan has {} buffers, the manifest {}",
+          c.plan.buffers.size(), c.m.buffers.size());
     return;
   }
   for (size_t i = 0; i < c.m.buffers.size(); ++i) {
     const verifier::Buffer& mb = c.m.buffers[i];
     const PlannedBuffer& pb = c.plan.buffers[i];
-    const BufferKind kind = c.plan.naive && mb.kind == BufferKind::kSource ? BufferKind::kWeight : mb.kind;
+    const BufferKind kind =
+        c.plan.naive && mb.kind == BufferKind::kSource ? BufferKind::kWeight : mb.kind;
     if (pb.name != mb.name || pb.kind != kind) {
       c.Add(PlanViolationKind::kBuffers, "buffer {}: plan says {} ({})", mb.name, pb.name,
             verifier::BufferKindName(pb.kind));
       continue;
     }
     if (pb.tensor != mb.tensor || pb.dtype != mb.dtype || pb.shape != FixedShape(mb)) {
-      c.Add(PlanViolationKind::kBuffers, "buffer {}: tensor, dtype or shape differ from the manifest's", mb.name);
+      c.Add(PlanViolationKind::kBuffers,
+            "buffer {}: tensor, dtype or shape differ from the manifest's", mb.name);
     }
     const Residence want = ResidenceOf(kind);
     const bool skipped_source = kind == BufferKind::kSource && pb.residence == Residence::kSkipped;
@@ -173,11 +183,14 @@ void CheckCalls(Ctx& c) {
       const bool same = pc.program == name && pc.call_in_program == i &&
                         std::set<BufferId>(pc.reads.begin(), pc.reads.end()) == reads &&
                         std::set<BufferId>(pc.writes.begin(), pc.writes.end()) == writes;
-      if (!same) c.Add(PlanViolationKind::kCalls, "call {}: expected {} call {} with its reads and writes", t, name, i);
+      if (!same)
+        c.Add(PlanViolationKind::kCalls, "call {}: expected {} call {} with its reads and writes",
+              t, name, i);
     }
   }
   if (t != c.plan.calls.size()) {
-    c.Add(PlanViolationKind::kCalls, "the clock has {} calls, the derive programs {}", c.plan.calls.size(), t);
+    c.Add(PlanViolationKind::kCalls, "the clock has {} calls, the derive programs {}",
+          c.plan.calls.size(), t);
   }
   // Producers precede consumers: every carry read at t was written by a call before t.
   std::vector<std::optional<uint32_t>> first_writer(c.plan.buffers.size());
@@ -186,8 +199,9 @@ void CheckCalls(Ctx& c) {
     for (BufferId r : pc.reads) {
       if (c.plan.buffer(r).kind != BufferKind::kCarry) continue;
       if (!first_writer[Index(r)] || *first_writer[Index(r)] >= u) {
-        c.Add(PlanViolationKind::kProducer, "call {} ({} call {}): reads carry {} before any derive call writes it",
-              u, pc.program, pc.call_in_program, c.Name(r));
+        c.Add(PlanViolationKind::kProducer,
+              "call {} ({} call {}): reads carry {} before any derive call writes it", u,
+              pc.program, pc.call_in_program, c.Name(r));
       }
     }
     for (BufferId w : pc.writes) {
@@ -219,8 +233,9 @@ StepSites IndexSteps(const LoadPlan& plan) {
 }  // namespace checkdetail
 
 std::string_view PlanViolationKindName(PlanViolationKind k) {
-  static constexpr std::string_view kNames[] = {"index", "buffers", "calls", "args", "overlap", "window", "arena",
-                                                "producer", "steps", "launch-wait", "fill-wait", "release-wait"};
+  static constexpr std::string_view kNames[] = {
+      "index", "buffers",  "calls", "args",        "overlap",   "window",
+      "arena", "producer", "steps", "launch-wait", "fill-wait", "release-wait"};
   return kNames[static_cast<size_t>(k)];
 }
 

@@ -30,8 +30,10 @@ Expected ExpectedCall(const verifier::Manifest& m, const verifier::Call& call) {
     const verifier::Param* prm = a.buffer ? verifier::FindParam(*k, a.param) : nullptr;
     const verifier::Buffer* b = a.buffer ? m.FindBuffer(*a.buffer) : nullptr;
     if (prm == nullptr || b == nullptr) continue;
-    e.args.push_back({.param = a.param, .buffer = BufferId{static_cast<uint32_t>(b - m.buffers.data())},
-                      .access = prm->access, .bytes = verifier::ExtentBytes(*prm, values).value_or(UINT64_MAX)});
+    e.args.push_back({.param = a.param,
+                      .buffer = BufferId{static_cast<uint32_t>(b - m.buffers.data())},
+                      .access = prm->access,
+                      .bytes = verifier::ExtentBytes(*prm, values).value_or(UINT64_MAX)});
   }
   return e;
 }
@@ -42,18 +44,20 @@ void CheckOne(Ctx& c, const PlannedCall& pc, const verifier::Call& call) {
   const kernels::KernelSpec* spec = kernel.empty() ? nullptr : kernels::FindKernel(kernel);
   const std::optional<kernels::KernelId> id = spec ? std::optional(spec->id) : std::nullopt;
   if (pc.kernel != kernel || pc.kernel_id != id || pc.scalars != want.scalars) {
-    c.Add(PlanViolationKind::kArgs, "call {} ({}): kernel or scalars differ from the manifest's", Index(pc.id), pc.ptr);
+    c.Add(PlanViolationKind::kArgs, "call {} ({}): kernel or scalars differ from the manifest's",
+          Index(pc.id), pc.ptr);
     return;
   }
   if (pc.args != want.args) {
-    c.Add(PlanViolationKind::kArgs, "call {} ({}): buffer arguments differ from the manifest's", Index(pc.id), pc.ptr);
+    c.Add(PlanViolationKind::kArgs, "call {} ({}): buffer arguments differ from the manifest's",
+          Index(pc.id), pc.ptr);
     return;
   }
   for (const PlannedArg& a : pc.args) {
     const PlannedBuffer& b = c.plan.buffer(a.buffer);
     if (a.bytes <= b.bytes) continue;
-    c.Add(PlanViolationKind::kArgs, "call {} ({}) param {}: touches {} bytes of {}, which has {}", Index(pc.id),
-          pc.ptr, a.param, a.bytes, b.name, b.bytes);
+    c.Add(PlanViolationKind::kArgs, "call {} ({}) param {}: touches {} bytes of {}, which has {}",
+          Index(pc.id), pc.ptr, a.param, a.bytes, b.name, b.bytes);
   }
 }
 

@@ -27,19 +27,21 @@ void CheckWindows(Ctx& c) {
     const bool read = first[i] != kNone;
     if (read != (b.residence == Residence::kStaged)) {
       c.Add(PlanViolationKind::kBuffers, "source {}: {}", b.name,
-            read ? "read by derive call " + std::to_string(first[i]) + " but not staged" : "staged but never read");
+            read ? "read by derive call " + std::to_string(first[i]) + " but not staged"
+                 : "staged but never read");
       continue;
     }
     if (!read) continue;
     staged.insert(b.id);
     const uint32_t begin = Index(b.window_begin), end = Index(b.window_end);
     if (!(begin <= first[i] && last[i] < end)) {
-      c.Add(PlanViolationKind::kWindow, "source {}: window [{}, {}) does not cover its readers {}..{}",
-            b.name, begin, end, first[i], last[i]);
+      c.Add(PlanViolationKind::kWindow,
+            "source {}: window [{}, {}) does not cover its readers {}..{}", b.name, begin, end,
+            first[i], last[i]);
     }
     if (Index(b.first_reader) != first[i] || Index(b.last_reader) != last[i]) {
-      c.Add(PlanViolationKind::kWindow, "source {}: readers recorded as {}..{}, actually {}..{}", b.name,
-            Index(b.first_reader), Index(b.last_reader), first[i], last[i]);
+      c.Add(PlanViolationKind::kWindow, "source {}: readers recorded as {}..{}, actually {}..{}",
+            b.name, Index(b.first_reader), Index(b.last_reader), first[i], last[i]);
     }
   }
   const std::set<BufferId> arrival(p.arrival.begin(), p.arrival.end());
@@ -55,13 +57,18 @@ void CheckOverlap(Ctx& c) {
   std::vector<PlacedBuffer> placed;
   for (const PlannedBuffer& b : p.buffers) {
     if (b.residence != Residence::kStaged) continue;
-    placed.push_back(PlacedBuffer{.id = b.name, .lower = Index(b.window_begin), .upper = Index(b.window_end),
-                                  .size = b.bytes, .offset = b.offset});
+    placed.push_back(PlacedBuffer{.id = b.name,
+                                  .lower = Index(b.window_begin),
+                                  .upper = Index(b.window_end),
+                                  .size = b.bytes,
+                                  .offset = b.offset});
   }
-  const PlacementCheckOptions options{.height = p.arena_bytes, .alignment = p.alignment, .max_violations = 100};
+  const PlacementCheckOptions options{
+      .height = p.arena_bytes, .alignment = p.alignment, .max_violations = 100};
   for (const PlacementViolation& v : CheckPlacement(placed, options)) {
-    const PlanViolationKind kind =
-        v.kind == PlacementViolationKind::kOverlap ? PlanViolationKind::kOverlap : PlanViolationKind::kArena;
+    const PlanViolationKind kind = v.kind == PlacementViolationKind::kOverlap
+                                       ? PlanViolationKind::kOverlap
+                                       : PlanViolationKind::kArena;
     c.Add(kind, "staging arena: {}", v.message);
   }
 }
@@ -73,24 +80,29 @@ void CheckSizes(Ctx& c) {
     const PlannedBuffer& b = p.buffers[i];
     if (b.residence != Residence::kResident) continue;
     if (p.alignment > 1 && b.offset % p.alignment != 0) {
-      c.Add(PlanViolationKind::kArena, "buffer {}: offset {} is not a multiple of {}", b.name, b.offset, p.alignment);
+      c.Add(PlanViolationKind::kArena, "buffer {}: offset {} is not a multiple of {}", b.name,
+            b.offset, p.alignment);
     }
     pool.push_back(i);
   }
-  std::sort(pool.begin(), pool.end(), [&](uint32_t a, uint32_t b) { return p.buffers[a].offset < p.buffers[b].offset; });
+  std::sort(pool.begin(), pool.end(),
+            [&](uint32_t a, uint32_t b) { return p.buffers[a].offset < p.buffers[b].offset; });
   uint64_t pool_end = 0;
   for (size_t k = 0; k < pool.size(); ++k) {
     const PlannedBuffer& b = p.buffers[pool[k]];
     if (k > 0 && b.offset < pool_end && b.bytes > 0) {
-      c.Add(PlanViolationKind::kOverlap, "resident buffer {} at {} overlaps the one before it", b.name, b.offset);
+      c.Add(PlanViolationKind::kOverlap, "resident buffer {} at {} overlaps the one before it",
+            b.name, b.offset);
     }
     pool_end = std::max(pool_end, AddSat(b.offset, b.bytes));
   }
   if (p.resident_bytes < pool_end) {
-    c.Add(PlanViolationKind::kArena, "resident_bytes {} < {} (the end of a resident buffer)", p.resident_bytes, pool_end);
+    c.Add(PlanViolationKind::kArena, "resident_bytes {} < {} (the end of a resident buffer)",
+          p.resident_bytes, pool_end);
   }
   const uint64_t g = std::max<uint64_t>(1, p.granularity);
-  if (p.arena_bytes_rounded != RoundUp(p.arena_bytes, g) || p.resident_bytes_rounded != RoundUp(p.resident_bytes, g)) {
+  if (p.arena_bytes_rounded != RoundUp(p.arena_bytes, g) ||
+      p.resident_bytes_rounded != RoundUp(p.resident_bytes, g)) {
     c.Add(PlanViolationKind::kArena, "rounded sizes are not the sizes rounded up to {} bytes", g);
   }
 }
@@ -110,8 +122,8 @@ void CheckLowerBound(Ctx& c) {
     widest = std::max(widest, live);
   }
   if (p.lower_bound != widest || p.lower_bound > p.arena_bytes) {
-    c.Add(PlanViolationKind::kArena, "lower_bound {} but the widest live set is {} (arena {})", p.lower_bound,
-          widest, p.arena_bytes);
+    c.Add(PlanViolationKind::kArena, "lower_bound {} but the widest live set is {} (arena {})",
+          p.lower_bound, widest, p.arena_bytes);
   }
 }
 

@@ -26,16 +26,20 @@ void CheckSourceSteps(Ctx& c, const StepSites& s, uint32_t i, uint32_t arena, ui
   const uint32_t begin = Index(b.window_begin), end = Index(b.window_end);
   const bool fill_ok = f > arena && f < s.launches[Index(b.first_reader)][0] &&
                        (begin == 0 || f > s.launches[std::min<size_t>(begin, n) - 1][0]);
-  const bool release_ok = r > s.launches[Index(b.last_reader)][0] && r < free && (end >= n || r < s.launches[end][0]);
+  const bool release_ok =
+      r > s.launches[Index(b.last_reader)][0] && r < free && (end >= n || r < s.launches[end][0]);
   if (!fill_ok) {
-    c.Add(PlanViolationKind::kWindow, "source {}: fill (step {}) outside window [{}, {})", b.name, f, begin, end);
+    c.Add(PlanViolationKind::kWindow, "source {}: fill (step {}) outside window [{}, {})", b.name,
+          f, begin, end);
   }
   if (!release_ok) {
-    c.Add(PlanViolationKind::kWindow, "source {}: release (step {}) outside window [{}, {})", b.name, r, begin, end);
+    c.Add(PlanViolationKind::kWindow, "source {}: release (step {}) outside window [{}, {})",
+          b.name, r, begin, end);
   }
 }
 
-void CheckBufferSteps(Ctx& c, const StepSites& s, uint32_t resident, uint32_t arena, uint32_t free) {
+void CheckBufferSteps(Ctx& c, const StepSites& s, uint32_t resident, uint32_t arena,
+                      uint32_t free) {
   const LoadPlan& p = c.plan;
   std::vector<std::optional<uint32_t>> first_read(p.buffers.size());
   for (uint32_t t = 0; t < p.calls.size(); ++t) {
@@ -44,9 +48,11 @@ void CheckBufferSteps(Ctx& c, const StepSites& s, uint32_t resident, uint32_t ar
   for (uint32_t i = 0; i < p.buffers.size(); ++i) {
     const PlannedBuffer& b = p.buffers[i];
     const bool staged = b.residence == Residence::kStaged, weight = b.kind == BufferKind::kWeight;
-    if (!staged && !s.releases[i].empty()) c.Add(PlanViolationKind::kSteps, "{}: released but not staged", b.name);
+    if (!staged && !s.releases[i].empty())
+      c.Add(PlanViolationKind::kSteps, "{}: released but not staged", b.name);
     if (!staged && !weight) {
-      if (!s.fills[i].empty()) c.Add(PlanViolationKind::kSteps, "{}: filled but not a weight or staged source", b.name);
+      if (!s.fills[i].empty())
+        c.Add(PlanViolationKind::kSteps, "{}: filled but not a weight or staged source", b.name);
       continue;
     }
     if (!Once(c, s.fills[i], "fill of " + b.name)) continue;
@@ -58,8 +64,11 @@ void CheckBufferSteps(Ctx& c, const StepSites& s, uint32_t resident, uint32_t ar
     }
     if (staged) {
       if (Once(c, s.releases[i], "release of " + b.name)) CheckSourceSteps(c, s, i, arena, free);
-    } else if (s.fills[i][0] < resident || (first_read[i] && s.fills[i][0] > s.launches[*first_read[i]][0])) {
-      c.Add(PlanViolationKind::kSteps, "weight {}: fill (step {}) after its first reader or before the pool", b.name, s.fills[i][0]);
+    } else if (s.fills[i][0] < resident ||
+               (first_read[i] && s.fills[i][0] > s.launches[*first_read[i]][0])) {
+      c.Add(PlanViolationKind::kSteps,
+            "weight {}: fill (step {}) after its first reader or before the pool", b.name,
+            s.fills[i][0]);
     }
   }
 }
@@ -72,7 +81,8 @@ void CheckBufferSteps(Ctx& c, const StepSites& s, uint32_t resident, uint32_t ar
 // quadratic (1.1 s at 10^5 sources).
 class Reach {
  public:
-  explicit Reach(const LoadPlan& plan) : plan_(plan), seen_(plan.steps.size(), 0), sorted_(plan.steps.size(), 0) {
+  explicit Reach(const LoadPlan& plan)
+      : plan_(plan), seen_(plan.steps.size(), 0), sorted_(plan.steps.size(), 0) {
     for (size_t i = 0; i < plan.steps.size(); ++i) {
       sorted_[i] = std::is_sorted(plan.steps[i].waits.begin(), plan.steps[i].waits.end()) ? 1 : 0;
     }
@@ -81,8 +91,9 @@ class Reach {
   bool operator()(uint32_t from, uint32_t target) {
     const auto& direct = plan_.steps[from].waits;
     const StepIndex want{target};
-    const bool hit = sorted_[from] != 0 ? std::binary_search(direct.begin(), direct.end(), want)
-                                        : std::find(direct.begin(), direct.end(), want) != direct.end();
+    const bool hit = sorted_[from] != 0
+                         ? std::binary_search(direct.begin(), direct.end(), want)
+                         : std::find(direct.begin(), direct.end(), want) != direct.end();
     if (hit) return true;
     if (direct.size() > kManyWaits) return ReachableFrom(from)[target] != 0;
     ++epoch_;
@@ -132,7 +143,7 @@ class Reach {
   const LoadPlan& plan_;
   std::vector<uint32_t> seen_;
   uint32_t epoch_ = 0;
-  std::vector<char> sorted_;  // per step: its wait list is sorted
+  std::vector<char> sorted_;                                   // per step: its wait list is sorted
   std::vector<std::pair<uint32_t, std::vector<char>>> cache_;  // ReachableFrom, oldest first
 };
 
@@ -145,10 +156,14 @@ void CheckLaunchWaits(Ctx& c, const StepSites& s, Reach& reach) {
       const uint32_t r = Index(id);
       const PlannedBuffer& b = p.buffers[r];
       std::optional<uint32_t> need;
-      if (b.residence == Residence::kStaged || b.kind == BufferKind::kWeight) need = s.fills[r][0];
-      else if (writer[r]) need = s.launches[*writer[r]][0];
+      if (b.residence == Residence::kStaged || b.kind == BufferKind::kWeight)
+        need = s.fills[r][0];
+      else if (writer[r])
+        need = s.launches[*writer[r]][0];
       if (need && !reach(launch, *need)) {
-        c.Add(PlanViolationKind::kLaunchWait, "launch of call {} (step {}) does not wait for step {} ({})", t, launch, *need, b.name);
+        c.Add(PlanViolationKind::kLaunchWait,
+              "launch of call {} (step {}) does not wait for step {} ({})", t, launch, *need,
+              b.name);
       }
     }
     for (BufferId w : p.calls[t].writes) writer[Index(w)] = writer[Index(w)].value_or(t);
@@ -162,7 +177,8 @@ void CheckFillWaits(Ctx& c, const StepSites& s, Reach& reach) {
   std::vector<uint32_t> order;
   for (BufferId id : p.arrival) order.push_back(Index(id));
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    return std::pair(p.buffers[a].window_begin, s.fills[a][0]) < std::pair(p.buffers[b].window_begin, s.fills[b][0]);
+    return std::pair(p.buffers[a].window_begin, s.fills[a][0]) <
+           std::pair(p.buffers[b].window_begin, s.fills[b][0]);
   });
   std::map<uint64_t, std::pair<uint64_t, uint32_t>> arena;  // start -> (end, occupant)
   for (uint32_t i : order) {
@@ -175,8 +191,9 @@ void CheckFillWaits(Ctx& c, const StepSites& s, Reach& reach) {
       const auto [start, seg] = *it;
       const uint32_t need = s.launches[Index(p.buffers[seg.second].last_reader)][0];
       if (!reach(s.fills[i][0], need)) {
-        c.Add(PlanViolationKind::kFillWait, "fill of {} (step {}) does not wait for the last reader of {} (step {})",
-              b.name, s.fills[i][0], c.Name(BufferId{seg.second}), need);
+        c.Add(PlanViolationKind::kFillWait,
+              "fill of {} (step {}) does not wait for the last reader of {} (step {})", b.name,
+              s.fills[i][0], c.Name(BufferId{seg.second}), need);
       }
       it = arena.erase(it);
       if (start < lo) arena.emplace(start, std::pair(lo, seg.second));
@@ -197,20 +214,22 @@ void CheckLaneAndReleaseWaits(Ctx& c, const StepSites& s, Reach& reach) {
     if (st.kind != StepKind::kFill) continue;
     auto& last = lane_last[Index(*st.lane)];
     if (last && !reach(i, *last)) {
-      c.Add(PlanViolationKind::kFillWait, "fill step {} on lane {} does not wait for step {}, the lane's previous fill",
-            i, Index(*st.lane), *last);
+      c.Add(PlanViolationKind::kFillWait,
+            "fill step {} on lane {} does not wait for step {}, the lane's previous fill", i,
+            Index(*st.lane), *last);
     }
     last = i;
   }
   for (BufferId id : p.arrival) {
     const uint32_t need = s.launches[Index(p.buffer(id).last_reader)][0];
     if (!reach(s.releases[Index(id)][0], need)) {
-      c.Add(PlanViolationKind::kReleaseWait, "release of {} does not wait for its last reader (step {})", c.Name(id),
-            need);
+      c.Add(PlanViolationKind::kReleaseWait,
+            "release of {} does not wait for its last reader (step {})", c.Name(id), need);
     }
     if (!reach(s.free_arena[0], need)) {
-      c.Add(PlanViolationKind::kReleaseWait, "freeing the arena does not wait for the last reader of {} (step {})",
-            c.Name(id), need);
+      c.Add(PlanViolationKind::kReleaseWait,
+            "freeing the arena does not wait for the last reader of {} (step {})", c.Name(id),
+            need);
     }
   }
 }

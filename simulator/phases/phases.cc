@@ -50,7 +50,12 @@ std::optional<verifier::Range> RangeAt(const Expr& e, const verifier::Box& box,
 
 PhasePeak MakePhase(std::string name, Expr bytes, const verifier::Box& box,
                     const verifier::Assignment& at, const verifier::ProofBudget& budget) {
-  PhasePeak p{.name = std::move(name), .bytes = std::move(bytes), .min = {}, .max = {}, .at = {}, .error = {}};
+  PhasePeak p{.name = std::move(name),
+              .bytes = std::move(bytes),
+              .min = {},
+              .max = {},
+              .at = {},
+              .error = {}};
   const verifier::Extrema x = verifier::FindExtrema(p.bytes, box, budget);
   p.min = Bound(x.min);
   p.max = Bound(x.max);
@@ -88,7 +93,9 @@ std::vector<KindTotal> Kinds(const verifier::Manifest& m, const LoadPlan& plan,
   constant("carry", AlignedTotal(plan, BufferKind::kCarry));
   constant("arena", plan.arena_bytes_rounded);
   const std::pair<const char*, BufferKind> serve[] = {{"state", BufferKind::kState},
-      {"scratch", BufferKind::kScratch}, {"input", BufferKind::kInput}, {"output", BufferKind::kOutput}};
+                                                      {"scratch", BufferKind::kScratch},
+                                                      {"input", BufferKind::kInput},
+                                                      {"output", BufferKind::kOutput}};
   for (const auto& [name, kind] : serve) {
     KindTotal t{name, SumBytes(Expr::Const(0), OfKind(m, kind)), std::nullopt};
     const verifier::Extrema x = verifier::FindExtrema(t.bytes, box);
@@ -147,10 +154,13 @@ MemoryPhases ComputePhases(const verifier::Manifest& in, const LoadPlan& plan,
   const verifier::Box box = m.VarBox();
   const int64_t resident = ToI64(plan.resident_bytes_rounded);
   MemoryPhases out;
-  out.phases.push_back(MakePhase(
-      "load", Expr::Const(ToI64(plan.resident_bytes_rounded + plan.arena_bytes_rounded)), box, at, budget));
-  out.phases.push_back(MakePhase("once", SumBytes(Expr::Const(resident), OnceScratch(m)), box, at, budget));
-  out.phases.push_back(MakePhase("serve", SumBytes(Expr::Const(resident), ServeBuffers(m)), box, at, budget));
+  out.phases.push_back(
+      MakePhase("load", Expr::Const(ToI64(plan.resident_bytes_rounded + plan.arena_bytes_rounded)),
+                box, at, budget));
+  out.phases.push_back(
+      MakePhase("once", SumBytes(Expr::Const(resident), OnceScratch(m)), box, at, budget));
+  out.phases.push_back(
+      MakePhase("serve", SumBytes(Expr::Const(resident), ServeBuffers(m)), box, at, budget));
   for (const PhasePeak& p : out.phases) {
     if (p.max && (!out.peak || p.max->value > out.peak->value)) {
       out.peak = p.max;

@@ -30,11 +30,11 @@ struct PhaseBound {
 };
 
 struct PhasePeak {
-  std::string name;                       // "load", "once", "serve"
-  verifier::Expr bytes;                   // Simplify'd sum of ByteSize expressions
-  std::optional<PhaseBound> min, max;     // over the variable box
-  std::optional<verifier::Range> at;      // at the user's values (a range if some stay free)
-  std::string error;                      // evaluation error, when min/max are missing
+  std::string name;                    // "load", "once", "serve"
+  verifier::Expr bytes;                // Simplify'd sum of ByteSize expressions
+  std::optional<PhaseBound> min, max;  // over the variable box
+  std::optional<verifier::Range> at;   // at the user's values (a range if some stay free)
+  std::string error;                   // evaluation error, when min/max are missing
   bool operator==(const PhasePeak&) const = default;
 };
 
@@ -48,8 +48,8 @@ struct KindTotal {
 };
 
 struct MemoryPhases {
-  std::vector<PhasePeak> phases;     // load, once, serve
-  std::optional<PhaseBound> peak;    // the largest phase maximum
+  std::vector<PhasePeak> phases;   // load, once, serve
+  std::optional<PhaseBound> peak;  // the largest phase maximum
   std::string peak_phase;
   std::optional<verifier::Range> peak_at;  // max over phases at the user's values
   uint64_t naive_peak = 0;  // every source resident as a weight: round(resident + sources)
@@ -81,7 +81,7 @@ std::optional<WidestMoment> FindWidestMoment(const LoadPlan& plan);
 std::optional<uint64_t> ParseByteSize(std::string_view text);
 
 struct DevicePreset {
-  std::string_view name;    // "h200"
+  std::string_view name;  // "h200"
   uint64_t bytes = 0;
   bool measured = false;    // true: what cudaMemGetInfo reported; false: nominal (marketed)
   std::string_view source;  // where the figure comes from

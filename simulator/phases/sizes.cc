@@ -12,7 +12,8 @@ namespace {
 
 std::string Lower(std::string_view s) {
   std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   return out;
 }
 
@@ -41,7 +42,8 @@ std::optional<uint64_t> ParseByteSize(std::string_view text) {
     if (whole > UINT64_MAX) return std::nullopt;
   }
   if (i < text.size() && text[i] == '.') {
-    for (++i; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i, digits = true) {
+    for (++i; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]));
+         ++i, digits = true) {
       if (scale > UINT64_MAX) return std::nullopt;  // more fraction digits than matter
       frac = frac * 10 + static_cast<unsigned>(text[i] - '0');
       scale *= 10;
@@ -60,7 +62,8 @@ const std::vector<DevicePreset>& DevicePresets() {
   static const std::vector<DevicePreset> kPresets = {
       {"h200", 150109106995, true,
        "139.8 GiB: total cudaMemGetInfo reports on the lent NVIDIA H200 (143771 MiB as nvidia-smi "
-       "counts it, less what the driver holds), measured to 0.1 GiB (docs/planner.md, device presets); "
+       "counts it, less what the driver holds), measured to 0.1 GiB (docs/planner.md, device "
+       "presets); "
        "the byte count is 139.8 * 2^30 rounded down"},
       {"b200", 180000000000, false,
        "180 GB nominal: NVIDIA DGX B200 datasheet, 1,440 GB of HBM3e over 8 GPUs"},
@@ -73,8 +76,10 @@ std::optional<DeviceMemory> ResolveDeviceMemory(std::string_view text) {
   const std::string name = Lower(text);
   for (const DevicePreset& p : DevicePresets()) {
     if (p.name == name) {
-      return DeviceMemory{.bytes = p.bytes, .preset = &p,
-                          .label = fmt::format("{} ({})", p.name, p.measured ? "measured" : "nominal")};
+      return DeviceMemory{
+          .bytes = p.bytes,
+          .preset = &p,
+          .label = fmt::format("{} ({})", p.name, p.measured ? "measured" : "nominal")};
     }
   }
   const std::optional<uint64_t> bytes = ParseByteSize(text);
@@ -87,6 +92,5 @@ std::optional<uint64_t> ParseDeviceMemory(std::string_view text) {
   if (!resolved) return std::nullopt;
   return resolved->bytes;
 }
-
 
 }  // namespace loadplan::simulator

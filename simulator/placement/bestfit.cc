@@ -122,7 +122,8 @@ Placement BestFitPlace(const PlacementProblem& problem) {
   if (large) orders.resize(1);  // size order only: each greedy run costs O(sum of overlaps)
   Placement best = FirstFitPlace(problem);
   std::vector<std::vector<uint32_t>> sorted;
-  for (const KeyLess& greater : orders) sorted.push_back(SortedBy(problem, occupying, keys, greater));
+  for (const KeyLess& greater : orders)
+    sorted.push_back(SortedBy(problem, occupying, keys, greater));
   if (!large) sorted.push_back(ArrivalOrder(problem));  // with the smallest gap
   for (const std::vector<uint32_t>& order : sorted) {
     for (const GapRule rule : {GapRule::kSmallest, GapRule::kLowest}) {

@@ -1,4 +1,5 @@
-// Placement problems as CSV (MiniMalloc's format): id,lower,upper,size[,...] and an offset column out.
+// Placement problems as CSV (MiniMalloc's format): id,lower,upper,size[,...] and an offset column
+// out.
 #include <algorithm>
 #include <charconv>
 #include <fstream>
@@ -14,7 +15,8 @@ namespace {
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -93,7 +95,8 @@ std::optional<PlacementBuffer> ParseRow(std::string_view line, int line_no, cons
     errors.push_back({line_no, "empty id"});
     return std::nullopt;
   }
-  return PlacementBuffer{.id = std::string(f[c.id]), .lower = *lower, .upper = *upper, .size = *size};
+  return PlacementBuffer{
+      .id = std::string(f[c.id]), .lower = *lower, .upper = *upper, .size = *size};
 }
 
 }  // namespace
@@ -121,8 +124,8 @@ CsvReadResult ReadPlacementCsv(std::string_view text) {
     std::optional<PlacementBuffer> b = ParseRow(line, line_no, *columns, result.errors);
     if (!b) continue;
     if (auto [it, fresh] = seen.emplace(b->id, line_no); !fresh) {
-      result.errors.push_back({line_no, fmt::format("duplicate id '{}' (first on line {})",
-                                                    b->id, it->second)});
+      result.errors.push_back(
+          {line_no, fmt::format("duplicate id '{}' (first on line {})", b->id, it->second)});
       continue;
     }
     problem.buffers.push_back(std::move(*b));

@@ -45,9 +45,14 @@ class UndoLog {
 class Searcher {
  public:
   Searcher(const ExactInstance& inst, uint64_t capacity)
-      : inst_(inst), capacity_(capacity), n_(inst.global.size()), min_off_(n_, 0),
-        placed_(n_, 0), floor_(inst.members.size(), 0),
-        total_(inst.members.size(), 0), cuts_(inst.members.size(), 0),
+      : inst_(inst),
+        capacity_(capacity),
+        n_(inst.global.size()),
+        min_off_(n_, 0),
+        placed_(n_, 0),
+        floor_(inst.members.size(), 0),
+        total_(inst.members.size(), 0),
+        cuts_(inst.members.size(), 0),
         stamp_(inst.members.size(), 0) {
     at_floor_.resize(inst.members.size());
     for (size_t s = 0; s < inst.members.size(); ++s) {
@@ -177,8 +182,7 @@ class Searcher {
       if (o + max_total > capacity_) break;  // candidates are sorted by offset
       const size_t mark = trail_.size();
       hatless_ = true;
-      const SearchStatus status =
-          PlaceAt(b, o) ? Descend(part, b, o) : SearchStatus::kInfeasible;
+      const SearchStatus status = PlaceAt(b, o) ? Descend(part, b, o) : SearchStatus::kInfeasible;
       const bool hatless = hatless_;
       Unplace(b, mark);
       if (status != SearchStatus::kInfeasible) return status;
@@ -195,9 +199,8 @@ class Searcher {
     for (uint32_t s = inst_.sec_lo[b]; s + 1 < inst_.sec_hi[b]; ++s) {
       if (--cuts_[s] == 0) points.push_back(s + 1);
     }
-    const SearchStatus status = points.empty()
-                                    ? Search(part, o, static_cast<int64_t>(rank_[b]))
-                                    : SolveSplit(part, points);
+    const SearchStatus status =
+        points.empty() ? Search(part, o, static_cast<int64_t>(rank_[b])) : SolveSplit(part, points);
     for (uint32_t s = inst_.sec_lo[b]; s + 1 < inst_.sec_hi[b]; ++s) ++cuts_[s];
     return status;
   }
@@ -326,7 +329,6 @@ class Searcher {
 };
 
 }  // namespace
-
 
 FeasibilityResult SolveFeasibility(const PlacementProblem& problem, uint64_t capacity,
                                    const SearchLimits& limits) {

@@ -144,7 +144,8 @@ Placement FirstFitPlace(const PlacementProblem& problem) {
   Placement result{.offsets = std::vector<uint64_t>(problem.buffers.size(), 0), .height = 0};
   std::set<std::pair<uint64_t, uint32_t>> live;  // (offset, index)
   std::priority_queue<std::pair<int64_t, uint32_t>, std::vector<std::pair<int64_t, uint32_t>>,
-                      std::greater<>> ends;  // (upper, index)
+                      std::greater<>>
+      ends;  // (upper, index)
   for (const uint32_t idx : ArrivalOrder(problem)) {
     const PlacementBuffer& b = problem.buffers[idx];
     for (; !ends.empty() && ends.top().first <= b.lower; ends.pop()) {

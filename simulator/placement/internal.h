@@ -47,9 +47,9 @@ struct FeasibilityResult {
 
 // Limits of one feasibility search.
 struct SearchLimits {
-  uint64_t nodes = 0;            // stop after this many nodes (across preorder restarts)
-  uint64_t work = 0;             // ... or this many inner-loop steps
-  double deadline_s = 0;         // absolute steady-clock seconds; 0: none
+  uint64_t nodes = 0;     // stop after this many nodes (across preorder restarts)
+  uint64_t work = 0;      // ... or this many inner-loop steps
+  double deadline_s = 0;  // absolute steady-clock seconds; 0: none
 };
 
 // Decides whether every buffer fits below `capacity` (MiniMalloc-style branch and bound over

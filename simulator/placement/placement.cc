@@ -64,17 +64,15 @@ ExactResult ExactPlace(const PlacementProblem& problem, const Placement& incumbe
 base::Result<Placement> Place(const PlacementProblem& problem, const PlacementOptions& options) {
   if (base::Status valid = ValidateProblem(problem); !valid.ok()) return valid;
   switch (options.policy) {
-    case PlacementPolicy::kFirstFit:
-      return FirstFitPlace(problem);
-    case PlacementPolicy::kBestFit:
-      return BestFitPlace(problem);
+    case PlacementPolicy::kFirstFit: return FirstFitPlace(problem);
+    case PlacementPolicy::kBestFit: return BestFitPlace(problem);
     case PlacementPolicy::kExact:
     case PlacementPolicy::kBest: {
       Placement heuristic = BestFitPlace(problem);
       const size_t n = OccupyingCount(problem);
-      const size_t limit =
-          options.policy == PlacementPolicy::kExact ? kExactHardLimit
-                                                    : std::min(kExactHardLimit, options.exact_max_buffers);
+      const size_t limit = options.policy == PlacementPolicy::kExact
+                               ? kExactHardLimit
+                               : std::min(kExactHardLimit, options.exact_max_buffers);
       if (n > limit || heuristic.height <= LowerBound(problem)) return heuristic;
       return ExactPlace(problem, heuristic, options).placement;
     }

@@ -1,4 +1,5 @@
-// Staging placement engine: offsets for buffers with half-open lifetimes (dynamic storage allocation).
+// Staging placement engine: offsets for buffers with half-open lifetimes (dynamic storage
+// allocation).
 #pragma once
 
 #include <cstdint>
@@ -66,7 +67,8 @@ struct PlacementOptions {
 
 // Places every buffer; deterministic for the same problem and options (without time_budget_s).
 // A problem that fails ValidateProblem is that error (kInvalidInput).
-base::Result<Placement> Place(const PlacementProblem& problem, const PlacementOptions& options = {});
+base::Result<Placement> Place(const PlacementProblem& problem,
+                              const PlacementOptions& options = {});
 
 // max over time of the sum of live sizes, each rounded up to the alignment: no placement is lower.
 uint64_t LowerBound(const PlacementProblem& problem);

@@ -79,11 +79,13 @@ base::Status ValidateProblem(const PlacementProblem& problem) {
   for (size_t i = 0; i < problem.buffers.size(); ++i) {
     const PlacementBuffer& b = problem.buffers[i];
     if (b.size > kLimit || align > kLimit) {
-      return base::Status::Error(fmt::format("buffer '{}': size {} or alignment {} exceeds 2^62", b.id, b.size, align));
+      return base::Status::Error(
+          fmt::format("buffer '{}': size {} or alignment {} exceeds 2^62", b.id, b.size, align));
     }
     total += RoundUp(b.size, align);
     if (total > kLimit) {
-      return base::Status::Error(fmt::format("total of rounded sizes exceeds 2^62 at buffer '{}'", b.id));
+      return base::Status::Error(
+          fmt::format("total of rounded sizes exceeds 2^62 at buffer '{}'", b.id));
     }
   }
   return base::Status::Ok();

@@ -38,7 +38,10 @@ void PlanArgs(const verifier::Manifest& m, const verifier::Call& c, PlannedCall&
     const verifier::Buffer* b = m.FindBuffer(*a.buffer);
     if (prm == nullptr || b == nullptr) continue;
     const BufferId id = IdOf(m, b);
-    out.args.push_back({.param = a.param, .buffer = id, .access = prm->access, .bytes = verifier::ExtentBytes(*prm, scalars).value_or(UINT64_MAX)});
+    out.args.push_back({.param = a.param,
+                        .buffer = id,
+                        .access = prm->access,
+                        .bytes = verifier::ExtentBytes(*prm, scalars).value_or(UINT64_MAX)});
     if (verifier::Reads(prm->access)) out.reads.push_back(id);
     if (verifier::Writes(prm->access)) out.writes.push_back(id);
   }
@@ -64,11 +67,13 @@ PlannedCall PlanCall(const verifier::Manifest& m, const verifier::Program& p, ui
 
 }  // namespace
 
-std::vector<PlannedCall> BuildCalls(const verifier::Manifest& m, const std::vector<std::string>& order) {
+std::vector<PlannedCall> BuildCalls(const verifier::Manifest& m,
+                                    const std::vector<std::string>& order) {
   std::vector<PlannedCall> calls;
   for (const std::string& name : order) {
     const verifier::Program* p = m.FindProgram(name);
-    if (p == nullptr || !p->derive) continue;  // a VerifiedManifest's order names its derive programs
+    if (p == nullptr || !p->derive)
+      continue;  // a VerifiedManifest's order names its derive programs
     for (uint32_t i = 0; i < p->calls.size(); ++i) {
       PlannedCall c = PlanCall(m, *p, i);
       c.id = CallId{static_cast<uint32_t>(calls.size())};

@@ -13,7 +13,8 @@ namespace loadplan::simulator::detail {
 // The clock: the derive programs of `order` (the verifier's dataflow order), their calls
 // flattened and resolved (kernel, scalars, buffer arguments with extents, read/write sets).
 // `m` is sorted by name.
-std::vector<PlannedCall> BuildCalls(const verifier::Manifest& m, const std::vector<std::string>& order);
+std::vector<PlannedCall> BuildCalls(const verifier::Manifest& m,
+                                    const std::vector<std::string>& order);
 
 // Every manifest buffer (name order) with id, residence, dtype, shape and byte size; no offsets.
 // `naive`: sources become resident weights (PlanOptions::naive).

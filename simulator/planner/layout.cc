@@ -85,7 +85,8 @@ void AssignWindowsAndLanes(LoadPlan& plan) {
     if (b.kind == verifier::BufferKind::kWeight) weights.push_back(b.id);
   }
   std::stable_sort(weights.begin(), weights.end(), [&](BufferId a, BufferId b) {
-    return (at[Index(a)] ? Index(*at[Index(a)]) : kNone) < (at[Index(b)] ? Index(*at[Index(b)]) : kNone);
+    return (at[Index(a)] ? Index(*at[Index(a)]) : kNone) <
+           (at[Index(b)] ? Index(*at[Index(b)]) : kNone);
   });
   DealLanes(plan, weights);
 }
@@ -107,7 +108,8 @@ void AssignOffsets(LoadPlan& plan, const PlanOptions& options) {
     const PlannedBuffer& b = plan.buffer(plan.arrival[rank]);
     // Ids sort like the arrival order, so first fit's (lower, id) order is the arrival order.
     problem.buffers.push_back(PlacementBuffer{.id = fmt::format("{:010d}", rank),
-                                              .lower = Index(b.window_begin), .upper = Index(b.window_end),
+                                              .lower = Index(b.window_begin),
+                                              .upper = Index(b.window_end),
                                               .size = b.bytes});
   }
   base::Result<Placement> result = Place(problem, PlacementOptions{.policy = options.placement});

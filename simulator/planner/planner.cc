@@ -45,10 +45,14 @@ std::vector<PlannedBuffer> BuildBuffers(const verifier::Manifest& m, bool naive)
   std::vector<PlannedBuffer> out;
   out.reserve(m.buffers.size());
   for (const verifier::Buffer& b : m.buffers) {
-    const verifier::BufferKind kind = naive && b.kind == verifier::BufferKind::kSource ? verifier::BufferKind::kWeight
-                                                                                        : b.kind;
-    PlannedBuffer pb{.id = BufferId{static_cast<uint32_t>(out.size())}, .name = b.name, .kind = kind,
-                     .residence = ResidenceOf(kind), .dtype = b.dtype, .shape = FixedShape(b)};
+    const verifier::BufferKind kind =
+        naive && b.kind == verifier::BufferKind::kSource ? verifier::BufferKind::kWeight : b.kind;
+    PlannedBuffer pb{.id = BufferId{static_cast<uint32_t>(out.size())},
+                     .name = b.name,
+                     .kind = kind,
+                     .residence = ResidenceOf(kind),
+                     .dtype = b.dtype,
+                     .shape = FixedShape(b)};
     pb.bytes = MaxBufferBytes(b, box).value_or(UINT64_MAX);
     pb.tensor = b.tensor;
     if (b.lane) pb.lane = Lane{*b.lane};  // explicit pins; AssignWindowsAndLanes deals the rest
@@ -64,7 +68,8 @@ LoadPlan Plan(const verifier::VerifiedManifest& verified_manifest, const PlanOpt
   LoadPlan plan;
   plan.manifest_name = verified.name;
   plan.lanes = std::max<uint32_t>(1, options.lanes.value_or(verified.load.lanes));
-  plan.prefetch = options.naive ? kNaivePrefetch : options.prefetch.value_or(verified.load.prefetch);
+  plan.prefetch =
+      options.naive ? kNaivePrefetch : options.prefetch.value_or(verified.load.prefetch);
   plan.alignment = std::max<uint64_t>(1, options.alignment);
   plan.granularity = std::max<uint64_t>(1, options.granularity);
   plan.placement = options.placement;

@@ -23,9 +23,10 @@ namespace loadplan::simulator {
 struct PlanOptions {
   std::optional<uint32_t> lanes;     // overrides load.lanes (0 is read as 1)
   std::optional<uint32_t> prefetch;  // overrides load.prefetch (counts derive calls)
-  PlacementPolicy placement = PlacementPolicy::kFirstFit;  // arrival order, lowest offset: fast, predictable
-  uint64_t alignment = 256;          // of every pool and arena offset (0 is read as 1)
-  uint64_t granularity = 2ull << 20; // device allocator rounding of the two pooled allocations
+  PlacementPolicy placement =
+      PlacementPolicy::kFirstFit;     // arrival order, lowest offset: fast, predictable
+  uint64_t alignment = 256;           // of every pool and arena offset (0 is read as 1)
+  uint64_t granularity = 2ull << 20;  // device allocator rounding of the two pooled allocations
   // The baseline a staged load is measured against (`loadplan run --naive`): every source is
   // planned as a resident weight and filled before the first derive call (prefetch kNaivePrefetch),
   // so the raw checkpoint and the derived carries are resident together.

@@ -60,8 +60,11 @@ void SortUnique(std::vector<StepIndex>& v) {
 class StepBuilder {
  public:
   explicit StepBuilder(const LoadPlan& plan)
-      : plan_(plan), fill_(plan.buffers.size()), writer_(plan.buffers.size()),
-        lane_last_(plan.lanes), launch_(plan.calls.size()) {}
+      : plan_(plan),
+        fill_(plan.buffers.size()),
+        writer_(plan.buffers.size()),
+        lane_last_(plan.lanes),
+        launch_(plan.calls.size()) {}
 
   std::vector<Step> Build();
 
@@ -117,8 +120,10 @@ std::vector<Step> StepBuilder::Build() {
   std::vector<BufferId> late;
   for (const PlannedBuffer& b : plan_.buffers) {
     if (b.kind != verifier::BufferKind::kWeight) continue;
-    if (weight_at[Index(b.id)]) weights[Index(*weight_at[Index(b.id)])].push_back(b.id);
-    else late.push_back(b.id);
+    if (weight_at[Index(b.id)])
+      weights[Index(*weight_at[Index(b.id)])].push_back(b.id);
+    else
+      late.push_back(b.id);
   }
   Push(Step{.kind = StepKind::kAllocResident});
   Push(Step{.kind = StepKind::kAllocArena});

@@ -36,7 +36,8 @@ TEST(CheckContracts, ADifferentDeclarationIsRuleP9AtCheckTime) {
   verifier::Manifest m = TinyManifest();
   for (verifier::Kernel& k : m.kernels) {
     for (verifier::Param& p : k.params) {
-      if (k.name == "mxfp4_dequant" && p.name == "dst") p.extent = *p.extent * verifier::Expr::Const(1);
+      if (k.name == "mxfp4_dequant" && p.name == "dst")
+        p.extent = *p.extent * verifier::Expr::Const(1);
     }
   }
   const verifier::VerifyResult v = verifier::Verify(m);

@@ -30,10 +30,14 @@ LoadPlan PlanOf(const verifier::Manifest& m, const simulator::PlanOptions& o = {
 verifier::Manifest Chain() {
   return ManifestMaker("chain", 2, 0)
       .Var("batch", 1, 4)
-      .Bytes("a", BufferKind::kSource, 1000).Bytes("b", BufferKind::kSource, 3000)
-      .Bytes("w", BufferKind::kWeight, 100).Bytes("u", BufferKind::kWeight, 50)
-      .Bytes("x", BufferKind::kCarry, 700).Bytes("y", BufferKind::kCarry, 300)
-      .Buffer("kv", BufferKind::kState, {verifier::Expr::Var("batch"), verifier::Expr::Const(1 << 20)})
+      .Bytes("a", BufferKind::kSource, 1000)
+      .Bytes("b", BufferKind::kSource, 3000)
+      .Bytes("w", BufferKind::kWeight, 100)
+      .Bytes("u", BufferKind::kWeight, 50)
+      .Bytes("x", BufferKind::kCarry, 700)
+      .Bytes("y", BufferKind::kCarry, 300)
+      .Buffer("kv", BufferKind::kState,
+              {verifier::Expr::Var("batch"), verifier::Expr::Const(1 << 20)})
       .Call("derive.q", {"x", "b"}, {"y"})
       .Call("derive.p", {"a", "w"}, {"x"})
       .Done();
@@ -47,15 +51,27 @@ std::vector<RecordedCall> Expected(const LoadPlan& p) {
     RecordedCall c{.step = i};
     for (simulator::StepIndex w : s.waits) c.waits.push_back(simulator::Index(w));
     switch (s.kind) {
-      case StepKind::kAllocResident: c.kind = CallKind::kAllocateResident; c.bytes = p.resident_bytes_rounded; break;
-      case StepKind::kAllocArena: c.kind = CallKind::kAllocateArena; c.bytes = p.arena_bytes_rounded; break;
+      case StepKind::kAllocResident:
+        c.kind = CallKind::kAllocateResident;
+        c.bytes = p.resident_bytes_rounded;
+        break;
+      case StepKind::kAllocArena:
+        c.kind = CallKind::kAllocateArena;
+        c.bytes = p.arena_bytes_rounded;
+        break;
       case StepKind::kFill:
         c.kind = CallKind::kFill;
         c.buffer = p.buffer(*s.buffer).name;
         c.lane = simulator::Index(*s.lane);
         break;
-      case StepKind::kLaunch: c.kind = CallKind::kLaunch; c.call = simulator::Index(*s.call); break;
-      case StepKind::kRelease: c.kind = CallKind::kRelease; c.buffer = p.buffer(*s.buffer).name; break;
+      case StepKind::kLaunch:
+        c.kind = CallKind::kLaunch;
+        c.call = simulator::Index(*s.call);
+        break;
+      case StepKind::kRelease:
+        c.kind = CallKind::kRelease;
+        c.buffer = p.buffer(*s.buffer).name;
+        break;
       case StepKind::kFreeArena: c.kind = CallKind::kFreeArena; break;
     }
     out.push_back(std::move(c));
@@ -83,7 +99,8 @@ TEST(Executor, StopsAtFirstErrorAndCleansUp) {
   EXPECT_FALSE(r.status.ok());
   EXPECT_EQ(r.failed_step, simulator::StepIndex{static_cast<uint32_t>(launch)});
   EXPECT_EQ(r.steps_done, launch);
-  EXPECT_NE(r.status.message().find(fmt::format("step {} (launch derive.p call 0)", launch)), std::string::npos)
+  EXPECT_NE(r.status.message().find(fmt::format("step {} (launch derive.p call 0)", launch)),
+            std::string::npos)
       << r.status.message();
   ASSERT_EQ(rec.log().size(), launch + 3);  // the failed call, then the cleanup
   EXPECT_EQ(rec.log()[launch + 1].kind, CallKind::kFreeArena);
@@ -174,7 +191,8 @@ RC_GTEST_PROP(ExecutorProps, RecordedLogMatchesSteps, ()) {
 // lower bound (exact sizes vs aligned sizes).
 RC_GTEST_PROP(ExecutorProps, ReplayedPeakMatchesSymbolicPhases, ()) {
   const verifier::Manifest m = simulator::testing::RandomManifest();
-  const LoadPlan p = PlanOf(m, simulator::PlanOptions{.granularity = *rc::gen::element<uint64_t>(1, 4096)});
+  const LoadPlan p =
+      PlanOf(m, simulator::PlanOptions{.granularity = *rc::gen::element<uint64_t>(1, 4096)});
   const verifier::Range batch = m.VarBox().at("batch");
   const verifier::Assignment at{{"batch", *rc::gen::inRange<int64_t>(batch.min, batch.max + 1)}};
   const SimulatedPeaks s = SimulateMemory(m, p, at);
@@ -192,7 +210,8 @@ RC_GTEST_PROP(ExecutorProps, ReplayedPeakMatchesSymbolicPhases, ()) {
     uint64_t live = 0;
     for (simulator::BufferId i : p.arrival) {
       const simulator::PlannedBuffer& b = p.buffer(i);
-      if (simulator::Index(b.window_begin) <= t && t < simulator::Index(b.window_end)) live += b.bytes;
+      if (simulator::Index(b.window_begin) <= t && t < simulator::Index(b.window_end))
+        live += b.bytes;
     }
     widest = std::max(widest, live);
   }

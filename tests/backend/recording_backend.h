@@ -12,7 +12,14 @@
 namespace loadplan::backend::testing {
 
 enum class CallKind : uint8_t {
-  kAllocateResident, kAllocateArena, kFill, kLaunch, kRelease, kFreeArena, kFinish, kFreeResident
+  kAllocateResident,
+  kAllocateArena,
+  kFill,
+  kLaunch,
+  kRelease,
+  kFreeArena,
+  kFinish,
+  kFreeResident
 };
 
 struct RecordedCall {
@@ -21,7 +28,7 @@ struct RecordedCall {
   std::optional<uint32_t> call;       // Launch: the clock index
   std::optional<uint32_t> lane;       // Fill
   uint64_t bytes = 0;                 // Allocate*
-  std::optional<uint32_t> step;       // the step index the executor passed (none: Finish, FreeResident)
+  std::optional<uint32_t> step;  // the step index the executor passed (none: Finish, FreeResident)
   std::vector<uint32_t> waits;
   bool operator==(const RecordedCall&) const = default;
 };
@@ -37,7 +44,8 @@ class RecordingBackend final : public Backend {
   Status AllocateArena(uint64_t bytes, const StepContext& at) override {
     return Log({.kind = CallKind::kAllocateArena, .bytes = bytes}, at, bytes);
   }
-  Status Fill(const simulator::PlannedBuffer& b, simulator::Lane lane, const StepContext& at) override {
+  Status Fill(const simulator::PlannedBuffer& b, simulator::Lane lane,
+              const StepContext& at) override {
     return Log({.kind = CallKind::kFill, .buffer = b.name, .lane = simulator::Index(lane)}, at, 0);
   }
   Status Launch(const simulator::PlannedCall& call, const StepContext& at) override {
@@ -46,10 +54,13 @@ class RecordingBackend final : public Backend {
   Status Release(const simulator::PlannedBuffer& b, const StepContext& at) override {
     return Log({.kind = CallKind::kRelease, .buffer = b.name}, at, 0);
   }
-  Status FreeArena(const StepContext& at) override { return Log({.kind = CallKind::kFreeArena}, at, 0); }
+  Status FreeArena(const StepContext& at) override {
+    return Log({.kind = CallKind::kFreeArena}, at, 0);
+  }
   Status Finish() override {
     log_.push_back({.kind = CallKind::kFinish});
-    if (fail_at_ && log_.size() - 1 == *fail_at_) return Status::Error("injected failure at finish");
+    if (fail_at_ && log_.size() - 1 == *fail_at_)
+      return Status::Error("injected failure at finish");
     return Status::Ok();
   }
   Status FreeResident() override {

@@ -15,7 +15,8 @@ TEST(RunReport, JsonOfNonUtf8PathsPrints) {
   EXPECT_NO_THROW(PrintJson(r));
   const std::string out = ::testing::internal::GetCapturedStdout();
   const nlohmann::json j = nlohmann::json::parse(out);
-  EXPECT_NE(j.at("checkpoint").get<std::string>().find("\xef\xbf\xbd"), std::string::npos);  // U+FFFD
+  EXPECT_NE(j.at("checkpoint").get<std::string>().find("\xef\xbf\xbd"),
+            std::string::npos);  // U+FFFD
   EXPECT_EQ(j.at("mode"), "staged");
 }
 

@@ -15,11 +15,14 @@ TEST(Colour, OnlyOnATerminalWithoutNoColor) {
 
 TEST(Colour, PaintsSeverityHintAndNote) {
   const std::string text =
-      "m.json: error[K2] /programs/p: source written\n  hint: write a carry\n  note: /buffers/a: declared here\n"
+      "m.json: error[K2] /programs/p: source written\n  hint: write a carry\n  note: /buffers/a: "
+      "declared here\n"
       "m.json: warning[L2] /buffers/b: unread\n";
   EXPECT_EQ(Colourise(text),
-            "m.json: \033[1;31merror\033[0m[K2] /programs/p: source written\n  \033[36mhint\033[0m: write a carry\n"
-            "  \033[1mnote\033[0m: /buffers/a: declared here\nm.json: \033[1;33mwarning\033[0m[L2] /buffers/b: unread\n");
+            "m.json: \033[1;31merror\033[0m[K2] /programs/p: source written\n  "
+            "\033[36mhint\033[0m: write a carry\n"
+            "  \033[1mnote\033[0m: /buffers/a: declared here\nm.json: \033[1;33mwarning\033[0m[L2] "
+            "/buffers/b: unread\n");
   EXPECT_EQ(Colourise("no diagnostics\n"), "no diagnostics\n");
 }
 

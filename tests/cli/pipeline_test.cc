@@ -19,7 +19,8 @@ using testing::internal::GetCapturedStderr;
 using testing::internal::GetCapturedStdout;
 
 fs::path TempFile(const std::string& stem, const std::string& text) {
-  const fs::path p = fs::temp_directory_path() / (stem + "_" + std::to_string(::getpid()) + ".json");
+  const fs::path p =
+      fs::temp_directory_path() / (stem + "_" + std::to_string(::getpid()) + ".json");
   std::ofstream(p, std::ios::binary) << text;
   return p;
 }
@@ -55,8 +56,10 @@ TEST(Pipeline, UnreadableFileIsExit2WithTheCommandsName) {
   EXPECT_EQ(err.rfind("loadplan gen: cannot open /nonexistent/x.json: ", 0), 0u) << err;
   // Rendering commands name the input instead.
   CaptureStderr();
-  const Outcome<CheckedInput> again = LoadVerified("/nonexistent/x.json", Reporting::ForRendering());
-  EXPECT_EQ(GetCapturedStderr().rfind("/nonexistent/x.json: cannot open /nonexistent/x.json: ", 0), 0u);
+  const Outcome<CheckedInput> again =
+      LoadVerified("/nonexistent/x.json", Reporting::ForRendering());
+  EXPECT_EQ(GetCapturedStderr().rfind("/nonexistent/x.json: cannot open /nonexistent/x.json: ", 0),
+            0u);
   EXPECT_EQ(again.exit_code(), 2);
 }
 
@@ -74,7 +77,8 @@ TEST(Pipeline, NotJsonIsExit2AndErrorsExit1) {
   CaptureStderr();
   EXPECT_EQ(LoadVerified(bad.string(), Reporting::ForRendering()).exit_code(), 1);
   const std::string rendering = GetCapturedStderr();
-  EXPECT_NE(rendering.find(bad.string() + ": not planned: the manifest has verification errors\n"), std::string::npos);
+  EXPECT_NE(rendering.find(bad.string() + ": not planned: the manifest has verification errors\n"),
+            std::string::npos);
   fs::remove(not_json);
   fs::remove(bad);
 }

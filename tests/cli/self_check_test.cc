@@ -16,8 +16,10 @@ using verifier::BufferKind;
 
 verifier::Manifest TwoSources() {
   return ManifestMaker("two")
-      .Bytes("a", BufferKind::kSource, 4096).Bytes("b", BufferKind::kSource, 4096)
-      .Bytes("x", BufferKind::kCarry, 4096).Bytes("y", BufferKind::kCarry, 4096)
+      .Bytes("a", BufferKind::kSource, 4096)
+      .Bytes("b", BufferKind::kSource, 4096)
+      .Bytes("x", BufferKind::kCarry, 4096)
+      .Bytes("y", BufferKind::kCarry, 4096)
       .Call("derive.x", {"a", "b"}, {"x"})
       .Call("derive.y", {"b"}, {"y"})
       .Done();
@@ -31,11 +33,14 @@ TEST(SelfCheck, PlannersPlanPasses) {
 TEST(SelfCheck, CorruptedPlanIsRefusedWithItsViolations) {
   const verifier::Manifest m = TwoSources();
   simulator::LoadPlan plan = test_support::PlanOf(m);
-  for (simulator::PlannedBuffer& b : plan.buffers) b.offset = 0;  // both sources live at once: overlap
+  for (simulator::PlannedBuffer& b : plan.buffers)
+    b.offset = 0;  // both sources live at once: overlap
   ::testing::internal::CaptureStderr();
   EXPECT_FALSE(PlanPassesChecker(m, plan, "loadplan plan"));
   const std::string err = ::testing::internal::GetCapturedStderr();
-  EXPECT_NE(err.find("loadplan plan: internal error: the plan checker rejects the plan"), std::string::npos) << err;
+  EXPECT_NE(err.find("loadplan plan: internal error: the plan checker rejects the plan"),
+            std::string::npos)
+      << err;
 }
 
 TEST(SelfCheck, PlacementOverlapIsRefused) {
@@ -44,8 +49,10 @@ TEST(SelfCheck, PlacementOverlapIsRefused) {
                                 .alignment = 4};
   EXPECT_TRUE(PlacementPassesChecker(p, {.offsets = {0, 12}, .height = 24}, "place"));
   ::testing::internal::CaptureStderr();
-  EXPECT_FALSE(PlacementPassesChecker(p, {.offsets = {0, 8}, .height = 20}, "place"));  // 10 rounds to 12
-  EXPECT_NE(::testing::internal::GetCapturedStderr().find("place: internal error"), std::string::npos);
+  EXPECT_FALSE(
+      PlacementPassesChecker(p, {.offsets = {0, 8}, .height = 20}, "place"));  // 10 rounds to 12
+  EXPECT_NE(::testing::internal::GetCapturedStderr().find("place: internal error"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -21,8 +21,8 @@ namespace loadplan::examples {
 namespace {
 
 namespace fs = std::filesystem;
-using verifier::BufferKind;
 using base::Dtype;
+using verifier::BufferKind;
 using verifier::Expr;
 using verifier::Manifest;
 
@@ -33,7 +33,9 @@ std::string ReadAll(const fs::path& p) {
   return ss.str();
 }
 
-fs::path Committed(const std::string& name) { return fs::path(LOADPLAN_SOURCE_DIR) / "examples" / (name + ".json"); }
+fs::path Committed(const std::string& name) {
+  return fs::path(LOADPLAN_SOURCE_DIR) / "examples" / (name + ".json");
+}
 
 // LOADPLAN_UPDATE_EXAMPLES=1 rewrites the committed files instead (then review the diff).
 TEST(Examples, CommittedFilesAreRegeneratedByteForByte) {
@@ -47,7 +49,9 @@ TEST(Examples, CommittedFilesAreRegeneratedByteForByte) {
     const std::string fresh = ReadAll(dir / (name + ".json"));
     ASSERT_FALSE(fresh.empty()) << name;
     EXPECT_TRUE(fresh == ReadAll(Committed(name)))
-        << name << ".json is stale: rerun this test with LOADPLAN_UPDATE_EXAMPLES=1 (see examples/README.md)";
+        << name
+        << ".json is stale: rerun this test with LOADPLAN_UPDATE_EXAMPLES=1 (see "
+           "examples/README.md)";
   }
 }
 
@@ -55,9 +59,11 @@ TEST(Examples, EveryExampleChecksCleanWithNoWarnings) {
   for (const auto& name : ExampleNames()) {
     verifier::CheckOutput out = verifier::CheckText(ReadAll(Committed(name)));
     ASSERT_TRUE(out.parsed) << name;
-    for (const auto& d : out.result.diags) ADD_FAILURE() << name << ": " << d.code << " " << d.pointer << " " << d.message;
+    for (const auto& d : out.result.diags)
+      ADD_FAILURE() << name << ": " << d.code << " " << d.pointer << " " << d.message;
     ASSERT_TRUE(out.manifest != nullptr);
-    EXPECT_EQ(*out.manifest, BuildExample(name).manifest) << name << ": the text does not parse back to the model";
+    EXPECT_EQ(*out.manifest, BuildExample(name).manifest)
+        << name << ": the text does not parse back to the model";
   }
 }
 
@@ -120,7 +126,8 @@ TEST(Examples, ScaledGptOssVerifiesClean) {
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(r.manifest.programs.size(), 1u + 6u * layers);
     verifier::VerifyResult v = verifier::Verify(r.manifest);
-    EXPECT_TRUE(v.diags.empty()) << layers << " layers: " << v.diags.front().code << " " << v.diags.front().pointer;
+    EXPECT_TRUE(v.diags.empty()) << layers << " layers: " << v.diags.front().code << " "
+                                 << v.diags.front().pointer;
     EXPECT_EQ(v.derive_order.size(), 6u * layers);
   }
   EXPECT_FALSE(GptOss({.hidden = 2890}).ok());  // not a multiple of 32
@@ -169,16 +176,23 @@ TEST(Examples, BrokenGptOssDrawsBoundsAndFinding3Diagnostics) {
   }
   std::set<std::pair<std::string, std::string>> got;
   for (const auto& d : verifier::Verify(m).diags) got.emplace(d.code, d.pointer);
-  EXPECT_TRUE(got.contains({std::string(verifier::codes::kExtent), "/programs/derive.l0.fc1_w/calls/0/args/dst"})) << got.size();
-  EXPECT_TRUE(got.contains({std::string(verifier::codes::kWeightOnlyDerive), "/buffers/l0.fc2_s.raw"})) << got.size();
+  EXPECT_TRUE(got.contains(
+      {std::string(verifier::codes::kExtent), "/programs/derive.l0.fc1_w/calls/0/args/dst"}))
+      << got.size();
+  EXPECT_TRUE(
+      got.contains({std::string(verifier::codes::kWeightOnlyDerive), "/buffers/l0.fc2_s.raw"}))
+      << got.size();
 }
 
-TEST(Examples, GptOssTextStaysSmall) { EXPECT_LT(ExampleText("gpt-oss-120b").size(), size_t{3} << 19); }
+TEST(Examples, GptOssTextStaysSmall) {
+  EXPECT_LT(ExampleText("gpt-oss-120b").size(), size_t{3} << 19);
+}
 
 // The standard contracts at gpt-oss's scalars give the recipe's element counts (docs/kernels.md).
 TEST(Kernels, MxfpContractsMatchDesignShapes) {
   const auto kernels = StandardKernels();
-  const verifier::Assignment fc1 = {{"experts", 128}, {"rows", 5760}, {"cols", 1440}, {"i_pad", 2944}, {"k_pad", 2944}};
+  const verifier::Assignment fc1 = {
+      {"experts", 128}, {"rows", 5760}, {"cols", 1440}, {"i_pad", 2944}, {"k_pad", 2944}};
   auto extent = [&](std::string_view k, std::string_view p, const verifier::Assignment& at) {
     for (const auto& kernel : kernels) {
       if (kernel.name != k) continue;
@@ -191,7 +205,8 @@ TEST(Kernels, MxfpContractsMatchDesignShapes) {
   EXPECT_EQ(extent("mxfp4_fc1_weight", "dst", fc1), 128LL * 5888 * 1472);
   EXPECT_EQ(extent("mxfp4_fc1_scales", "dst", fc1), 128LL * 5888 * 92);
   EXPECT_EQ(extent("mxfp4_fc1_bias", "dst", fc1), 128LL * 5888);
-  const verifier::Assignment fc2 = {{"experts", 128}, {"rows", 2880}, {"cols", 1440}, {"h_pad", 2944}, {"i_pad", 2944}};
+  const verifier::Assignment fc2 = {
+      {"experts", 128}, {"rows", 2880}, {"cols", 1440}, {"h_pad", 2944}, {"i_pad", 2944}};
   EXPECT_EQ(extent("mxfp4_fc2_weight", "dst", fc2), 128LL * 2944 * 1472);
   EXPECT_EQ(extent("mxfp4_fc2_scales", "dst", fc2), 128LL * 2944 * 92);
   EXPECT_EQ(extent("mxfp4_fc2_bias", "dst", fc2), 128LL * 2944);
@@ -203,8 +218,9 @@ TEST(Kernels, MxfpContractsMatchDesignShapes) {
 // `loadplan example NAME --layers N`: the N-layer version, named for its size.
 bool HasTensorOfLayer(const Manifest& m, int layer) {
   const std::string part = "layers." + std::to_string(layer) + ".";
-  return std::any_of(m.buffers.begin(), m.buffers.end(),
-                     [&](const verifier::Buffer& b) { return b.tensor && b.tensor->find(part) != std::string::npos; });
+  return std::any_of(m.buffers.begin(), m.buffers.end(), [&](const verifier::Buffer& b) {
+    return b.tensor && b.tensor->find(part) != std::string::npos;
+  });
 }
 
 TEST(BuildExample, LayersParameter) {

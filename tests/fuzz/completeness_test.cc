@@ -35,14 +35,16 @@ TEST(Completeness, EveryMutatorAppliesAndIsReported) {
       EXPECT_EQ(CheckMutation(*mu), "") << "seed " << seed << "\n" << mu->text;
     }
   }
-  for (const Mutator& mutator : Mutators()) EXPECT_GT(applied[std::string(mutator.name)], 0) << mutator.name;
+  for (const Mutator& mutator : Mutators())
+    EXPECT_GT(applied[std::string(mutator.name)], 0) << mutator.name;
 }
 
 // The check can fail: a mutation that claims another code or pointer is caught.
 TEST(Completeness, CheckMutationRejectsAWrongClaim) {
   const verifier::Manifest m = GenManifest()(rc::Random(3), 30).value();
   std::mt19937_64 rng(1);
-  std::optional<Mutation> mu = Mutators().front().apply(m, [&](size_t n) { return static_cast<size_t>(rng() % n); });
+  std::optional<Mutation> mu =
+      Mutators().front().apply(m, [&](size_t n) { return static_cast<size_t>(rng() % n); });
   ASSERT_TRUE(mu.has_value());
   EXPECT_EQ(CheckMutation(*mu), "");
   mu->expected = {{"J1", "/nowhere"}};

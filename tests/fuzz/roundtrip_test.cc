@@ -9,9 +9,13 @@
 namespace loadplan::fuzz {
 namespace {
 
-RC_GTEST_PROP(RoundTrip, ParseOfWriteIsTheIdentityOnGeneratedManifests, ()) { CheckRoundTrip(*GenManifest()); }
+RC_GTEST_PROP(RoundTrip, ParseOfWriteIsTheIdentityOnGeneratedManifests, ()) {
+  CheckRoundTrip(*GenManifest());
+}
 
-RC_GTEST_PROP(RoundTrip, WriteOfParseIsTheIdentityOnMutatedModels, ()) { CheckMutationRoundTrip(*GenManifest()); }
+RC_GTEST_PROP(RoundTrip, WriteOfParseIsTheIdentityOnMutatedModels, ()) {
+  CheckMutationRoundTrip(*GenManifest());
+}
 
 }  // namespace
 }  // namespace loadplan::fuzz

@@ -10,11 +10,17 @@
 namespace loadplan::fuzz {
 namespace {
 
-RC_GTEST_PROP(Soundness, GeneratedManifestsVerifyWithoutDiagnostics, ()) { CheckVerifiesClean(*GenManifest()); }
+RC_GTEST_PROP(Soundness, GeneratedManifestsVerifyWithoutDiagnostics, ()) {
+  CheckVerifiesClean(*GenManifest());
+}
 
-RC_GTEST_PROP(Soundness, PlansOfGeneratedManifestsPassThePlanChecker, ()) { CheckPlanIsValid(*GenManifest()); }
+RC_GTEST_PROP(Soundness, PlansOfGeneratedManifestsPassThePlanChecker, ()) {
+  CheckPlanIsValid(*GenManifest());
+}
 
-RC_GTEST_PROP(Soundness, HostBackendReplaysGeneratedManifestsCleanly, ()) { CheckHostReplay(*GenManifest()); }
+RC_GTEST_PROP(Soundness, HostBackendReplaysGeneratedManifestsCleanly, ()) {
+  CheckHostReplay(*GenManifest());
+}
 
 // The generator is not trivial: over a fixed sample it makes derive chains, variables,
 // serving programs and every derive-related shape the properties rely on.

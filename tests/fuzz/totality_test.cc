@@ -16,7 +16,8 @@ namespace {
 const std::vector<std::string>& Seeds() {
   // $LOADPLAN_SOURCE_DIR (set by scripts/properties-long) where the binary runs elsewhere.
   const char* dir = std::getenv("LOADPLAN_SOURCE_DIR");
-  static const std::vector<std::string> kSeeds = SeedTexts(dir != nullptr ? dir : LOADPLAN_SOURCE_DIR);
+  static const std::vector<std::string> kSeeds =
+      SeedTexts(dir != nullptr ? dir : LOADPLAN_SOURCE_DIR);
   return kSeeds;
 }
 

@@ -55,10 +55,21 @@ struct Model {
 
 Model MakeModel(const std::string& dir) {
   Model m;
-  verifier::BuildResult built = examples::GptOss(
-      {.name = "gpt-oss-gpu-test", .layers = 2, .experts = 4, .top_k = 2, .hidden = 224, .intermediate = 160,
-       .heads = 4, .kv_heads = 2, .head_dim = 32, .vocab = 1000, .sliding_window = 16, .batch_max = 8,
-       .ctx_max = 64, .lanes = 2, .prefetch = 1});
+  verifier::BuildResult built = examples::GptOss({.name = "gpt-oss-gpu-test",
+                                                  .layers = 2,
+                                                  .experts = 4,
+                                                  .top_k = 2,
+                                                  .hidden = 224,
+                                                  .intermediate = 160,
+                                                  .heads = 4,
+                                                  .kv_heads = 2,
+                                                  .head_dim = 32,
+                                                  .vocab = 1000,
+                                                  .sliding_window = 16,
+                                                  .batch_max = 8,
+                                                  .ctx_max = 64,
+                                                  .lanes = 2,
+                                                  .prefetch = 1});
   if (!built.ok()) return {.error = built.errors.front()};
   verifier::VerifyResult v = verifier::Verify(built.manifest);
   if (!v.verified) return {.error = "the small gpt-oss manifest does not verify"};
@@ -125,7 +136,8 @@ class CudaBackendTest : public ::testing::Test {
     return r;
   }
 
-  Bytes GpuBytes(const LoadPlan& plan, const CudaBackend& gpu, bool carries = true, bool weights = true) const {
+  Bytes GpuBytes(const LoadPlan& plan, const CudaBackend& gpu, bool carries = true,
+                 bool weights = true) const {
     Bytes out;
     for (BufferId i : Compared(plan, carries, weights)) {
       std::vector<uint8_t> b;
@@ -182,7 +194,10 @@ TEST_F(CudaBackendTest, DerivedCarriesAndWeightsEqualHostBackend) {
   // The library's comparison (what `loadplan run --check` prints) agrees.
   const CudaBackend& backend = *r.created.backend;
   const HostComparison cmp = CompareWithHost(
-      plan, Ckpt(), [&backend](BufferId b, uint64_t offset, std::span<uint8_t> out) { return backend.CopyOut(b, offset, out); },
+      plan, Ckpt(),
+      [&backend](BufferId b, uint64_t offset, std::span<uint8_t> out) {
+        return backend.CopyOut(b, offset, out);
+      },
       true);
   EXPECT_TRUE(cmp.ok()) << cmp.host_error << (cmp.mismatches.empty() ? "" : cmp.mismatches[0]);
   EXPECT_EQ(cmp.compared, Compared(plan, true, true).size());
@@ -245,14 +260,18 @@ TEST_F(CudaBackendTest, LanesPrefetchPlacementAndChunksGiveIdenticalBytes) {
   const Bytes want = HostBytes(MakePlan());
   for (uint32_t lanes : {1u, 2u, 4u}) {
     for (uint32_t prefetch : {0u, 1u, 3u}) {
-      for (auto policy : {simulator::PlacementPolicy::kFirstFit, simulator::PlacementPolicy::kBestFit}) {
-        SCOPED_TRACE(testing::Message() << lanes << " lanes, prefetch " << prefetch << ", policy " << int(policy));
+      for (auto policy :
+           {simulator::PlacementPolicy::kFirstFit, simulator::PlacementPolicy::kBestFit}) {
+        SCOPED_TRACE(testing::Message()
+                     << lanes << " lanes, prefetch " << prefetch << ", policy " << int(policy));
         const LoadPlan plan = MakePlan({.lanes = lanes, .prefetch = prefetch, .placement = policy});
-        const CudaOptions o{.io_threads = lanes + 1, .chunk_bytes = prefetch == 3 ? 4096u : 96u << 10};
+        const CudaOptions o{.io_threads = lanes + 1,
+                            .chunk_bytes = prefetch == 3 ? 4096u : 96u << 10};
         const Run r = RunGpu(plan, o);
         ASSERT_NE(r.created.backend, nullptr) << r.created.status.message();
         ASSERT_TRUE(r.exec.status.ok()) << r.exec.status.message();
-        EXPECT_EQ(r.created.backend->PeakBytes(), plan.resident_bytes_rounded + plan.arena_bytes_rounded);
+        EXPECT_EQ(r.created.backend->PeakBytes(),
+                  plan.resident_bytes_rounded + plan.arena_bytes_rounded);
         EXPECT_TRUE(GpuBytes(plan, *r.created.backend) == want);
       }
     }
@@ -303,7 +322,8 @@ TEST_F(CudaBackendTest, ReadErrorStopsTheLoadAndGivesEverythingBack) {
   Model broken = MakeModel(dir);
   ASSERT_EQ(broken.error, "");
   const LoadPlan plan = MakePlan();
-  for (const SafetensorsFile& f : broken.checkpoint->files()) fs::resize_file(f.path(), 4096);  // after Open
+  for (const SafetensorsFile& f : broken.checkpoint->files())
+    fs::resize_file(f.path(), 4096);  // after Open
   const CudaBackend::CreateResult c = CudaBackend::Create(plan, *broken.checkpoint, Small());
   ASSERT_NE(c.backend, nullptr) << c.status.message();
   const ExecuteResult r = Execute(plan, *c.backend);

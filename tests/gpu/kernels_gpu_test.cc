@@ -33,7 +33,8 @@ class DeviceBuffer {
   explicit DeviceBuffer(uint64_t bytes) : bytes_(bytes) {
     if (cudaMalloc(&ptr_, bytes > 0 ? bytes : 1) != cudaSuccess) ptr_ = nullptr;
   }
-  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(o.bytes_) {}
+  DeviceBuffer(DeviceBuffer&& o) noexcept
+      : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(o.bytes_) {}
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(DeviceBuffer&&) = delete;
@@ -69,7 +70,8 @@ DeviceBuffer Upload(const std::vector<uint8_t>& host, uint64_t offset) {
   EXPECT_TRUE(d.ok());
   if (!d.ok()) return d;
   EXPECT_EQ(cudaMemset(d.get(), kPoison, offset + host.size()), cudaSuccess);
-  EXPECT_EQ(cudaMemcpy(d.get() + offset, host.data(), host.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(d.get() + offset, host.data(), host.size(), cudaMemcpyHostToDevice),
+            cudaSuccess);
   return d;
 }
 
@@ -107,19 +109,21 @@ void ExpectGpuEqualsCpu(const Case& c) {
   const DeviceBuffer d_src = Upload(src, c.src_offset);
   const DeviceBuffer d_dst = Upload(std::vector<uint8_t>(want.dst.size(), kPoison), c.dst_offset);
   ASSERT_TRUE(d_src.ok() && d_dst.ok());
-  const KernelArgs args = testing::MakeArgs(d_src.get() + c.src_offset, src.size(), d_dst.get() + c.dst_offset,
-                                            want.dst.size(), c.scalars);
+  const KernelArgs args = testing::MakeArgs(d_src.get() + c.src_offset, src.size(),
+                                            d_dst.get() + c.dst_offset, want.dst.size(), c.scalars);
   const Status s = LaunchDerive(c.kernel, args, c.stream);
   ASSERT_TRUE(s.ok()) << s.message();
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
   const std::vector<uint8_t> got = Download(d_dst.get() + c.dst_offset, want.dst.size());
   EXPECT_EQ(FirstDifference(got, want.dst), -1) << "of " << got.size() << " bytes";
-  for (uint64_t i = want.dst.size() - kSlack; i < want.dst.size(); ++i) ASSERT_EQ(got[i], kPoison) << "slack " << i;
+  for (uint64_t i = want.dst.size() - kSlack; i < want.dst.size(); ++i)
+    ASSERT_EQ(got[i], kPoison) << "slack " << i;
 }
 
-const std::vector<std::string> kRowKernels = {"mxfp4_fc1_weight", "mxfp4_fc1_scales", "mxfp4_fc1_bias",
-                                              "mxfp4_fc2_weight", "mxfp4_fc2_scales", "mxfp4_fc2_bias"};
+const std::vector<std::string> kRowKernels = {"mxfp4_fc1_weight", "mxfp4_fc1_scales",
+                                              "mxfp4_fc1_bias",   "mxfp4_fc2_weight",
+                                              "mxfp4_fc2_scales", "mxfp4_fc2_bias"};
 
 TEST_F(KernelsGpu, RowKernelsSmallShapes) {
   uint64_t seed = 10;
@@ -137,7 +141,7 @@ TEST_F(KernelsGpu, RowKernelsUnalignedPointers) {
   for (const std::string& k : kRowKernels) {
     const bool bias = k.find("bias") != std::string::npos;
     ExpectGpuEqualsCpu({k, GptOss(k, 2), ++seed, bias ? 2u : 1u, bias ? 4u : 3u});  // byte paths
-    ExpectGpuEqualsCpu({k, GptOss(k, 2), ++seed, 4, 4});                           // 4-byte items
+    ExpectGpuEqualsCpu({k, GptOss(k, 2), ++seed, 4, 4});                            // 4-byte items
     ExpectGpuEqualsCpu({k, GptOss(k, 2), ++seed, 16, 32});
   }
 }
@@ -152,7 +156,8 @@ TEST_F(KernelsGpu, GptOssFullLayerOnAStream) {
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
   uint64_t seed = 300;
-  for (const std::string& k : kRowKernels) ExpectGpuEqualsCpu({k, GptOss(k, 128), ++seed, 0, 0, stream});
+  for (const std::string& k : kRowKernels)
+    ExpectGpuEqualsCpu({k, GptOss(k, 128), ++seed, 0, 0, stream});
   EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
 }
 
@@ -166,21 +171,25 @@ TEST_F(KernelsGpu, CopyAndCast) {
 // mxfp4_dequant: every element code under every scale code, plus random rows.
 void ExpectDequantEqual(int64_t rows, int64_t cols, uint64_t seed, uint64_t offset) {
   SCOPED_TRACE("dequant rows " + std::to_string(rows) + " offset " + std::to_string(offset));
-  std::vector<uint8_t> blocks = RandomBytes(rows * cols / 2, seed), scales = RandomBytes(rows * cols / 32, seed + 1);
+  std::vector<uint8_t> blocks = RandomBytes(rows * cols / 2, seed),
+                       scales = RandomBytes(rows * cols / 32, seed + 1);
   for (size_t g = 0; g < scales.size() && g < 256; ++g) {
     scales[g] = static_cast<uint8_t>(g);
-    for (int b = 0; b < 16; ++b) blocks[16 * g + b] = static_cast<uint8_t>(b * 17);  // codes b and b: all 16 per scale
+    for (int b = 0; b < 16; ++b)
+      blocks[16 * g + b] = static_cast<uint8_t>(b * 17);  // codes b and b: all 16 per scale
   }
   std::vector<uint8_t> want(rows * cols * 2 + kSlack, kPoison);
   KernelArgs h;
-  h.buffers = {{"blocks", {blocks.data(), blocks.size()}}, {"scales", {scales.data(), scales.size()}},
+  h.buffers = {{"blocks", {blocks.data(), blocks.size()}},
+               {"scales", {scales.data(), scales.size()}},
                {"dst", {want.data(), want.size()}}};
   h.scalars = {{"rows", rows}, {"cols", cols}};
   ASSERT_TRUE(RunReference("mxfp4_dequant", h).ok());
   const DeviceBuffer d_b = Upload(blocks, offset), d_s = Upload(scales, offset);
   const DeviceBuffer d_dst = Upload(std::vector<uint8_t>(want.size(), kPoison), 2 * offset);
   KernelArgs d = h;
-  d.buffers = {{"blocks", {d_b.get() + offset, blocks.size()}}, {"scales", {d_s.get() + offset, scales.size()}},
+  d.buffers = {{"blocks", {d_b.get() + offset, blocks.size()}},
+               {"scales", {d_s.get() + offset, scales.size()}},
                {"dst", {d_dst.get() + 2 * offset, want.size()}}};
   const Status s = LaunchDerive("mxfp4_dequant", d, nullptr);
   ASSERT_TRUE(s.ok()) << s.message();
@@ -198,8 +207,8 @@ TEST_F(KernelsGpu, RefusedCallTouchesNothing) {
   const Scalars bad = {{"experts", 1}, {"rows", 192}, {"cols", 48}, {"i_pad", 100}, {"k_pad", 128}};
   const DeviceBuffer src = Upload(RandomBytes(192 * 48, 1), 0);
   const DeviceBuffer dst = Upload(std::vector<uint8_t>(1 << 16, kPoison), 0);
-  const Status s = LaunchDerive("mxfp4_fc1_weight", testing::MakeArgs(src.get(), 192 * 48, dst.get(), 1 << 16, bad),
-                                nullptr);
+  const Status s = LaunchDerive(
+      "mxfp4_fc1_weight", testing::MakeArgs(src.get(), 192 * 48, dst.get(), 1 << 16, bad), nullptr);
   EXPECT_FALSE(s.ok());
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const std::vector<uint8_t> after = Download(dst.get(), 1 << 16);

@@ -15,7 +15,8 @@ namespace loadplan::kernels::testing {
 
 using Scalars = std::map<std::string, int64_t>;
 
-// Bytes of the dst extent, computed from the recipe's shapes (docs/kernels.md) (not from validate_call.cc).
+// Bytes of the dst extent, computed from the recipe's shapes (docs/kernels.md) (not from
+// validate_call.cc).
 inline uint64_t DstBytes(const std::string& k, const Scalars& s) {
   auto g = [&](const char* n) { return static_cast<uint64_t>(s.at(n)); };
   if (k == "mxfp4_fc1_weight") return g("experts") * 2 * g("i_pad") * (g("k_pad") / 2);
@@ -49,7 +50,8 @@ inline std::vector<uint8_t> RandomBytes(uint64_t n, uint64_t seed) {
   return v;
 }
 
-inline KernelArgs MakeArgs(void* src, uint64_t src_bytes, void* dst, uint64_t dst_bytes, const Scalars& s) {
+inline KernelArgs MakeArgs(void* src, uint64_t src_bytes, void* dst, uint64_t dst_bytes,
+                           const Scalars& s) {
   KernelArgs a;
   a.buffers["src"] = {src, src_bytes};
   a.buffers["dst"] = {dst, dst_bytes};
@@ -75,7 +77,8 @@ inline RefResult RunRef(const std::string& k, const Scalars& s, const std::vecto
 // Gpt-oss-120b shapes (I = H = 2880, pads 2944) for `experts` experts.
 inline Scalars GptOss(const std::string& k, int64_t experts) {
   const bool fc1 = k.find("fc1") != std::string::npos;
-  const bool weight = k.find("weight") != std::string::npos, bias = k.find("bias") != std::string::npos;
+  const bool weight = k.find("weight") != std::string::npos,
+             bias = k.find("bias") != std::string::npos;
   Scalars s = {{"experts", experts}, {"rows", fc1 ? 5760 : 2880}};
   if (fc1 || !bias) s["i_pad"] = 2944;
   if (!bias) s["cols"] = weight ? 1440 : 90;
@@ -86,7 +89,8 @@ inline Scalars GptOss(const std::string& k, int64_t experts) {
 
 // I = H = n with all pads `pad` for the mxfp4_fc* kernel k.
 inline Scalars Square(const std::string& k, int64_t experts, int64_t n, int64_t pad) {
-  const bool fc1 = k.find("fc1") != std::string::npos, scales = k.find("scales") != std::string::npos;
+  const bool fc1 = k.find("fc1") != std::string::npos,
+             scales = k.find("scales") != std::string::npos;
   const bool bias = k.find("bias") != std::string::npos;
   Scalars s = {{"experts", experts}, {"rows", fc1 ? 2 * n : n}};
   if (fc1 || !bias) s["i_pad"] = pad;

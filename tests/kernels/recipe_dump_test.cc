@@ -21,10 +21,10 @@ namespace {
 using testing::Scalars;
 
 // A one-dimensional .npy (format 1.0) of `count` items of numpy type `descr`.
-void WriteNpy(const std::filesystem::path& path, const std::vector<uint8_t>& bytes, const std::string& descr,
-              uint64_t count) {
-  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + std::to_string(count) +
-                       ",), }";
+void WriteNpy(const std::filesystem::path& path, const std::vector<uint8_t>& bytes,
+              const std::string& descr, uint64_t count) {
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" +
+                       std::to_string(count) + ",), }";
   while ((10 + header.size() + 1) % 64 != 0) header += ' ';
   header += '\n';
   std::ofstream out(path, std::ios::binary);
@@ -33,7 +33,8 @@ void WriteNpy(const std::filesystem::path& path, const std::vector<uint8_t>& byt
   const char len_le[2] = {static_cast<char>(len & 0xFF), static_cast<char>(len >> 8)};
   out.write(len_le, 2);
   out << header;
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
   ASSERT_TRUE(out.good()) << path;
 }
 
@@ -44,8 +45,8 @@ std::string Describe(const std::string& name, const std::string& kernel, const S
 }
 
 // Runs the reference of an mxfp4_fc* kernel on random bytes; writes src and dst.
-void DumpRowCase(const std::filesystem::path& dir, const std::string& name, const std::string& kernel,
-                 const Scalars& s, uint64_t seed, std::ofstream& cases) {
+void DumpRowCase(const std::filesystem::path& dir, const std::string& name,
+                 const std::string& kernel, const Scalars& s, uint64_t seed, std::ofstream& cases) {
   const bool bias = kernel.find("bias") != std::string::npos;
   std::vector<uint8_t> src = testing::RandomBytes(testing::SrcBytes(kernel, s), seed);
   if (bias) {  // realistic biases: finite BF16 values (exponent field cleared of its top bit)
@@ -58,14 +59,16 @@ void DumpRowCase(const std::filesystem::path& dir, const std::string& name, cons
   cases << Describe(name, kernel, s);
 }
 
-void DumpDequantCase(const std::filesystem::path& dir, const std::string& name, int64_t rows, int64_t cols,
-                     uint64_t seed, std::ofstream& cases) {
+void DumpDequantCase(const std::filesystem::path& dir, const std::string& name, int64_t rows,
+                     int64_t cols, uint64_t seed, std::ofstream& cases) {
   std::vector<uint8_t> blocks = testing::RandomBytes(rows * cols / 2, seed);
   std::vector<uint8_t> scales = testing::RandomBytes(rows * cols / 32, seed + 1);
-  for (size_t g = 0; g < scales.size() && g < 256; ++g) scales[g] = static_cast<uint8_t>(g);  // every code
+  for (size_t g = 0; g < scales.size() && g < 256; ++g)
+    scales[g] = static_cast<uint8_t>(g);  // every code
   std::vector<uint8_t> dst(rows * cols * 2, 0xA5);
   KernelArgs a;
-  a.buffers = {{"blocks", {blocks.data(), blocks.size()}}, {"scales", {scales.data(), scales.size()}},
+  a.buffers = {{"blocks", {blocks.data(), blocks.size()}},
+               {"scales", {scales.data(), scales.size()}},
                {"dst", {dst.data(), dst.size()}}};
   a.scalars = {{"rows", rows}, {"cols", cols}};
   ASSERT_TRUE(RunReference("mxfp4_dequant", a).ok());
@@ -80,8 +83,9 @@ TEST(RecipeDump, WritesEveryKernelsCase) {
   const std::filesystem::path dir = env != nullptr ? env : ::testing::TempDir() + "loadplan_recipe";
   std::filesystem::create_directories(dir);
   std::ofstream cases(dir / "cases.txt");
-  const std::vector<std::string> kernels = {"mxfp4_fc1_weight", "mxfp4_fc1_scales", "mxfp4_fc1_bias",
-                                            "mxfp4_fc2_weight", "mxfp4_fc2_scales", "mxfp4_fc2_bias"};
+  const std::vector<std::string> kernels = {"mxfp4_fc1_weight", "mxfp4_fc1_scales",
+                                            "mxfp4_fc1_bias",   "mxfp4_fc2_weight",
+                                            "mxfp4_fc2_scales", "mxfp4_fc2_bias"};
   uint64_t seed = 1000;
   for (const std::string& k : kernels) {
     DumpRowCase(dir, "small." + k, k, testing::Square(k, 3, 200, 256), ++seed, cases);
@@ -97,7 +101,9 @@ TEST(RecipeDump, WritesEveryKernelsCase) {
   EXPECT_EQ(std::string(bytes.begin(), bytes.begin() + 6), "\x93NUMPY");
   const size_t header = static_cast<uint8_t>(bytes[8]) | static_cast<uint8_t>(bytes[9]) << 8;
   EXPECT_EQ((10 + header) % 64, 0u);
-  EXPECT_EQ(bytes.size(), 10 + header + testing::DstBytes("mxfp4_fc1_weight", testing::Square("mxfp4_fc1_weight", 2, 96, 128)));
+  EXPECT_EQ(bytes.size(), 10 + header +
+                              testing::DstBytes("mxfp4_fc1_weight",
+                                                testing::Square("mxfp4_fc1_weight", 2, 96, 128)));
   EXPECT_EQ(bytes[10 + header - 1], '\n');
 }
 

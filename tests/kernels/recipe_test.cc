@@ -53,10 +53,12 @@ std::vector<int64_t> ComposedSources(const std::string& k, const Scalars& s) {
     for (int64_t r = 0; r < g.out_rows; ++r) {
       const int32_t row = SourceRow(g.fc1, static_cast<int32_t>(r), static_cast<int32_t>(g.rows));
       for (int64_t j = 0; j < g.out_cols; ++j) {
-        const int64_t at = g.scales ? SwizzleOffset(static_cast<int32_t>(r), static_cast<int32_t>(j),
-                                                    static_cast<int32_t>(g.out_cols))
-                                    : r * g.out_cols + j;
-        want[e * per_expert + at] = (row == kPadRow || j >= g.cols) ? -1 : (e * g.rows + row) * g.cols + j;
+        const int64_t at = g.scales
+                               ? SwizzleOffset(static_cast<int32_t>(r), static_cast<int32_t>(j),
+                                               static_cast<int32_t>(g.out_cols))
+                               : r * g.out_cols + j;
+        want[e * per_expert + at] =
+            (row == kPadRow || j >= g.cols) ? -1 : (e * g.rows + row) * g.cols + j;
       }
     }
   }
@@ -83,17 +85,19 @@ std::vector<int64_t> ProbedSources(const std::string& k, const Scalars& s) {
 void ExpectPermutation(const std::string& k, const Scalars& s) {
   const std::vector<int64_t> got = ProbedSources(k, s);
   const std::vector<int64_t> want = ComposedSources(k, s);
-  ASSERT_EQ(std::count(want.begin(), want.end(), kUnset), 0) << "composed gather leaves bytes unmapped";
+  ASSERT_EQ(std::count(want.begin(), want.end(), kUnset), 0)
+      << "composed gather leaves bytes unmapped";
   std::vector<int> seen(SrcBytes(k, s), 0);
   for (size_t o = 0; o < got.size(); ++o) {
     ASSERT_EQ(got[o], want[o]) << k << " dst byte " << o;
     if (got[o] >= 0) ++seen[static_cast<size_t>(got[o])];
   }
-  EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int c) { return c == 1; })) << "a source byte lost";
+  EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int c) { return c == 1; }))
+      << "a source byte lost";
 }
 
-const std::vector<std::string> kByteKernels = {"mxfp4_fc1_weight", "mxfp4_fc1_scales", "mxfp4_fc2_weight",
-                                               "mxfp4_fc2_scales"};
+const std::vector<std::string> kByteKernels = {"mxfp4_fc1_weight", "mxfp4_fc1_scales",
+                                               "mxfp4_fc2_weight", "mxfp4_fc2_scales"};
 
 TEST(Recipe, EverySourceByteLandsOnceSmallShapes) {
   for (const std::string& k : kByteKernels) {
@@ -127,7 +131,8 @@ TEST(Recipe, BiasRowsFollowTheWeightRows) {
         uint32_t bits = 0;
         std::memcpy(&bits, &r.dst[4 * (e * out_rows + row)], 4);
         const int32_t from = SourceRow(fc1, static_cast<int32_t>(row), static_cast<int32_t>(rows));
-        ASSERT_EQ(bits, from == kPadRow ? 0u : static_cast<uint32_t>(e * rows + from + 1) << 16) << k << " " << row;
+        ASSERT_EQ(bits, from == kPadRow ? 0u : static_cast<uint32_t>(e * rows + from + 1) << 16)
+            << k << " " << row;
       }
     }
   }
@@ -139,7 +144,8 @@ RC_GTEST_PROP(Recipe, ReferenceEqualsComposedGather, ()) {
   const int64_t n = *rc::gen::inRange<int64_t>(0, 300);
   const int64_t pad = (n + 127) / 128 * 128 + 128 * *rc::gen::inRange<int64_t>(0, 2);
   Scalars s = Square(k, *rc::gen::inRange<int64_t>(1, 4), n, std::max<int64_t>(pad, 128));
-  const std::vector<uint8_t> src = testing::RandomBytes(SrcBytes(k, s), *rc::gen::arbitrary<uint64_t>());
+  const std::vector<uint8_t> src =
+      testing::RandomBytes(SrcBytes(k, s), *rc::gen::arbitrary<uint64_t>());
   const auto r = RunRef(k, s, src, 16);
   RC_ASSERT(r.status.ok());
   const std::vector<int64_t> want = ComposedSources(k, s);

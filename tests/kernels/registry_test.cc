@@ -30,7 +30,8 @@ TEST(Registry, SortedByNameAndIndexedById) {
     if (i > 0) {
       EXPECT_LT(Kernels()[i - 1].name, k.name);
     }
-    for (size_t j = 1; j < k.params.size(); ++j) EXPECT_LT(k.params[j - 1].name, k.params[j].name) << k.name;
+    for (size_t j = 1; j < k.params.size(); ++j)
+      EXPECT_LT(k.params[j - 1].name, k.params[j].name) << k.name;
   }
   EXPECT_EQ(FindKernel("nope"), nullptr);
   EXPECT_EQ(FindKernel("mxfp4_fc3_weight"), nullptr);
@@ -49,12 +50,14 @@ TEST(Registry, ContractsAreWellFormed) {
         continue;
       }
       ASSERT_TRUE(p.dtype && p.extent) << k.name << "." << p.name;
-      for (const std::string& v : verifier::Variables(*p.extent)) EXPECT_TRUE(scalar(v)) << k.name << " " << v;
+      for (const std::string& v : verifier::Variables(*p.extent))
+        EXPECT_TRUE(scalar(v)) << k.name << " " << v;
     }
     for (const Precondition& p : k.preconditions) {
       EXPECT_TRUE(scalar(p.subject)) << k.name << ": " << p.text;
       EXPECT_FALSE(p.why.empty()) << p.text;
-      for (const std::string& v : verifier::Variables(p.lhs + p.rhs)) EXPECT_TRUE(scalar(v)) << k.name << " " << v;
+      for (const std::string& v : verifier::Variables(p.lhs + p.rhs))
+        EXPECT_TRUE(scalar(v)) << k.name << " " << v;
     }
   }
   const ParamSpec* dst = FindParam(Spec(KernelId::kMxfp4Fc1Weight), "dst");
@@ -65,9 +68,11 @@ TEST(Registry, ContractsAreWellFormed) {
 }
 
 TEST(Preconditions, ParseEveryComparison) {
-  const std::map<std::string, Compare> cases = {
-      {"a == b", Compare::kEq}, {"a <= b", Compare::kLe}, {"a < b", Compare::kLt},
-      {"a >= b", Compare::kGe}, {"a > b", Compare::kGt}};
+  const std::map<std::string, Compare> cases = {{"a == b", Compare::kEq},
+                                                {"a <= b", Compare::kLe},
+                                                {"a < b", Compare::kLt},
+                                                {"a >= b", Compare::kGe},
+                                                {"a > b", Compare::kGt}};
   for (const auto& [text, cmp] : cases) {
     const std::optional<Precondition> p = ParsePrecondition(text, "why");
     ASSERT_TRUE(p.has_value()) << text;
@@ -85,7 +90,8 @@ TEST(Preconditions, ParseEveryComparison) {
 
 TEST(Preconditions, ViolatedNamesEachBrokenOne) {
   const KernelSpec& k = Spec(KernelId::kMxfp4Fc1Weight);
-  verifier::Assignment at = {{"experts", 2}, {"rows", 192}, {"cols", 48}, {"i_pad", 128}, {"k_pad", 128}};
+  verifier::Assignment at = {
+      {"experts", 2}, {"rows", 192}, {"cols", 48}, {"i_pad", 128}, {"k_pad", 128}};
   EXPECT_TRUE(Violated(k, at).empty());
   at["k_pad"] = 100;  // not a multiple of 128 (cols = 48 still fits 100 / 2)
   std::vector<std::string> texts;
@@ -109,10 +115,12 @@ std::map<std::string, int64_t> SmallCall(KernelId id) {
     case KernelId::kMxfp4Dequant: return {{"rows", 3}, {"cols", 64}};
     case KernelId::kMxfp4Fc1Bias: return {{"experts", 2}, {"rows", 100}, {"i_pad", 128}};
     case KernelId::kMxfp4Fc1Scales:
-    case KernelId::kMxfp4Fc1Weight: return {{"experts", 2}, {"rows", 100}, {"cols", 3}, {"i_pad", 128}, {"k_pad", 128}};
+    case KernelId::kMxfp4Fc1Weight:
+      return {{"experts", 2}, {"rows", 100}, {"cols", 3}, {"i_pad", 128}, {"k_pad", 128}};
     case KernelId::kMxfp4Fc2Bias: return {{"experts", 2}, {"rows", 100}, {"h_pad", 128}};
     case KernelId::kMxfp4Fc2Scales:
-    case KernelId::kMxfp4Fc2Weight: return {{"experts", 2}, {"rows", 100}, {"cols", 3}, {"h_pad", 128}, {"i_pad", 128}};
+    case KernelId::kMxfp4Fc2Weight:
+      return {{"experts", 2}, {"rows", 100}, {"cols", 3}, {"h_pad", 128}, {"i_pad", 128}};
   }
   return {};
 }
@@ -132,7 +140,8 @@ TEST(Registry, EveryKernelHasAReferenceThatRuns) {
       if (p.access == Access::kScalar) continue;
       const int64_t elems = *verifier::Evaluate(*p.extent, at).value;
       const uint64_t bytes = static_cast<uint64_t>(elems) * base::DtypeBits(*p.dtype) / 8;
-      memory[p.name] = p.access == Access::kWrite ? std::vector<uint8_t>(bytes, 0xA5) : testing::RandomBytes(bytes, ++seed);
+      memory[p.name] = p.access == Access::kWrite ? std::vector<uint8_t>(bytes, 0xA5)
+                                                  : testing::RandomBytes(bytes, ++seed);
       args.buffers[p.name] = {memory[p.name].data(), bytes};
     }
     const Status s = RunReference(k.name, args);
@@ -146,14 +155,17 @@ TEST(Registry, EveryKernelHasAReferenceThatRuns) {
 // A refusal names the first broken precondition with the values it reads.
 TEST(Registry, ResolveReportsTheBrokenPrecondition) {
   std::vector<uint8_t> src(1 << 12), dst(1 << 14);
-  const Status s = RunReference("mxfp4_dequant", testing::MakeArgs(src.data(), src.size(), dst.data(), dst.size(),
-                                                                   {{"rows", 2}, {"cols", 48}}));
+  const Status s =
+      RunReference("mxfp4_dequant", testing::MakeArgs(src.data(), src.size(), dst.data(),
+                                                      dst.size(), {{"rows", 2}, {"cols", 48}}));
   EXPECT_EQ(s.message(), "mxfp4_dequant: missing buffer argument `blocks`");
   KernelArgs dq;
-  dq.buffers = {{"blocks", {src.data(), 48}}, {"scales", {src.data() + 48, 3}}, {"dst", {dst.data(), 192}}};
+  dq.buffers = {
+      {"blocks", {src.data(), 48}}, {"scales", {src.data() + 48, 3}}, {"dst", {dst.data(), 192}}};
   dq.scalars = {{"rows", 2}, {"cols", 48}};
   EXPECT_EQ(RunReference("mxfp4_dequant", dq).message(),
-            "mxfp4_dequant: cols % 32 == 0 does not hold at cols = 48 (a row is whole 32-element MXFP4 groups)");
+            "mxfp4_dequant: cols % 32 == 0 does not hold at cols = 48 (a row is whole 32-element "
+            "MXFP4 groups)");
 }
 
 }  // namespace

@@ -33,19 +33,22 @@ class ManifestMaker {
   }
   ManifestMaker& Buffer(std::string name, BufferKind kind, std::vector<Expr> shape,
                         base::Dtype dtype = base::Dtype::kU8, std::optional<uint32_t> lane = {}) {
-    verifier::Buffer b{.name = name, .kind = kind, .dtype = dtype, .shape = std::move(shape), .lane = lane};
+    verifier::Buffer b{
+        .name = name, .kind = kind, .dtype = dtype, .shape = std::move(shape), .lane = lane};
     if (verifier::IsCheckpointBound(kind)) b.tensor = "model." + name;
     m_.buffers.push_back(std::move(b));
     return *this;
   }
-  ManifestMaker& Bytes(std::string name, BufferKind kind, int64_t bytes, std::optional<uint32_t> lane = {}) {
+  ManifestMaker& Bytes(std::string name, BufferKind kind, int64_t bytes,
+                       std::optional<uint32_t> lane = {}) {
     return Buffer(std::move(name), kind, {Expr::Const(bytes)}, base::Dtype::kU8, lane);
   }
   // Appends a call to program `prog` (created on first use with the given flags). Each buffer
   // param `r00`.. / `w00`.. touches the whole bound buffer: its extent is the scalar param
   // `r00_n` (elements of the buffer's dtype), which the call sets to the buffer's element count.
   ManifestMaker& Call(const std::string& prog, const std::vector<std::string>& reads,
-                      const std::vector<std::string>& writes, bool derive = true, bool once = false) {
+                      const std::vector<std::string>& writes, bool derive = true,
+                      bool once = false) {
     verifier::Program& p = ProgramNamed(prog, derive, once);
     // One kernel per shape of call: k_r<R>_w<W>, with the dtypes appended when a bound buffer
     // is not U8 (a parameter has one dtype, rule P6).
@@ -54,13 +57,16 @@ class ManifestMaker {
     for (const auto* names : {&reads, &writes}) {
       for (const std::string& b : *names) dtypes.push_back(DtypeOf(b));
     }
-    if (std::any_of(dtypes.begin(), dtypes.end(), [](base::Dtype d) { return d != base::Dtype::kU8; })) {
+    if (std::any_of(dtypes.begin(), dtypes.end(),
+                    [](base::Dtype d) { return d != base::Dtype::kU8; })) {
       for (base::Dtype d : dtypes) kernel += "_" + std::string(base::DtypeName(d));
     }
     verifier::Call c{.kernel = kernel};
     std::vector<std::pair<std::string, std::string>> bound;  // (param, buffer)
-    for (size_t i = 0; i < reads.size(); ++i) bound.emplace_back(fmt::format("r{:02}", i), reads[i]);
-    for (size_t i = 0; i < writes.size(); ++i) bound.emplace_back(fmt::format("w{:02}", i), writes[i]);
+    for (size_t i = 0; i < reads.size(); ++i)
+      bound.emplace_back(fmt::format("r{:02}", i), reads[i]);
+    for (size_t i = 0; i < writes.size(); ++i)
+      bound.emplace_back(fmt::format("w{:02}", i), writes[i]);
     for (const auto& [param, buffer] : bound) {
       c.args.push_back({.param = param, .buffer = buffer});
       c.args.push_back({.param = param + "_n", .scalar = ElementsOf(buffer)});
@@ -80,7 +86,8 @@ class ManifestMaker {
     for (verifier::Kernel& k : m.kernels) std::sort(k.params.begin(), k.params.end(), by_name);
     for (verifier::Program& p : m.programs) {
       for (verifier::Call& c : p.calls) {
-        std::sort(c.args.begin(), c.args.end(), [](const auto& a, const auto& b) { return a.param < b.param; });
+        std::sort(c.args.begin(), c.args.end(),
+                  [](const auto& a, const auto& b) { return a.param < b.param; });
       }
     }
     verifier::AssignPointers(m);
@@ -103,12 +110,13 @@ class ManifestMaker {
     verifier::Kernel k{.name = name};
     auto add = [&](std::string param, verifier::Access access, base::Dtype dtype) {
       k.params.push_back({.name = param + "_n", .access = verifier::Access::kScalar});
-      k.params.push_back({.name = param, .access = access, .dtype = dtype, .extent = Expr::Var(param + "_n")});
+      k.params.push_back(
+          {.name = param, .access = access, .dtype = dtype, .extent = Expr::Var(param + "_n")});
     };
     for (size_t i = 0; i < dtypes.size(); ++i) {
       const bool read = i < reads;
-      add(fmt::format("{}{:02}", read ? "r" : "w", read ? i : i - reads), read ? verifier::Access::kRead : verifier::Access::kWrite,
-          dtypes[i]);
+      add(fmt::format("{}{:02}", read ? "r" : "w", read ? i : i - reads),
+          read ? verifier::Access::kRead : verifier::Access::kWrite, dtypes[i]);
     }
     m_.kernels.push_back(std::move(k));
   }
@@ -144,7 +152,8 @@ inline verifier::Manifest RandomManifest() {
     mk.Bytes(fmt::format("s{:02}", i), BufferKind::kSource, *rc::gen::inRange<int64_t>(0, 5000),
              pin ? std::optional<uint32_t>(*rc::gen::inRange<uint32_t>(0, lanes)) : std::nullopt);
   }
-  for (int i = 0; i < nw; ++i) mk.Bytes(fmt::format("w{}", i), BufferKind::kWeight, *rc::gen::inRange<int64_t>(1, 3000));
+  for (int i = 0; i < nw; ++i)
+    mk.Bytes(fmt::format("w{}", i), BufferKind::kWeight, *rc::gen::inRange<int64_t>(1, 3000));
   const int nprog = *rc::gen::inRange(1, 6);
   std::vector<int> names(nprog);
   for (int i = 0; i < nprog; ++i) names[i] = i;
@@ -156,9 +165,12 @@ inline verifier::Manifest RandomManifest() {
     const int ncalls = *rc::gen::inRange(1, 4);
     for (int c = 0; c < ncalls; ++c) {
       std::vector<std::string> reads;
-      for (int k = *rc::gen::inRange(0, 3); k > 0; --k) reads.push_back(fmt::format("s{:02}", *rc::gen::inRange(0, nsrc)));
-      if (nw > 0 && *rc::gen::inRange(0, 3) == 0) reads.push_back(fmt::format("w{}", *rc::gen::inRange(0, nw)));
-      if (visible > 0 && *rc::gen::inRange(0, 2) == 0) reads.push_back(carries[*rc::gen::inRange<size_t>(0, visible)]);
+      for (int k = *rc::gen::inRange(0, 3); k > 0; --k)
+        reads.push_back(fmt::format("s{:02}", *rc::gen::inRange(0, nsrc)));
+      if (nw > 0 && *rc::gen::inRange(0, 3) == 0)
+        reads.push_back(fmt::format("w{}", *rc::gen::inRange(0, nw)));
+      if (visible > 0 && *rc::gen::inRange(0, 2) == 0)
+        reads.push_back(carries[*rc::gen::inRange<size_t>(0, visible)]);
       std::sort(reads.begin(), reads.end());
       reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
       const std::string carry = fmt::format("c{}.{}", p, c);
@@ -167,7 +179,8 @@ inline verifier::Manifest RandomManifest() {
       carries.push_back(carry);
     }
   }
-  mk.Buffer("kv", BufferKind::kState, {Expr::Var("batch"), Expr::Const(*rc::gen::inRange<int64_t>(1, 1000))});
+  mk.Buffer("kv", BufferKind::kState,
+            {Expr::Var("batch"), Expr::Const(*rc::gen::inRange<int64_t>(1, 1000))});
   mk.Buffer("tmp", BufferKind::kScratch, {Expr::Var("batch") * Expr::Const(3)});
   mk.Buffer("tokens", BufferKind::kInput, {Expr::Var("batch")}, base::Dtype::kI32);
   mk.Call("init", {"kv"}, {"tmp"}, /*derive=*/false, /*once=*/true);

@@ -12,7 +12,9 @@ Manifest TwoVars() {
   return m;
 }
 
-base::Status ErrorOf(const std::vector<std::string>& texts) { return BindAssignment(TwoVars(), texts).status(); }
+base::Status ErrorOf(const std::vector<std::string>& texts) {
+  return BindAssignment(TwoVars(), texts).status();
+}
 
 TEST(ParseBinding, SplitsNameAndValue) {
   const auto b = ParseBinding("batch=-4");
@@ -23,11 +25,13 @@ TEST(ParseBinding, SplitsNameAndValue) {
   EXPECT_EQ(ParseBinding("=4").status().message(), "expected VAR=VALUE");
   EXPECT_EQ(ParseBinding("batch=").status().message(), "VALUE must be an integer");
   EXPECT_EQ(ParseBinding("batch=4x").status().message(), "VALUE must be an integer");
-  EXPECT_EQ(ParseBinding("batch=99999999999999999999").status().message(), "VALUE must be an integer");
+  EXPECT_EQ(ParseBinding("batch=99999999999999999999").status().message(),
+            "VALUE must be an integer");
 }
 
 TEST(BindAssignment, BindsDeclaredVariablesInRange) {
-  const base::Result<Assignment> at = BindAssignment(TwoVars(), std::vector<std::string>{"batch=256", "ctx=0"});
+  const base::Result<Assignment> at =
+      BindAssignment(TwoVars(), std::vector<std::string>{"batch=256", "ctx=0"});
   ASSERT_TRUE(at.ok()) << at.status().message();
   EXPECT_EQ(*at, (Assignment{{"batch", 256}, {"ctx", 0}}));
   const base::Result<Assignment> none = BindAssignment(TwoVars(), std::vector<std::string>{});
@@ -41,7 +45,8 @@ TEST(BindAssignment, NamesTheTextAndTheReason) {
   EXPECT_EQ(ErrorOf({"bogus=1"}).message(), "bogus=1: no variable `bogus` in the manifest");
   EXPECT_EQ(ErrorOf({"batch=0"}).message(), "batch=0: outside [1, 256]");
   EXPECT_EQ(ErrorOf({"batch=257"}).message(), "batch=257: outside [1, 256]");
-  EXPECT_EQ(ErrorOf({"batch=2", "ctx=5", "batch=3"}).message(), "batch=3: `batch` is already bound (--at batch=2)");
+  EXPECT_EQ(ErrorOf({"batch=2", "ctx=5", "batch=3"}).message(),
+            "batch=3: `batch` is already bound (--at batch=2)");
   EXPECT_EQ(ErrorOf({"batch=0"}).kind(), base::ErrorKind::kInvalidInput);
 }
 

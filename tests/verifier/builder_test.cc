@@ -13,7 +13,9 @@ namespace loadplan::verifier {
 namespace {
 
 KernelSpec CopyKernel() {
-  return {"copy", {ReadParam("src", base::Dtype::kU8, "n"), WriteParam("dst", base::Dtype::kU8, "n"), ScalarParam("n")}};
+  return {"copy",
+          {ReadParam("src", base::Dtype::kU8, "n"), WriteParam("dst", base::Dtype::kU8, "n"),
+           ScalarParam("n")}};
 }
 
 // raw -> (derive) -> carry; `also_serving` makes a serving program read raw too.
@@ -59,7 +61,8 @@ TEST(Builder, UnreadWrittenOrCollectiveCheckpointIsWeight) {
   b.Checkpoint("reduced", "model.reduced", base::Dtype::kU8, {64});
   b.Checkpoint("also_reduced", "model.also_reduced", base::Dtype::kU8, {64});
   b.AddDerive("derive.w").Call("copy", {{"src", "reduced"}, {"dst", "written"}, {"n", 64}}, {1});
-  b.AddDerive("derive.x").Call("copy", {{"src", "also_reduced"}, {"dst", "prepped"}, {"n", 1}}, {1});
+  b.AddDerive("derive.x")
+      .Call("copy", {{"src", "also_reduced"}, {"dst", "prepped"}, {"n", 1}}, {1});
   b.AddProgram("sync").Collective("all_reduce", "also_reduced");
   BuildResult r = b.Build();
   ASSERT_TRUE(r.ok()) << r.errors.front();

@@ -23,7 +23,8 @@ struct Spec {
 };
 
 Call Copy(const std::string& src, const std::string& dst) {
-  return Call{.type = CallType::kKernel, .kernel = "copy",
+  return Call{.type = CallType::kKernel,
+              .kernel = "copy",
               .args = {Arg{.param = "dst", .buffer = dst}, Arg{.param = "src", .buffer = src}}};
 }
 
@@ -32,8 +33,14 @@ Manifest Make(const std::vector<Spec>& specs) {
   Manifest m;
   std::set<std::string> buffers{"s"};
   Kernel k{.name = "copy"};
-  k.params = {Param{.name = "dst", .access = Access::kWrite, .dtype = base::Dtype::kU8, .extent = Expr::Const(1)},
-              Param{.name = "src", .access = Access::kRead, .dtype = base::Dtype::kU8, .extent = Expr::Const(1)}};
+  k.params = {Param{.name = "dst",
+                    .access = Access::kWrite,
+                    .dtype = base::Dtype::kU8,
+                    .extent = Expr::Const(1)},
+              Param{.name = "src",
+                    .access = Access::kRead,
+                    .dtype = base::Dtype::kU8,
+                    .extent = Expr::Const(1)}};
   m.kernels.push_back(k);
   for (const Spec& s : specs) {
     Program p{.name = s.name, .derive = s.derive};
@@ -45,7 +52,8 @@ Manifest Make(const std::vector<Spec>& specs) {
     m.programs.push_back(p);
   }
   for (const std::string& b : buffers) {
-    m.buffers.push_back(Buffer{.name = b, .kind = b == "s" ? BufferKind::kSource : BufferKind::kCarry,
+    m.buffers.push_back(Buffer{.name = b,
+                               .kind = b == "s" ? BufferKind::kSource : BufferKind::kCarry,
                                .shape = {Expr::Const(1)}});
   }
   AssignPointers(m);
@@ -76,9 +84,8 @@ TEST(OrderDerivePrograms, ProducerBeatsName) {
 }
 
 TEST(OrderDerivePrograms, IgnoresSelfEdgesServingAndMalformedPrograms) {
-  Manifest m = Make({{"a", {{"s", "c"}, {"c", "d"}}},
-                     {"serve", {{"d", "c"}}, false},
-                     {"broken", {{"d", "c"}}}});
+  Manifest m = Make(
+      {{"a", {{"s", "c"}, {"c", "d"}}}, {"serve", {{"d", "c"}}, false}, {"broken", {{"d", "c"}}}});
   for (Program& p : m.programs) p.malformed = p.name == "broken";
   DeriveOrder o = OrderDerivePrograms(m);
   EXPECT_EQ(o.order, (Strings{"a"}));
@@ -87,8 +94,11 @@ TEST(OrderDerivePrograms, IgnoresSelfEdgesServingAndMalformedPrograms) {
 
 TEST(OrderDerivePrograms, CycleStartsAtItsSmallestNameAndClosesOnIt) {
   // c -> b -> a... as edges: b writes x read by c; c writes y read by a; a writes z read by b.
-  Manifest m = Make({{"a", {{"y", "z"}}}, {"b", {{"z", "x"}}}, {"c", {{"x", "y"}}},
-                     {"d.down", {{"y", "w"}}}, {"e.free", {{"s", "v"}}}});
+  Manifest m = Make({{"a", {{"y", "z"}}},
+                     {"b", {{"z", "x"}}},
+                     {"c", {{"x", "y"}}},
+                     {"d.down", {{"y", "w"}}},
+                     {"e.free", {{"s", "v"}}}});
   DeriveOrder o = OrderDerivePrograms(m);
   EXPECT_EQ(o.cycle, (Strings{"a", "b", "c", "a"}));
   EXPECT_EQ(o.order, (Strings{"e.free"}));
@@ -102,13 +112,16 @@ TEST(OrderDerivePrograms, CycleFoundFromADownstreamProgram) {
   EXPECT_TRUE(o.order.empty());
 }
 
-// The edges of a random program graph: program i copies carry "c<j>" into "c<i>" for each edge j -> i.
+// The edges of a random program graph: program i copies carry "c<j>" into "c<i>" for each edge j ->
+// i.
 Manifest FromEdges(int n, const std::vector<std::pair<int, int>>& edges) {
   std::vector<Spec> specs;
   for (int i = 0; i < n; ++i) {
-    Spec s{.name = std::string(1, static_cast<char>('a' + i)), .copies = {{"s", "c" + std::to_string(i)}}};
+    Spec s{.name = std::string(1, static_cast<char>('a' + i)),
+           .copies = {{"s", "c" + std::to_string(i)}}};
     for (const auto& [from, to] : edges) {
-      if (to == i && from != i) s.copies.push_back({"c" + std::to_string(from), "o" + std::to_string(i)});
+      if (to == i && from != i)
+        s.copies.push_back({"c" + std::to_string(from), "o" + std::to_string(i)});
     }
     specs.push_back(s);
   }
@@ -128,17 +141,22 @@ bool Topological(const Strings& order, const std::vector<std::pair<int, int>>& e
 
 RC_GTEST_PROP(OrderDerivePrograms, DagOrderIsTheSmallestTopologicalOrder, ()) {
   const int n = *rc::gen::inRange(1, 7);
-  auto edge = rc::gen::apply([](int a, int b) { return std::pair{std::min(a, b), std::max(a, b)}; },
-                             rc::gen::inRange(0, n), rc::gen::inRange(0, n));
+  auto edge = rc::gen::apply(
+      [](int a, int b) {
+        return std::pair{std::min(a, b), std::max(a, b)};
+      },
+      rc::gen::inRange(0, n), rc::gen::inRange(0, n));
   // Edges i -> j with i < j over a shuffled naming: acyclic by construction.
   const auto raw = *rc::gen::container<std::vector<std::pair<int, int>>>(edge);
   std::vector<int> names(static_cast<size_t>(n));  // a random naming (Fisher-Yates)
   for (int i = 0; i < n; ++i) names[static_cast<size_t>(i)] = i;
   for (int i = n - 1; i > 0; --i) {
-    std::swap(names[static_cast<size_t>(i)], names[static_cast<size_t>(*rc::gen::inRange(0, i + 1))]);
+    std::swap(names[static_cast<size_t>(i)],
+              names[static_cast<size_t>(*rc::gen::inRange(0, i + 1))]);
   }
   std::vector<std::pair<int, int>> edges;
-  for (const auto& [a, b] : raw) edges.push_back({names[static_cast<size_t>(a)], names[static_cast<size_t>(b)]});
+  for (const auto& [a, b] : raw)
+    edges.push_back({names[static_cast<size_t>(a)], names[static_cast<size_t>(b)]});
   DeriveOrder o = OrderDerivePrograms(FromEdges(n, edges));
   RC_ASSERT(o.cycle.empty());
   Strings all;
@@ -160,7 +178,9 @@ RC_GTEST_PROP(OrderDerivePrograms, AnyReportedCycleIsMadeOfRealEdges, ()) {
   DeriveOrder o = OrderDerivePrograms(FromEdges(n, edges));
   std::set<std::pair<std::string, std::string>> real;
   for (const auto& [a, b] : edges) {
-    if (a != b) real.insert({std::string(1, static_cast<char>('a' + a)), std::string(1, static_cast<char>('a' + b))});
+    if (a != b)
+      real.insert(
+          {std::string(1, static_cast<char>('a' + a)), std::string(1, static_cast<char>('a' + b))});
   }
   if (o.cycle.empty()) {
     RC_ASSERT(o.order.size() == static_cast<size_t>(n));
@@ -170,7 +190,8 @@ RC_GTEST_PROP(OrderDerivePrograms, AnyReportedCycleIsMadeOfRealEdges, ()) {
   RC_ASSERT(o.cycle.size() >= 3u);
   RC_ASSERT(o.cycle.front() == o.cycle.back());
   RC_ASSERT(o.cycle.front() == *std::min_element(o.cycle.begin(), o.cycle.end()));
-  for (size_t i = 0; i + 1 < o.cycle.size(); ++i) RC_ASSERT(real.contains({o.cycle[i], o.cycle[i + 1]}));
+  for (size_t i = 0; i + 1 < o.cycle.size(); ++i)
+    RC_ASSERT(real.contains({o.cycle[i], o.cycle[i + 1]}));
   RC_ASSERT(o.order.size() < static_cast<size_t>(n));
 }
 

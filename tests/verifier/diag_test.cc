@@ -30,7 +30,7 @@ TEST(Diag, PointerLessComparesIndicesAsNumbers) {
   EXPECT_TRUE(PointerLess("/b/a", "/b/b"));
   EXPECT_TRUE(PointerLess("/buffers/a", "/kernels"));
   // Tokens compare unescaped, so pointers sort like the names they hold.
-  EXPECT_TRUE(PointerLess("/b/a~1", "/b/a0"));  // "a/" < "a0"
+  EXPECT_TRUE(PointerLess("/b/a~1", "/b/a0"));                                      // "a/" < "a0"
   EXPECT_TRUE(PointerLess("/x/99999999999999999999", "/x/100000000000000000000"));  // no overflow
 }
 
@@ -47,17 +47,27 @@ TEST(Diag, SinkCountsAndSorts) {
   EXPECT_EQ(sink.ErrorCount(), 4u);
   std::vector<std::string> order;
   for (const Diagnostic& d : sink.Sorted()) order.push_back(d.code + " " + d.pointer);
-  EXPECT_EQ(order, (std::vector<std::string>{"P4 ", "L1 /buffers/w", "S2 /programs/p/calls/2",
-                                             "S10 /programs/p/calls/2", "P5 /programs/p/calls/10"}));
+  EXPECT_EQ(order,
+            (std::vector<std::string>{"P4 ", "L1 /buffers/w", "S2 /programs/p/calls/2",
+                                      "S10 /programs/p/calls/2", "P5 /programs/p/calls/10"}));
   EXPECT_EQ(sink.All().size(), 5u);
   EXPECT_EQ(sink.All()[0].code, "L1");  // All() keeps report order
 }
 
 std::vector<Diagnostic> Sample() {
   return {
-      {.severity = Severity::kError, .code = "P4", .pointer = "/programs/x/calls/2", .message = "depends on batch",
-       .hint = "make it constant", .notes = {{.pointer = "/vars/batch", .message = "declared here"}}},
-      {.severity = Severity::kWarning, .code = "L1", .pointer = "", .message = "root", .hint = "", .notes = {}},
+      {.severity = Severity::kError,
+       .code = "P4",
+       .pointer = "/programs/x/calls/2",
+       .message = "depends on batch",
+       .hint = "make it constant",
+       .notes = {{.pointer = "/vars/batch", .message = "declared here"}}},
+      {.severity = Severity::kWarning,
+       .code = "L1",
+       .pointer = "",
+       .message = "root",
+       .hint = "",
+       .notes = {}},
   };
 }
 
@@ -93,7 +103,8 @@ TEST(Diag, FormatJson) {
 }
 
 TEST(Diag, DidYouMean) {
-  const std::vector<std::string> keys = {"dtype", "kind", "shape", "tensor", "export", "lane", "encoding"};
+  const std::vector<std::string> keys = {"dtype",  "kind", "shape",   "tensor",
+                                         "export", "lane", "encoding"};
   EXPECT_EQ(DidYouMean("dtpye", keys), "dtype");  // transposition
   EXPECT_EQ(DidYouMean("shap", keys), "shape");
   EXPECT_EQ(DidYouMean("tensors", keys), "tensor");

@@ -13,7 +13,9 @@
 
 namespace loadplan::verifier {
 // Readable gtest output for ranges.
-inline void PrintTo(const Range& r, std::ostream* os) { *os << "[" << r.min << ", " << r.max << "]"; }
+inline void PrintTo(const Range& r, std::ostream* os) {
+  *os << "[" << r.min << ", " << r.max << "]";
+}
 }  // namespace loadplan::verifier
 
 namespace loadplan::verifier::testing {
@@ -22,13 +24,16 @@ inline const std::vector<std::string> kNames = {"a", "b", "c"};
 
 // Small constants mostly; with `wide`, int64 extremes and large powers of two too.
 inline rc::Gen<Expr> GenLeaf(bool wide) {
-  auto small = rc::gen::map(rc::gen::inRange<int64_t>(-3, 11), [](int64_t v) { return Expr::Const(v); });
-  auto var = rc::gen::map(rc::gen::elementOf(kNames), [](std::string n) { return Expr::Var(std::move(n)); });
+  auto small =
+      rc::gen::map(rc::gen::inRange<int64_t>(-3, 11), [](int64_t v) { return Expr::Const(v); });
+  auto var = rc::gen::map(rc::gen::elementOf(kNames),
+                          [](std::string n) { return Expr::Var(std::move(n)); });
   if (!wide) return rc::gen::weightedOneOf<Expr>({{3, small}, {4, var}});
-  auto edge = rc::gen::map(
-      rc::gen::elementOf(std::vector<int64_t>{std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),
-                                              int64_t{1} << 40, -(int64_t{1} << 40), 0}),
-      [](int64_t v) { return Expr::Const(v); });
+  auto edge =
+      rc::gen::map(rc::gen::elementOf(std::vector<int64_t>{
+                       std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),
+                       int64_t{1} << 40, -(int64_t{1} << 40), 0}),
+                   [](int64_t v) { return Expr::Const(v); });
   return rc::gen::weightedOneOf<Expr>({{3, small}, {4, var}, {1, edge}});
 }
 
@@ -41,18 +46,25 @@ inline rc::Gen<Expr> GenExpr(int depth, bool wide = false, bool polynomial = fal
                           ExprOp::kMod, ExprOp::kCeilDiv, ExprOp::kMin, ExprOp::kMax};
   std::vector<ExprOp> poly{ExprOp::kAdd, ExprOp::kSub, ExprOp::kMul, ExprOp::kMul};
   auto ops = rc::gen::elementOf(polynomial ? poly : all);
-  auto binary = rc::gen::apply([](ExprOp op, Expr a, Expr b) { return Expr::Binary(op, std::move(a), std::move(b)); },
-                               ops, sub, sub);
+  auto binary = rc::gen::apply(
+      [](ExprOp op, Expr a, Expr b) { return Expr::Binary(op, std::move(a), std::move(b)); }, ops,
+      sub, sub);
   auto neg = rc::gen::map(sub, [](Expr a) { return -std::move(a); });
   return rc::gen::weightedOneOf<Expr>({{2, leaf}, {1, neg}, {5, binary}});
 }
 
 // A box over kNames with tiny ranges (at most 5 values each), biased to equal endpoints.
 inline rc::Gen<Box> GenSmallBox() {
-  auto range = rc::gen::apply([](int64_t lo, int64_t width) { return Range{lo, lo + width}; },
-                              rc::gen::inRange<int64_t>(0, 6), rc::gen::inRange<int64_t>(0, 5));
+  auto range = rc::gen::apply(
+      [](int64_t lo, int64_t width) {
+        return Range{lo, lo + width};
+      },
+      rc::gen::inRange<int64_t>(0, 6), rc::gen::inRange<int64_t>(0, 5));
   return rc::gen::apply(
-      [](Range a, Range b, Range c) { return Box{{"a", a}, {"b", b}, {"c", c}}; }, range, range, range);
+      [](Range a, Range b, Range c) {
+        return Box{{"a", a}, {"b", b}, {"c", c}};
+      },
+      range, range, range);
 }
 
 // A box with ranges up to 2^40.
@@ -64,7 +76,10 @@ inline rc::Gen<Box> GenWideBox() {
       },
       rc::gen::inRange(0, 41), rc::gen::inRange<int64_t>(0, 300));
   return rc::gen::apply(
-      [](Range a, Range b, Range c) { return Box{{"a", a}, {"b", b}, {"c", c}}; }, range, range, range);
+      [](Range a, Range b, Range c) {
+        return Box{{"a", a}, {"b", b}, {"c", c}};
+      },
+      range, range, range);
 }
 
 // Every point of a box (boxes here hold at most a few hundred points).

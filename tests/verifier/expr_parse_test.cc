@@ -29,7 +29,8 @@ TEST(ExprParse, PrecedenceAndAssociativity) {
   EXPECT_EQ(P("a / b * c"), Expr::Binary(ExprOp::kDiv, V("a"), V("b")) * V("c"));
   EXPECT_EQ(P(" ( batch*ctx ) % 7 "), Expr::Binary(ExprOp::kMod, V("batch") * V("ctx"), C(7)));
   EXPECT_EQ(P("ceil_div(ctx, 256)"), Expr::Binary(ExprOp::kCeilDiv, V("ctx"), C(256)));
-  EXPECT_EQ(P("min(a,max(b,1))"), Expr::Binary(ExprOp::kMin, V("a"), Expr::Binary(ExprOp::kMax, V("b"), C(1))));
+  EXPECT_EQ(P("min(a,max(b,1))"),
+            Expr::Binary(ExprOp::kMin, V("a"), Expr::Binary(ExprOp::kMax, V("b"), C(1))));
   EXPECT_EQ(P("layer.0_dim"), V("layer.0_dim"));
   EXPECT_EQ(P("min"), V("min"));  // a function name without a call is a variable
 }
@@ -51,9 +52,19 @@ struct ParseErrorCase {
 };
 
 TEST(ExprParse, ErrorsNameTheColumn) {
-  for (ParseErrorCase c : {ParseErrorCase{"", 0}, {"a +", 3}, {"a + )", 4}, {"1 2", 2}, {"(a", 2},
-                           {"9223372036854775808", 0}, {"x - -9223372036854775809", 4}, {"foo(a, b)", 0},
-                           {"min(a)", 5}, {"min(a, b, c)", 8}, {"a $ b", 2}, {"3x", 1}, {"ceil_div(a b)", 11}}) {
+  for (ParseErrorCase c : {ParseErrorCase{"", 0},
+                           {"a +", 3},
+                           {"a + )", 4},
+                           {"1 2", 2},
+                           {"(a", 2},
+                           {"9223372036854775808", 0},
+                           {"x - -9223372036854775809", 4},
+                           {"foo(a, b)", 0},
+                           {"min(a)", 5},
+                           {"min(a, b, c)", 8},
+                           {"a $ b", 2},
+                           {"3x", 1},
+                           {"ceil_div(a b)", 11}}) {
     ExprParseResult r = ParseExpr(c.text);
     EXPECT_FALSE(r.expr.has_value()) << c.text;
     EXPECT_FALSE(r.error.empty()) << c.text;
@@ -127,7 +138,9 @@ TEST(ExprEval, ExactValues) {
 
 TEST(ExprEval, ErrorsAreReportedNotUndefined) {
   EXPECT_FALSE(Eval("a * b", {{"a", int64_t{1} << 40}, {"b", int64_t{1} << 40}}).value);
-  EXPECT_NE(Eval("a * b", {{"a", int64_t{1} << 40}, {"b", int64_t{1} << 40}}).error.find("overflow"), std::string::npos);
+  EXPECT_NE(
+      Eval("a * b", {{"a", int64_t{1} << 40}, {"b", int64_t{1} << 40}}).error.find("overflow"),
+      std::string::npos);
   EXPECT_FALSE(Eval("9223372036854775807 + 1").value);
   EXPECT_FALSE(Eval("-9223372036854775808 - 1").value);
   EXPECT_FALSE(Eval("--9223372036854775808").value);

@@ -114,7 +114,9 @@ TEST(ExprProve, CancellationNeedsNoSearch) {
   Box wide{{"a", {0, k40}}, {"b", {0, 1 << 20}}, {"x", {0, k40}}};
   EXPECT_EQ(ProveLessEq(P("a * b"), P("a * b"), wide, one).truth, Truth::kTrue);
   EXPECT_EQ(ProveLessEq(P("2 * x"), P("x + x"), wide, one).truth, Truth::kTrue);
-  EXPECT_EQ(ProveLessEq(P("b * a + 1"), P("a * b + x"), Box{{"a", {0, k40}}, {"b", {0, 9}}, {"x", {1, k40}}}, one).truth,
+  EXPECT_EQ(ProveLessEq(P("b * a + 1"), P("a * b + x"),
+                        Box{{"a", {0, k40}}, {"b", {0, 9}}, {"x", {1, k40}}}, one)
+                .truth,
             Truth::kTrue);
 }
 
@@ -126,7 +128,8 @@ TEST(ExprProve, ServingBoxes) {
   EXPECT_EQ(p.lhs_at, 67108864);
   EXPECT_EQ(p.rhs_at, 67108863);
   EXPECT_EQ(FormatAssignment(p.witness), "batch=256, ctx=131072");
-  EXPECT_EQ(ProveLessEq(P("ceil_div(ctx, 256) * 256"), P("ctx + 255"), kServing).truth, Truth::kTrue);
+  EXPECT_EQ(ProveLessEq(P("ceil_div(ctx, 256) * 256"), P("ctx + 255"), kServing).truth,
+            Truth::kTrue);
   EXPECT_EQ(ProveLessEq(P("ctx"), P("ceil_div(ctx, 256) * 256"), kServing).truth, Truth::kTrue);
   Proof q = ProveLessEq(P("ceil_div(ctx, 256) * 256"), P("ctx + 254"), kServing);
   ASSERT_EQ(q.truth, Truth::kFalse);
@@ -140,14 +143,16 @@ TEST(ExprProve, NonMonotoneAndBudget) {
   Proof p = ProveLessEq(P("x * (10 - x)"), P("24"), x10);
   ASSERT_EQ(p.truth, Truth::kFalse);
   EXPECT_EQ(p.witness, (Assignment{{"x", 5}}));
-  EXPECT_EQ(ProveLessEq(P("x * (10 - x)"), P("25"), x10, ProofBudget{.max_boxes = 1}).truth, Truth::kUnknown);
+  EXPECT_EQ(ProveLessEq(P("x * (10 - x)"), P("25"), x10, ProofBudget{.max_boxes = 1}).truth,
+            Truth::kUnknown);
   Box x100{{"x", {0, 100}}};
   EXPECT_EQ(ProveLessEq(P("x % 7"), P("6"), x100).truth, Truth::kTrue);
   Proof m = ProveLessEq(P("x % 7"), P("5"), x100);
   ASSERT_EQ(m.truth, Truth::kFalse);
   EXPECT_EQ(m.witness.at("x") % 7, 6);
   Box x30{{"x", {0, int64_t{1} << 30}}};
-  EXPECT_EQ(ProveLessEq(P("x * (1073741824 - x)"), P("288230376151711744"), x30).truth, Truth::kTrue);
+  EXPECT_EQ(ProveLessEq(P("x * (1073741824 - x)"), P("288230376151711744"), x30).truth,
+            Truth::kTrue);
   Proof w = ProveLessEq(P("x * (1073741824 - x)"), P("288230376151711743"), x30);
   ASSERT_EQ(w.truth, Truth::kFalse);
   EXPECT_EQ(w.witness, (Assignment{{"x", int64_t{1} << 29}}));
@@ -164,9 +169,12 @@ TEST(ExprProve, AlignmentOverWideRanges) {
   ASSERT_EQ(p.truth, Truth::kFalse);
   EXPECT_EQ(p.witness.at("n") % 3, 2);
   Box serving{{"batch", {1, 256}}, {"heads", {1, 128}}, {"ctx", {1, 131072}}};
-  EXPECT_EQ(ProveLessEq(P("ceil_div(ctx, 256) * 256 * batch * heads"), P("(ctx + 255) * batch * heads"), serving).truth,
+  EXPECT_EQ(ProveLessEq(P("ceil_div(ctx, 256) * 256 * batch * heads"),
+                        P("(ctx + 255) * batch * heads"), serving)
+                .truth,
             Truth::kTrue);
-  EXPECT_EQ(ProveLessEq(P("batch * (ctx - min(ctx, 4096))"), P("batch * ctx"), serving).truth, Truth::kTrue);
+  EXPECT_EQ(ProveLessEq(P("batch * (ctx - min(ctx, 4096))"), P("batch * ctx"), serving).truth,
+            Truth::kTrue);
 }
 
 TEST(ExprProve, EvaluationFailuresAreFalse) {
@@ -195,7 +203,8 @@ TEST(ExprProve, Evaluates) {
   EXPECT_NE(d.error.find("division by zero"), std::string::npos);
   EXPECT_EQ(ProveEvaluates(P("1 / 0"), {}).truth, Truth::kFalse);
   EXPECT_EQ(ProveEvaluates(P("batch * ctx * 8192 * 2"), kServing).truth, Truth::kTrue);
-  EXPECT_EQ(ProveEvaluates(P("x / (x - 513)"), Box{{"x", {0, 100000}}}, ProofBudget{.max_boxes = 2}).truth,
+  EXPECT_EQ(ProveEvaluates(P("x / (x - 513)"), Box{{"x", {0, 100000}}}, ProofBudget{.max_boxes = 2})
+                .truth,
             Truth::kUnknown);
 }
 

@@ -43,7 +43,8 @@ TEST(JsonTestSuite, EveryFileEndsInAClearError) {
       ++y;
       // Valid JSON, not a manifest: a structure error, never "not JSON"
       EXPECT_TRUE(out.manifest.has_value()) << name << ": " << out.diags[0].message;
-    } else if (name.find("overflow") != std::string::npos || name.find("huge_exp") != std::string::npos ||
+    } else if (name.find("overflow") != std::string::npos ||
+               name.find("huge_exp") != std::string::npos ||
                name.find("too_big") != std::string::npos) {
       // Numbers beyond a double ("1.5e+9999") are JSON too: a model, not J1.
       EXPECT_TRUE(out.manifest.has_value()) << name << ": " << out.diags[0].message;

@@ -31,7 +31,8 @@ std::vector<CodePointer> Sorted(std::vector<CodePointer> v) {
 }
 
 std::string ReadFixture(const std::string& name) {
-  std::ifstream in(std::string(LOADPLAN_SOURCE_DIR) + "/tests/data/parse/" + name, std::ios::binary);
+  std::ifstream in(std::string(LOADPLAN_SOURCE_DIR) + "/tests/data/parse/" + name,
+                   std::ios::binary);
   EXPECT_TRUE(in.good()) << name;
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
@@ -74,47 +75,82 @@ Manifest ExpectedValid() {
       .vars = {{.name = "batch", .min = 1, .max = 8, .ptr = "/vars/batch"},
                {.name = "ctx", .min = 1, .max = 4096, .ptr = "/vars/ctx"}},
       .load = {.lanes = 2, .prefetch = 1, .ptr = "/load"},
-      .buffers = {{.name = "kv", .kind = BufferKind::kState, .dtype = base::Dtype::kBF16,
-                   .shape = {V("batch"), Expr::Binary(ExprOp::kMul, V("ctx"), C(2))}, .ptr = "/buffers/kv"},
-                  {.name = "logits", .kind = BufferKind::kOutput, .dtype = base::Dtype::kF32, .shape = {V("batch")},
-                   .exported = true, .ptr = "/buffers/logits"},
-                  {.name = "one", .kind = BufferKind::kScratch, .dtype = base::Dtype::kF32, .ptr = "/buffers/one"},
-                  {.name = "w", .kind = BufferKind::kCarry, .dtype = base::Dtype::kU8, .shape = {C(64)},
-                   .encoding = "fp4_e2m1x2", .ptr = "/buffers/w"},
-                  {.name = "w.raw", .kind = BufferKind::kSource, .tensor = "model.w", .dtype = base::Dtype::kU8,
-                   .shape = {C(4), C(16)}, .lane = 1, .ptr = "/buffers/w.raw"}},
-      .kernels = {{.name = "copy",
-                   .params = {{.name = "dst", .access = Access::kWrite, .dtype = base::Dtype::kU8, .extent = C(64),
-                               .ptr = "/kernels/copy/params/dst"},
-                              {.name = "n", .access = Access::kScalar, .ptr = "/kernels/copy/params/n"},
-                              {.name = "src", .access = Access::kRead, .dtype = base::Dtype::kU8, .extent = V("n"),
-                               .ptr = "/kernels/copy/params/src"}},
-                   .ptr = "/kernels/copy"}},
-      .programs = {
-          {.name = "decode", .graph = true, .batch = "batch",
-           .calls = {{.kernel = "copy",
-                      .args = {{.param = "dst", .buffer = "w", .ptr = c0 + "/args/dst"},
-                               {.param = "n", .scalar = Expr::Binary(ExprOp::kMul, V("batch"), C(2)),
-                                .ptr = c0 + "/args/n"},
-                               {.param = "src", .buffer = "w", .ptr = c0 + "/args/src"}},
-                      .grid = {V("batch"), C(2)}, .block = {C(128)}, .ptr = c0},
-                     {.type = CallType::kCollective, .collective = "all_reduce", .buffer = "logits",
-                      .ptr = "/programs/decode/calls/1"}},
-           .ptr = "/programs/decode"},
-          {.name = "derive.w", .derive = true,
-           .calls = {{.kernel = "copy",
-                      .args = {{.param = "dst", .buffer = "w", .ptr = d0 + "/args/dst"},
-                               {.param = "n", .scalar = C(64), .ptr = d0 + "/args/n"},
-                               {.param = "src", .buffer = "w.raw", .ptr = d0 + "/args/src"}},
-                      .grid = {C(4)}, .ptr = d0}},
-           .ptr = "/programs/derive.w"}},
+      .buffers = {{.name = "kv",
+                   .kind = BufferKind::kState,
+                   .dtype = base::Dtype::kBF16,
+                   .shape = {V("batch"), Expr::Binary(ExprOp::kMul, V("ctx"), C(2))},
+                   .ptr = "/buffers/kv"},
+                  {.name = "logits",
+                   .kind = BufferKind::kOutput,
+                   .dtype = base::Dtype::kF32,
+                   .shape = {V("batch")},
+                   .exported = true,
+                   .ptr = "/buffers/logits"},
+                  {.name = "one",
+                   .kind = BufferKind::kScratch,
+                   .dtype = base::Dtype::kF32,
+                   .ptr = "/buffers/one"},
+                  {.name = "w",
+                   .kind = BufferKind::kCarry,
+                   .dtype = base::Dtype::kU8,
+                   .shape = {C(64)},
+                   .encoding = "fp4_e2m1x2",
+                   .ptr = "/buffers/w"},
+                  {.name = "w.raw",
+                   .kind = BufferKind::kSource,
+                   .tensor = "model.w",
+                   .dtype = base::Dtype::kU8,
+                   .shape = {C(4), C(16)},
+                   .lane = 1,
+                   .ptr = "/buffers/w.raw"}},
+      .kernels =
+          {{.name = "copy",
+            .params = {{.name = "dst",
+                        .access = Access::kWrite,
+                        .dtype = base::Dtype::kU8,
+                        .extent = C(64),
+                        .ptr = "/kernels/copy/params/dst"},
+                       {.name = "n", .access = Access::kScalar, .ptr = "/kernels/copy/params/n"},
+                       {.name = "src",
+                        .access = Access::kRead,
+                        .dtype = base::Dtype::kU8,
+                        .extent = V("n"),
+                        .ptr = "/kernels/copy/params/src"}},
+            .ptr = "/kernels/copy"}},
+      .programs =
+          {{.name = "decode",
+            .graph = true,
+            .batch = "batch",
+            .calls = {{.kernel = "copy",
+                       .args = {{.param = "dst", .buffer = "w", .ptr = c0 + "/args/dst"},
+                                {.param = "n",
+                                 .scalar = Expr::Binary(ExprOp::kMul, V("batch"), C(2)),
+                                 .ptr = c0 + "/args/n"},
+                                {.param = "src", .buffer = "w", .ptr = c0 + "/args/src"}},
+                       .grid = {V("batch"), C(2)},
+                       .block = {C(128)},
+                       .ptr = c0},
+                      {.type = CallType::kCollective,
+                       .collective = "all_reduce",
+                       .buffer = "logits",
+                       .ptr = "/programs/decode/calls/1"}},
+            .ptr = "/programs/decode"},
+           {.name = "derive.w",
+            .derive = true,
+            .calls = {{.kernel = "copy",
+                       .args = {{.param = "dst", .buffer = "w", .ptr = d0 + "/args/dst"},
+                                {.param = "n", .scalar = C(64), .ptr = d0 + "/args/n"},
+                                {.param = "src", .buffer = "w.raw", .ptr = d0 + "/args/src"}},
+                       .grid = {C(4)},
+                       .ptr = d0}},
+            .ptr = "/programs/derive.w"}},
   };
 }
 
 TEST(Parse, FullValidManifestGivesTheExpectedModel) {
   ParseOutput out = ParseManifest(kValid);
-  EXPECT_TRUE(out.diags.empty()) << out.diags.front().code << " " << out.diags.front().pointer << " "
-                                 << out.diags.front().message;
+  EXPECT_TRUE(out.diags.empty()) << out.diags.front().code << " " << out.diags.front().pointer
+                                 << " " << out.diags.front().message;
   ASSERT_TRUE(out.manifest.has_value());
   const Manifest want = ExpectedValid();
   // Field by field first, for a readable failure; then the whole.
@@ -142,7 +178,8 @@ TEST(Parse, LookupsAndSizes) {
   Buffer f4{.dtype = base::Dtype::kF4, .shape = {C(3)}};
   EXPECT_EQ(ByteSize(f4), C(2));  // ceil(3 * 4 / 8)
   f4.shape = {V("n")};
-  EXPECT_EQ(ByteSize(f4), Expr::Binary(ExprOp::kCeilDiv, Expr::Binary(ExprOp::kMul, V("n"), C(4)), C(8)));
+  EXPECT_EQ(ByteSize(f4),
+            Expr::Binary(ExprOp::kCeilDiv, Expr::Binary(ExprOp::kMul, V("n"), C(4)), C(8)));
 }
 
 TEST(Parse, ArgumentResolutionForUnknownKernels) {
@@ -151,8 +188,8 @@ TEST(Parse, ArgumentResolutionForUnknownKernels) {
     "programs": {"p": {"calls": [{"kernel": "nokernel", "args": {"x": "b", "y": "b2", "z": "1+"}}]}}})");
   ASSERT_TRUE(out.manifest);
   const Call& c = out.manifest->programs[0].calls[0];
-  EXPECT_EQ(c.args[0].buffer, "b");        // names a declared buffer
-  EXPECT_EQ(c.args[1].scalar, V("b2"));    // else an expression (S6 is the rules' business)
+  EXPECT_EQ(c.args[0].buffer, "b");      // names a declared buffer
+  EXPECT_EQ(c.args[1].scalar, V("b2"));  // else an expression (S6 is the rules' business)
   EXPECT_TRUE(c.args[2].malformed);
   EXPECT_FALSE(c.malformed);  // the bad argument marks only itself
   EXPECT_EQ(Found(out), (std::vector<CodePointer>{{"S10", "/programs/p/calls/0/args/z"}}));
@@ -171,7 +208,8 @@ TEST(Parse, NotJsonIsJ1WithoutAModel) {
   }
   ParseOutput out = ParseManifest("{\"schema\": 1,\n  \"name\": x}");
   ASSERT_EQ(out.diags.size(), 1u);
-  EXPECT_NE(out.diags[0].message.find("line 2, column 11"), std::string::npos) << out.diags[0].message;
+  EXPECT_NE(out.diags[0].message.find("line 2, column 11"), std::string::npos)
+      << out.diags[0].message;
 }
 
 TEST(Parse, OverLimitsIsJ2WithoutAModel) {
@@ -186,7 +224,8 @@ TEST(Parse, OverLimitsIsJ2WithoutAModel) {
   EXPECT_FALSE(over.manifest.has_value());
   EXPECT_EQ(Found(over), (std::vector<CodePointer>{{"J2", ""}}));
   std::string at_limit = std::string(64, '[') + std::string(64, ']');
-  EXPECT_EQ(Found(ParseManifest(at_limit)), (std::vector<CodePointer>{{"S3", ""}}));  // JSON, not a manifest
+  EXPECT_EQ(Found(ParseManifest(at_limit)),
+            (std::vector<CodePointer>{{"S3", ""}}));  // JSON, not a manifest
   std::string huge_deep(1'000'000, '[');
   EXPECT_EQ(Found(ParseManifest(huge_deep)), (std::vector<CodePointer>{{"J2", ""}}));
 }
@@ -194,32 +233,62 @@ TEST(Parse, OverLimitsIsJ2WithoutAModel) {
 TEST(Parse, BadInputClassesGiveCodeAndPointer) {
   const std::vector<BadCase> cases = {
       {"duplicate_keys.json",
-       {{"S4", "/name"}, {"S4", "/vars/batch/max"}, {"S4", "/buffers/w"}, {"S4", "/kernels/k/params/dst/extent"},
+       {{"S4", "/name"},
+        {"S4", "/vars/batch/max"},
+        {"S4", "/buffers/w"},
+        {"S4", "/kernels/k/params/dst/extent"},
         {"S4", "/programs/p/calls/0/args/n"}}},
       // The dropped second "args" holds a duplicate "n": not reported, no pointer names it
       // (found by the totality property at 10^6 cases); the kept "args" is a string (S3).
       {"duplicate_in_duplicate.json",
-       {{"S4", "/name"}, {"S4", "/vars/batch/max"}, {"S4", "/buffers/w"}, {"S4", "/kernels/k/params/dst/extent"},
-        {"S3", "/programs/p/calls/0/args"}, {"S4", "/programs/p/calls/0/args"}}},
+       {{"S4", "/name"},
+        {"S4", "/vars/batch/max"},
+        {"S4", "/buffers/w"},
+        {"S4", "/kernels/k/params/dst/extent"},
+        {"S3", "/programs/p/calls/0/args"},
+        {"S4", "/programs/p/calls/0/args"}}},
       {"unknown_key.json", {{"S2", "/buffers/w/dtpye"}, {"S2", "/programz"}}},
       {"numbers.json",
-       {{"S11", "/vars/batch/max"}, {"S11", "/load/lanes"}, {"S11", "/load/prefetch"}, {"S11", "/buffers/a/shape/0"},
-        {"S11", "/buffers/b/shape/0"}, {"S11", "/buffers/b/lane"}}},
+       {{"S11", "/vars/batch/max"},
+        {"S11", "/load/lanes"},
+        {"S11", "/load/prefetch"},
+        {"S11", "/buffers/a/shape/0"},
+        {"S11", "/buffers/b/shape/0"},
+        {"S11", "/buffers/b/lane"}}},
       // Valid JSON beyond a double (309 digits, 1e309, -1E+400): S11 like any integer out of
       // range, not J1 "not JSON" (which dropped every other diagnostic); a literal 0e0 stays.
       {"huge_numbers.json",
-       {{"S11", "/vars/batch/max"}, {"S11", "/load/lanes"}, {"S11", "/load/prefetch"}, {"S11", "/buffers/a/shape/0"},
-        {"S2", "/buffers/a/note"}, {"S11", "/buffers/b/shape/0"}}},
+       {{"S11", "/vars/batch/max"},
+        {"S11", "/load/lanes"},
+        {"S11", "/load/prefetch"},
+        {"S11", "/buffers/a/shape/0"},
+        {"S2", "/buffers/a/note"},
+        {"S11", "/buffers/b/shape/0"}}},
       {"dtype_expr.json",
-       {{"S7", "/buffers/a/dtype"}, {"S10", "/buffers/b/shape/0"}, {"S7", "/kernels/k/params/dst/dtype"},
-        {"S10", "/kernels/k/params/dst/extent"}, {"S10", "/programs/p/calls/0/grid/0"},
+       {{"S7", "/buffers/a/dtype"},
+        {"S10", "/buffers/b/shape/0"},
+        {"S7", "/kernels/k/params/dst/dtype"},
+        {"S10", "/kernels/k/params/dst/extent"},
+        {"S10", "/programs/p/calls/0/grid/0"},
         {"S10", "/programs/p/calls/0/args/n"}}},
       {"types.json",
-       {{"S1", "/schema"}, {"S5", "/name"}, {"S5", "/vars/"}, {"S5", "/vars/has space"}, {"S3", "/buffers/a/kind"},
-        {"S3", "/buffers/b"}, {"S3", "/buffers/c"}, {"S5", "/buffers/d\x01"}, {"S3", "/buffers/d\x01/export"},
-        {"S3", "/kernels/k/params/x"}, {"S3", "/kernels/k/params/y/access"}, {"S3", "/programs/p/derive"},
-        {"S3", "/programs/p/calls/0"}, {"S3", "/programs/p/calls/1/collective"}, {"S3", "/programs/p/calls/2/grid"},
-        {"S3", "/programs/p/calls/2/args/x"}, {"S3", "/programs/q/calls"}}},
+       {{"S1", "/schema"},
+        {"S5", "/name"},
+        {"S5", "/vars/"},
+        {"S5", "/vars/has space"},
+        {"S3", "/buffers/a/kind"},
+        {"S3", "/buffers/b"},
+        {"S3", "/buffers/c"},
+        {"S5", "/buffers/d\x01"},
+        {"S3", "/buffers/d\x01/export"},
+        {"S3", "/kernels/k/params/x"},
+        {"S3", "/kernels/k/params/y/access"},
+        {"S3", "/programs/p/derive"},
+        {"S3", "/programs/p/calls/0"},
+        {"S3", "/programs/p/calls/1/collective"},
+        {"S3", "/programs/p/calls/2/grid"},
+        {"S3", "/programs/p/calls/2/args/x"},
+        {"S3", "/programs/q/calls"}}},
   };
   for (const BadCase& c : cases) {
     ParseOutput out = ParseManifest(ReadFixture(c.file));
@@ -249,7 +318,7 @@ TEST(Parse, ProblemsMarkTheirEntityMalformed) {
   const Manifest& t = *types.manifest;
   EXPECT_TRUE(t.FindBuffer("a")->malformed);
   EXPECT_TRUE(t.FindBuffer("c")->malformed);
-  EXPECT_TRUE(t.FindProgram("p")->malformed);  // derive: 1
+  EXPECT_TRUE(t.FindProgram("p")->malformed);           // derive: 1
   EXPECT_TRUE(t.FindProgram("p")->calls[2].malformed);  // 4 grid dims
   EXPECT_TRUE(t.FindProgram("p")->calls[1].malformed);  // all_sum
   EXPECT_FALSE(ParseManifest(kValid).manifest->buffers[0].malformed);
@@ -268,7 +337,8 @@ TEST(Parse, HintsNameTheNearestKey) {
 
 TEST(Parse, MissingSchemaAndWrongRoot) {
   EXPECT_EQ(Found(ParseManifest(R"({"name": "x"})")), (std::vector<CodePointer>{{"S1", ""}}));
-  EXPECT_EQ(Found(ParseManifest(R"({"schema": "1", "name": "x"})")), (std::vector<CodePointer>{{"S1", "/schema"}}));
+  EXPECT_EQ(Found(ParseManifest(R"({"schema": "1", "name": "x"})")),
+            (std::vector<CodePointer>{{"S1", "/schema"}}));
   EXPECT_EQ(Found(ParseManifest(R"({"schema": 1})")), (std::vector<CodePointer>{{"S3", ""}}));
   EXPECT_EQ(Found(ParseManifest("[1]")), (std::vector<CodePointer>{{"S3", ""}}));
   EXPECT_EQ(Found(ParseManifest(R"({"schema": 1, "name": "x", "vars": {"a": {"min": 1}}})")),

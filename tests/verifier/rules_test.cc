@@ -60,7 +60,8 @@ const std::vector<Case>& Cases() {
       {"P2", {{"P2", "/programs/derive.w/calls/1/args/dst"}}},
       {"P3", {{"P3", "/programs/derive.w/calls/1"}}},
       {"P3_carry", {{"P3", "/programs/derive.w/calls/1"}}},
-      // over a carry with a variable shape: still P3 alone (the collective is no derive write for K5)
+      // over a carry with a variable shape: still P3 alone (the collective is no derive write for
+      // K5)
       {"P3_variable_carry", {{"P3", "/programs/derive.w/calls/1"}}},
       {"P4_scalar", {{"P4", "/programs/derive.w/calls/0/args/n"}}},
       {"P4_grid", {{"P4", "/programs/derive.w/calls/0/grid/0"}}},
@@ -90,9 +91,12 @@ const std::vector<Case>& Cases() {
       {"D3", {{"D3", "/programs/derive.w/calls/1/args/dst"}}},
       {"D4", {{"D4", "/programs/derive.w/calls/0/args/dst"}}},
       // A read past the written prefix needs a short write: D5 comes with its D4.
-      {"D5", {{"D4", "/programs/derive.w/calls/0/args/dst"}, {"D5", "/programs/derive.x/calls/0/args/src"}}},
+      {"D5",
+       {{"D4", "/programs/derive.w/calls/0/args/dst"},
+        {"D5", "/programs/derive.x/calls/0/args/src"}}},
       {"B1", {{"B1", "/programs/serve/calls/0/args/y"}}},
-      // True (n*(1024-n) peaks at 262144 at n=512) but not monotone: a budget of 2 boxes cannot tell.
+      // True (n*(1024-n) peaks at 262144 at n=512) but not monotone: a budget of 2 boxes cannot
+      // tell.
       {"B2", {{"B2", "/programs/f/calls/0/args/dst"}}, 2},
       {"L1", {{"L1", "/buffers/nw"}}},
       {"L2", {{"L2", "/buffers/u"}}},
@@ -101,7 +105,9 @@ const std::vector<Case>& Cases() {
   return kCases;
 }
 
-std::filesystem::path DataDir() { return std::filesystem::path(LOADPLAN_SOURCE_DIR) / "tests/data/rules"; }
+std::filesystem::path DataDir() {
+  return std::filesystem::path(LOADPLAN_SOURCE_DIR) / "tests/data/rules";
+}
 
 std::string ReadFile(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -112,7 +118,8 @@ std::string ReadFile(const std::filesystem::path& p) {
 
 std::string Describe(const std::vector<Diagnostic>& diags) {
   std::string out;
-  for (const Diagnostic& d : diags) out += "  " + d.code + " " + d.pointer + ": " + d.message + "\n";
+  for (const Diagnostic& d : diags)
+    out += "  " + d.code + " " + d.pointer + ": " + d.message + "\n";
   return out;
 }
 
@@ -150,9 +157,10 @@ TEST(RuleFixtures, TableCoversEveryFileAndCode) {
     for (const auto& [code, ptr] : c.expected) codes.insert(code);
   }
   EXPECT_EQ(files, listed);
-  const std::set<std::string> emitted = {"S3", "S6", "S8", "S9", "S11", "K1", "K2", "K3", "K4", "K5", "K6", "K7", "K8",
-                                         "P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P10", "D1", "D2",
-                                         "D3", "D4", "D5", "B1", "B2", "L1", "L2", "L3"};
+  const std::set<std::string> emitted = {"S3", "S6", "S8", "S9", "S11", "K1", "K2", "K3", "K4",
+                                         "K5", "K6", "K7", "K8", "P1",  "P2", "P3", "P4", "P5",
+                                         "P6", "P7", "P8", "P9", "P10", "D1", "D2", "D3", "D4",
+                                         "D5", "B1", "B2", "L1", "L2",  "L3"};
   EXPECT_EQ(codes, emitted);
 }
 

@@ -19,7 +19,8 @@ namespace loadplan::verifier {
 namespace {
 
 std::string Fixture(const std::string& name) {
-  std::ifstream in(std::filesystem::path(LOADPLAN_SOURCE_DIR) / "tests/data/rules" / (name + ".json"));
+  std::ifstream in(std::filesystem::path(LOADPLAN_SOURCE_DIR) / "tests/data/rules" /
+                   (name + ".json"));
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
@@ -53,7 +54,8 @@ TEST(Verify, RealisticManifestIsCleanAndOrdersDeriveProgramsByDataflow) {
 // A hand-built model in any order verifies as its sorted form does (the parser and the
 // builder sort; Verify must not depend on it).
 TEST(Verify, UnsortedModelVerifiesLikeItsSortedForm) {
-  for (const std::string name : {"clean_realistic", "D1", "B1", "K6", "P6", "P5_missing", "P5_extra"}) {
+  for (const std::string name :
+       {"clean_realistic", "D1", "B1", "K6", "P6", "P5_missing", "P5_extra"}) {
     CheckOutput sorted = CheckText(Fixture(name));
     ASSERT_TRUE(sorted.parsed) << name;
     Manifest m = *sorted.manifest;
@@ -125,7 +127,8 @@ TEST(CheckText, MalformedEntityCausesNoCascade) {
   std::string text = Fixture("clean_base");
   text.replace(text.find("\"U8\""), 4, "\"u8\"");
   CheckOutput out = CheckText(text);
-  EXPECT_EQ(Fired(out), (std::set<std::pair<std::string, std::string>>{{"S7", "/buffers/w.raw/dtype"}}));
+  EXPECT_EQ(Fired(out),
+            (std::set<std::pair<std::string, std::string>>{{"S7", "/buffers/w.raw/dtype"}}));
 }
 
 TEST(CheckText, MalformedWriterCausesNoOrphanRead) {
@@ -171,9 +174,13 @@ TEST(CheckText, BoundsFailureGivesTheWitness) {
 TEST(Verify, ModelWithoutParse) {
   // A hand-built model: a malformed call is skipped quietly, a good one checked.
   Manifest m;
-  m.buffers.push_back(Buffer{.name = "w", .kind = BufferKind::kWeight, .tensor = "w", .shape = {Expr::Const(4)}});
-  m.kernels.push_back(Kernel{.name = "k", .params = {Param{.name = "x", .access = Access::kWrite,
-                                                           .dtype = base::Dtype::kU8, .extent = Expr::Const(4)}}});
+  m.buffers.push_back(
+      Buffer{.name = "w", .kind = BufferKind::kWeight, .tensor = "w", .shape = {Expr::Const(4)}});
+  m.kernels.push_back(Kernel{.name = "k",
+                             .params = {Param{.name = "x",
+                                              .access = Access::kWrite,
+                                              .dtype = base::Dtype::kU8,
+                                              .extent = Expr::Const(4)}}});
   Program p{.name = "p"};
   p.calls.push_back(Call{.kernel = "nope", .malformed = true});
   p.calls.push_back(Call{.kernel = "k", .args = {Arg{.param = "x", .buffer = "w"}}});
@@ -211,7 +218,8 @@ TEST(RuleTable, ListsEveryFamilyInPhaseOrder) {
     names.emplace_back(f.name);
     EXPECT_NE(f.check, nullptr);
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"structure", "kinds", "programs", "calls", "registry", "dataflow", "bounds", "lints"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"structure", "kinds", "programs", "calls", "registry",
+                                             "dataflow", "bounds", "lints"}));
 }
 
 }  // namespace

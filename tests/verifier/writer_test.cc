@@ -76,11 +76,13 @@ TEST(Writer, OmitsDefaultsAndKeepsShortArraysOnOneLine) {
             "  },\n"
             "  \"schema\": 1\n"
             "}\n");
-  EXPECT_EQ(WriteManifest(*ParseManifest(kManifests[0]).manifest), "{\"name\": \"minimal\", \"schema\": 1}\n");
+  EXPECT_EQ(WriteManifest(*ParseManifest(kManifests[0]).manifest),
+            "{\"name\": \"minimal\", \"schema\": 1}\n");
 }
 
 TEST(Writer, GoldenTinyIsAFixedPoint) {
-  const std::string golden = ReadFile(std::string(LOADPLAN_SOURCE_DIR) + "/tests/data/canonical/tiny.json");
+  const std::string golden =
+      ReadFile(std::string(LOADPLAN_SOURCE_DIR) + "/tests/data/canonical/tiny.json");
   ParseOutput out = ParseManifest(golden);
   ASSERT_TRUE(out.manifest);
   EXPECT_TRUE(out.diags.empty()) << Describe(out);

@@ -67,7 +67,9 @@ EvalResult EvalNode(const Expr& e, const Assignment& at) {
 
 }  // namespace
 
-std::optional<int64_t> detail::FoldBinary(ExprOp op, int64_t a, int64_t b) { return ApplyBinary(op, a, b).value; }
+std::optional<int64_t> detail::FoldBinary(ExprOp op, int64_t a, int64_t b) {
+  return ApplyBinary(op, a, b).value;
+}
 
 EvalResult Evaluate(const Expr& e, const Assignment& at) { return EvalNode(e, at); }
 

@@ -22,7 +22,8 @@ Assignment AtMinimum(const Box& box) {
 
 std::optional<std::string> CheckBox(const Expr& e, const Box& box) {
   for (const auto& [name, r] : box) {
-    if (r.min > r.max) return fmt::format("empty range [{}, {}] for variable {}", r.min, r.max, name);
+    if (r.min > r.max)
+      return fmt::format("empty range [{}, {}] for variable {}", r.min, r.max, name);
   }
   for (const std::string& v : Variables(e)) {
     if (!box.contains(v)) return fmt::format("unbound variable {}", v);
@@ -31,7 +32,8 @@ std::optional<std::string> CheckBox(const Expr& e, const Box& box) {
 }
 
 // One side of the extrema from a finished search; `proved` says e evaluates everywhere.
-std::optional<Extremum> ToExtremum(const detail::SearchResult& r, bool proved, const Assignment& base) {
+std::optional<Extremum> ToExtremum(const detail::SearchResult& r, bool proved,
+                                   const Assignment& base) {
   using Status = detail::SearchResult::Status;
   if (r.status == Status::kComplete && r.best) {
     Assignment at = base;

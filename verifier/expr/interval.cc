@@ -58,8 +58,10 @@ std::optional<Range> DividePart(ExprOp op, Range a, Range b, bool& may_fail) {
 std::optional<Range> Divide(ExprOp op, Range a, Range b, bool& may_fail) {
   if (b.min <= 0 && b.max >= 0) may_fail = true;
   std::optional<Range> out;
-  if (b.min <= -1) out = Join(out, DividePart(op, a, Range{b.min, std::min<int64_t>(b.max, -1)}, may_fail));
-  if (b.max >= 1) out = Join(out, DividePart(op, a, Range{std::max<int64_t>(b.min, 1), b.max}, may_fail));
+  if (b.min <= -1)
+    out = Join(out, DividePart(op, a, Range{b.min, std::min<int64_t>(b.max, -1)}, may_fail));
+  if (b.max >= 1)
+    out = Join(out, DividePart(op, a, Range{std::max<int64_t>(b.min, 1), b.max}, may_fail));
   return out;
 }
 

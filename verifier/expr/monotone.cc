@@ -48,11 +48,16 @@ Direction Product(const Mono& a, const Mono& b) {
 // floor(a / b) and ceil(a / b): split the change into the dividend's and the divisor's.
 Direction Quotient(const Mono& a, const Mono& b) {
   Direction by_a = Direction::kUnknown, by_b = Direction::kUnknown;
-  if (a.dir == Direction::kConst) by_a = Direction::kConst;
-  else if (Signed(b.range)) by_a = b.range->min > 0 ? a.dir : Flip(a.dir);
-  if (b.dir == Direction::kConst) by_b = Direction::kConst;
-  else if (Signed(b.range) && a.range && a.range->min >= 0) by_b = Flip(b.dir);
-  else if (Signed(b.range) && a.range && a.range->max <= 0) by_b = b.dir;
+  if (a.dir == Direction::kConst)
+    by_a = Direction::kConst;
+  else if (Signed(b.range))
+    by_a = b.range->min > 0 ? a.dir : Flip(a.dir);
+  if (b.dir == Direction::kConst)
+    by_b = Direction::kConst;
+  else if (Signed(b.range) && a.range && a.range->min >= 0)
+    by_b = Flip(b.dir);
+  else if (Signed(b.range) && a.range && a.range->max <= 0)
+    by_b = b.dir;
   return Combine(by_a, by_b);
 }
 
@@ -66,7 +71,8 @@ Direction Join(ExprOp op, const Mono& a, const Mono& b) {
     case ExprOp::kDiv:
     case ExprOp::kCeilDiv: return Quotient(a, b);
     default:
-      return a.dir == Direction::kConst && b.dir == Direction::kConst ? Direction::kConst : Direction::kUnknown;
+      return a.dir == Direction::kConst && b.dir == Direction::kConst ? Direction::kConst
+                                                                      : Direction::kUnknown;
   }
 }
 

@@ -57,7 +57,8 @@ class Parser {
 
   std::optional<Node> Combine(ExprOp op, Node a, Node b, size_t column) {
     int depth = 1 + std::max(a.depth, b.depth);
-    if (depth > kMaxExprDepth) return Fail(fmt::format("expression deeper than {}", kMaxExprDepth), column);
+    if (depth > kMaxExprDepth)
+      return Fail(fmt::format("expression deeper than {}", kMaxExprDepth), column);
     return Node{Expr::Binary(op, std::move(a.e), std::move(b.e)), depth};
   }
 
@@ -89,11 +90,13 @@ class Parser {
   std::optional<Node> ParseUnary(int nesting) {
     if (Peek() != '-') return ParseAtom(nesting);
     size_t column = pos_++;
-    if (nesting + 1 > kMaxExprNesting) return Fail(fmt::format("nesting deeper than {}", kMaxExprNesting), column);
+    if (nesting + 1 > kMaxExprNesting)
+      return Fail(fmt::format("nesting deeper than {}", kMaxExprNesting), column);
     if (IsDigit(Peek())) return ParseInt(true, column);
     std::optional<Node> inner = ParseUnary(nesting + 1);
     if (!inner) return std::nullopt;
-    if (inner->depth + 1 > kMaxExprDepth) return Fail(fmt::format("expression deeper than {}", kMaxExprDepth), column);
+    if (inner->depth + 1 > kMaxExprDepth)
+      return Fail(fmt::format("expression deeper than {}", kMaxExprDepth), column);
     return Node{-std::move(inner->e), inner->depth + 1};
   }
 
@@ -117,7 +120,8 @@ class Parser {
     if (IsDigit(c)) return ParseInt(false, pos_);
     if (c == '(') {
       size_t column = pos_++;
-      if (nesting + 1 > kMaxExprNesting) return Fail(fmt::format("nesting deeper than {}", kMaxExprNesting), column);
+      if (nesting + 1 > kMaxExprNesting)
+        return Fail(fmt::format("nesting deeper than {}", kMaxExprNesting), column);
       std::optional<Node> inner = ParseSum(nesting + 1);
       if (!inner) return std::nullopt;
       if (Peek() != ')') return Unexpected();
@@ -138,15 +142,18 @@ class Parser {
     if (name == "min") op = ExprOp::kMin;
     if (name == "max") op = ExprOp::kMax;
     if (!op) return Fail(fmt::format("unknown function '{}'", name), column);
-    if (nesting + 1 > kMaxExprNesting) return Fail(fmt::format("nesting deeper than {}", kMaxExprNesting), column);
+    if (nesting + 1 > kMaxExprNesting)
+      return Fail(fmt::format("nesting deeper than {}", kMaxExprNesting), column);
     ++pos_;  // '('
     std::optional<Node> a = ParseSum(nesting + 1);
     if (!a) return std::nullopt;
-    if (Peek() != ',') return Peek() == ')' ? Fail(fmt::format("{} takes 2 arguments", name), pos_) : Unexpected();
+    if (Peek() != ',')
+      return Peek() == ')' ? Fail(fmt::format("{} takes 2 arguments", name), pos_) : Unexpected();
     ++pos_;
     std::optional<Node> b = ParseSum(nesting + 1);
     if (!b) return std::nullopt;
-    if (Peek() != ')') return Peek() == ',' ? Fail(fmt::format("{} takes 2 arguments", name), pos_) : Unexpected();
+    if (Peek() != ')')
+      return Peek() == ',' ? Fail(fmt::format("{} takes 2 arguments", name), pos_) : Unexpected();
     ++pos_;
     return Combine(*op, std::move(*a), std::move(*b), column);
   }

@@ -23,16 +23,17 @@ using detail::Wide;
 
 // The part of a caller's box a search needs, or why none can run.
 struct Setup {
-  Box box;                    // only the variables used
-  std::string invalid;        // an empty range: no search possible
-  std::string unbound;        // a used variable missing from the box
-  Assignment base;            // every box variable at its minimum
+  Box box;              // only the variables used
+  std::string invalid;  // an empty range: no search possible
+  std::string unbound;  // a used variable missing from the box
+  Assignment base;      // every box variable at its minimum
 };
 
 Setup Prepare(const std::vector<const Expr*>& exprs, const Box& box) {
   Setup s;
   for (const auto& [name, r] : box) {
-    if (r.min > r.max) s.invalid = fmt::format("empty range [{}, {}] for variable {}", r.min, r.max, name);
+    if (r.min > r.max)
+      s.invalid = fmt::format("empty range [{}, {}] for variable {}", r.min, r.max, name);
     s.base[name] = r.min;
   }
   for (const Expr* e : exprs) {
@@ -115,7 +116,8 @@ bool ProvesNonNegative(const Expr& form, const Box& box, int max_boxes) {
     if (!r.value) return {.error = r.error};
     return {.value = Wide{*r.value}};
   };
-  return detail::Optimise(f, box, Wide{0}, max_boxes).status == detail::SearchResult::Status::kComplete;
+  return detail::Optimise(f, box, Wide{0}, max_boxes).status ==
+         detail::SearchResult::Status::kComplete;
 }
 
 // Sufficient conditions for d >= 0: a cofactor of known sign, or the division
@@ -143,7 +145,8 @@ bool ProvesBySideForms(const Expr& d, const Box& box, int max_boxes) {
 
 Proof ProveOrdered(const Expr& lhs, const Expr& rhs, const Setup& s, const ProofBudget& budget) {
   Expr d = Simplify(rhs - lhs);
-  if (ProvesBySideForms(d, s.box, std::min(budget.max_boxes, kSideProofBoxes))) return Proof{.truth = Truth::kTrue};
+  if (ProvesBySideForms(d, s.box, std::min(budget.max_boxes, kSideProofBoxes)))
+    return Proof{.truth = Truth::kTrue};
   detail::Objective f{.shape = std::move(d), .enclosures = {rhs - lhs}};
   f.differences = detail::ForwardDifferences(f.shape);
   f.eval = [&](const Assignment& a) -> detail::PointValue {

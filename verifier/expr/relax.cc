@@ -60,7 +60,8 @@ class Relaxer {
     remainder_of_[signature] = name;
     Expr mod = Expr::Binary(ExprOp::kMod, ceil ? -atom.args[0] : atom.args[0], Expr::Const(c));
     Range r{0, c - 1};
-    if (std::optional<Range> e = Enclose(mod, box_).range) r = Range{std::max(r.min, e->min), std::min(r.max, e->max)};
+    if (std::optional<Range> e = Enclose(mod, box_).range)
+      r = Range{std::max(r.min, e->min), std::min(r.max, e->max)};
     remainders_[name] = r;
     return true;
   }

@@ -12,7 +12,8 @@ namespace {
 
 // The resolved form of a decided atom whose arguments are already resolved.
 std::optional<Expr> Decide(const Expr& e, const Box& box) {
-  bool decidable = e.op == ExprOp::kMin || e.op == ExprOp::kMax || e.op == ExprOp::kMod || e.op == ExprOp::kDiv;
+  bool decidable =
+      e.op == ExprOp::kMin || e.op == ExprOp::kMax || e.op == ExprOp::kMod || e.op == ExprOp::kDiv;
   if (!decidable) return std::nullopt;
   std::optional<Range> a = Enclose(e.args[0], box).range;
   std::optional<Range> b = Enclose(e.args[1], box).range;

@@ -14,7 +14,9 @@ Assignment Corner(const Box& box, bool high) {
   return a;
 }
 
-int64_t Mid(const Range& r) { return static_cast<int64_t>(Wide{r.min} + (Wide{r.max} - Wide{r.min}) / 2); }
+int64_t Mid(const Range& r) {
+  return static_cast<int64_t>(Wide{r.min} + (Wide{r.max} - Wide{r.min}) / 2);
+}
 
 std::vector<std::string> FreeVariables(const Box& box) {
   std::vector<std::string> out;

@@ -47,7 +47,9 @@ class Search {
     Box box;
   };
   struct Later {
-    bool operator()(const Entry& a, const Entry& b) const { return a.lb != b.lb ? a.lb > b.lb : a.seq < b.seq; }
+    bool operator()(const Entry& a, const Entry& b) const {
+      return a.lb != b.lb ? a.lb > b.lb : a.seq < b.seq;
+    }
   };
 
   Wide Key(Wide v) const { return f_.maximise ? -v : v; }
@@ -102,7 +104,8 @@ Direction Search::DirectionOf(const View& view, const Box& b, const std::string&
     d = StructuralDirection(f_.enclosures[i], v, b);
   }
   auto it = view.differences.find(v);
-  if (d == Direction::kUnknown && it != view.differences.end()) d = DifferenceDirection(it->second, v, b);
+  if (d == Direction::kUnknown && it != view.differences.end())
+    d = DifferenceDirection(it->second, v, b);
   return f_.maximise ? Flip(d) : d;
 }
 
@@ -187,7 +190,8 @@ std::map<std::string, Expr> ForwardDifferences(const Expr& shape) {
   return out;
 }
 
-SearchResult Optimise(const Objective& f, const Box& box, std::optional<Wide> threshold, int max_boxes) {
+SearchResult Optimise(const Objective& f, const Box& box, std::optional<Wide> threshold,
+                      int max_boxes) {
   return Search(f, threshold).Run(box, max_boxes);
 }
 

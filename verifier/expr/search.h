@@ -19,8 +19,8 @@ struct PointValue {
 };
 
 struct Objective {
-  Expr shape;                     // simplified objective: monotonicity and an enclosure
-  std::vector<Expr> enclosures;   // further expressions equal to it where defined
+  Expr shape;                               // simplified objective: monotonicity and an enclosure
+  std::vector<Expr> enclosures;             // further expressions equal to it where defined
   std::map<std::string, Expr> differences;  // var -> shape[var+1] - shape[var], simplified
   std::function<PointValue(const Assignment&)> eval;
   bool maximise = false;
@@ -40,7 +40,8 @@ struct SearchResult {
   std::string error;          // kError: the evaluation error at best_at
 };
 
-SearchResult Optimise(const Objective& f, const Box& box, std::optional<Wide> threshold, int max_boxes);
+SearchResult Optimise(const Objective& f, const Box& box, std::optional<Wide> threshold,
+                      int max_boxes);
 
 // Points worth evaluating in a box: both extreme corners and the midpoint, and every
 // corner (or, beyond 6 free variables, each single-variable flip) when `all_corners`.

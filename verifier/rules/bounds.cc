@@ -9,9 +9,12 @@
 namespace loadplan::verifier {
 namespace {
 
-void CheckUse(const RuleContext& ctx, const Buffer& b, const Expr& count, const Use& u, DiagSink& sink) {
+void CheckUse(const RuleContext& ctx, const Buffer& b, const Expr& count, const Use& u,
+              DiagSink& sink) {
   if (u.param.empty() || !u.extent || !ctx.ExprOk(*u.extent)) return;
-  auto what = [&] { return fmt::format("the extent `{}` of parameter `{}`", ToString(*u.extent), u.param); };
+  auto what = [&] {
+    return fmt::format("the extent `{}` of parameter `{}`", ToString(*u.extent), u.param);
+  };
   const Proof& evaluates = ctx.Evaluates(*u.extent);
   if (evaluates.truth != Truth::kTrue) {
     rules::ReportEvaluates(evaluates, u.ptr, what(), sink);

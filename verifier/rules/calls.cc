@@ -19,15 +19,16 @@ void ReportArgs(std::string ptr, std::string message, std::string hint, DiagSink
 void CheckDtype(const Param& p, const Arg& a, const Buffer* b, DiagSink& sink) {
   if (b == nullptr || b->malformed || !p.dtype || b->dtype == *p.dtype) return;
   sink.Error(std::string(codes::kArgDtype), a.ptr,
-             fmt::format("buffer `{}` is {} but parameter `{}` is {}", b->name, base::DtypeName(b->dtype),
-                         p.name, base::DtypeName(*p.dtype)),
+             fmt::format("buffer `{}` is {} but parameter `{}` is {}", b->name,
+                         base::DtypeName(b->dtype), p.name, base::DtypeName(*p.dtype)),
              "bind a buffer of the parameter's dtype",
              {Note{ChildPointer(p.ptr, "dtype"), "parameter declared here"},
               Note{ChildPointer(b->ptr, "dtype"), "buffer declared here"}});
 }
 
 // `bound`: the buffer a.buffer names (RuleContext::ArgBuffer).
-void CheckArg(const RuleContext& ctx, const Kernel& k, const Arg& a, const Buffer* bound, DiagSink& sink) {
+void CheckArg(const RuleContext& ctx, const Kernel& k, const Arg& a, const Buffer* bound,
+              DiagSink& sink) {
   const Param* p = FindParam(k, a.param);
   if (p == nullptr) {
     ReportArgs(a.ptr, fmt::format("kernel `{}` has no parameter `{}`", k.name, a.param),
@@ -39,8 +40,9 @@ void CheckArg(const RuleContext& ctx, const Kernel& k, const Arg& a, const Buffe
     const Buffer* b = a.buffer ? bound : nullptr;
     bool unresolved_scalar = a.buffer && b == nullptr && rules::LooksScalar(ctx.m, *a.buffer);
     if (!a.buffer || unresolved_scalar) {
-      ReportArgs(a.ptr, fmt::format("parameter `{}` of kernel `{}` takes a buffer, not a scalar",
-                                    a.param, k.name),
+      ReportArgs(a.ptr,
+                 fmt::format("parameter `{}` of kernel `{}` takes a buffer, not a scalar", a.param,
+                             k.name),
                  "pass a buffer name", sink);
     } else {
       CheckDtype(*p, a, b, sink);
@@ -52,8 +54,9 @@ void CheckArg(const RuleContext& ctx, const Kernel& k, const Arg& a, const Buffe
   if (!e) return;
   for (const std::string& v : Variables(*e)) {
     if (ctx.m.FindVar(v) != nullptr || ctx.FindBuffer(v) == nullptr) continue;
-    ReportArgs(a.ptr, fmt::format("scalar parameter `{}` of kernel `{}` is passed buffer `{}`",
-                                  a.param, k.name, v),
+    ReportArgs(a.ptr,
+               fmt::format("scalar parameter `{}` of kernel `{}` is passed buffer `{}`", a.param,
+                           k.name, v),
                "pass an integer or an expression over variables", sink);
     return;
   }
@@ -70,9 +73,10 @@ void CheckCallArgs(const RuleContext& ctx, const Program& g, const Call& c, Diag
   const std::string where = c.args.empty() ? c.ptr : ChildPointer(c.ptr, "args");
   for (const Param& p : k->params) {
     if (p.malformed || FindArg(c, p.name) != nullptr) continue;
-    ReportArgs(where,
-               fmt::format("call of kernel `{}` has no argument for parameter `{}`", k->name, p.name),
-               fmt::format("add \"{}\" to the call's args", p.name), sink);
+    ReportArgs(
+        where,
+        fmt::format("call of kernel `{}` has no argument for parameter `{}`", k->name, p.name),
+        fmt::format("add \"{}\" to the call's args", p.name), sink);
   }
 }
 
@@ -85,11 +89,12 @@ void CheckExtentNames(const Kernel& k, const Param& p, DiagSink& sink) {
     const Param* q = FindParam(k, v);
     if (q != nullptr && q->access == Access::kScalar) continue;
     std::string what = q == nullptr ? "an unknown parameter" : "a buffer parameter";
-    sink.Error(std::string(codes::kKernelDecl), ChildPointer(p.ptr, "extent"),
-               fmt::format("extent of `{}` in kernel `{}` names `{}`, {}; extents may name only the "
-                           "kernel's scalar parameters",
-                           p.name, k.name, v, what),
-               rules::SuggestHint(v, scalars, "declare it as a scalar parameter"));
+    sink.Error(
+        std::string(codes::kKernelDecl), ChildPointer(p.ptr, "extent"),
+        fmt::format("extent of `{}` in kernel `{}` names `{}`, {}; extents may name only the "
+                    "kernel's scalar parameters",
+                    p.name, k.name, v, what),
+        rules::SuggestHint(v, scalars, "declare it as a scalar parameter"));
   }
 }
 

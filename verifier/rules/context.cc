@@ -40,12 +40,14 @@ const Proof& RuleContext::Evaluates(const Expr& e) const {
   std::string key(1, 'E');
   AppendKey(e, key);
   auto it = proof_cache.find(key);
-  if (it == proof_cache.end()) it = proof_cache.emplace(std::move(key), ProveEvaluates(e, box, options.budget)).first;
+  if (it == proof_cache.end())
+    it = proof_cache.emplace(std::move(key), ProveEvaluates(e, box, options.budget)).first;
   return it->second;
 }
 
 const Proof& RuleContext::LessEq(const Expr& lhs, const Expr& rhs) const {
-  if (lhs.IsConst() && rhs.IsConst() && lhs.value <= rhs.value && options.budget.max_boxes >= 1) return kProved;
+  if (lhs.IsConst() && rhs.IsConst() && lhs.value <= rhs.value && options.budget.max_boxes >= 1)
+    return kProved;
   std::string key(1, 'L');
   AppendKey(lhs, key);
   AppendKey(rhs, key);
@@ -129,20 +131,24 @@ void ComputeSizes(RuleContext& ctx) {
     }
     if (last == nullptr) continue;
     std::fill(ctx.size_ok_by_index.begin() + static_cast<ptrdiff_t>(i),
-              ctx.size_ok_by_index.begin() + static_cast<ptrdiff_t>(j), last->truth == Truth::kTrue);
-    if (last->truth != Truth::kTrue) ctx.size_proofs.emplace_hint(ctx.size_proofs.end(), all[i].name, *last);
+              ctx.size_ok_by_index.begin() + static_cast<ptrdiff_t>(j),
+              last->truth == Truth::kTrue);
+    if (last->truth != Truth::kTrue)
+      ctx.size_proofs.emplace_hint(ctx.size_proofs.end(), all[i].name, *last);
   }
 }
 
 // The name lookups every rule needs, resolved once.
 void ResolveNames(RuleContext& ctx) {
   const Manifest& m = ctx.m;
-  if (SortedByName(m.buffers)) ctx.buffer_index = IndexByName(m.buffers);  // first of a name, as lower_bound
+  if (SortedByName(m.buffers))
+    ctx.buffer_index = IndexByName(m.buffers);  // first of a name, as lower_bound
   for (const Program& p : m.programs) {
     ctx.call_base.push_back(ctx.arg_base.size());
     for (const Call& c : p.calls) {
       ctx.arg_base.push_back(ctx.arg_buffers.size());
-      for (const Arg& a : c.args) ctx.arg_buffers.push_back(a.buffer ? ctx.FindBuffer(*a.buffer) : nullptr);
+      for (const Arg& a : c.args)
+        ctx.arg_buffers.push_back(a.buffer ? ctx.FindBuffer(*a.buffer) : nullptr);
     }
   }
 }
@@ -150,8 +156,10 @@ void ResolveNames(RuleContext& ctx) {
 }  // namespace
 
 const Buffer* RuleContext::ArgBuffer(const Program& p, const Call& c, const Arg& a) const {
-  std::optional<size_t> pi = PositionIn(m.programs, p), ci = PositionIn(p.calls, c), ai = PositionIn(c.args, a);
-  if (!pi || !ci || !ai || *pi >= call_base.size() || !a.buffer) return a.buffer ? FindBuffer(*a.buffer) : nullptr;
+  std::optional<size_t> pi = PositionIn(m.programs, p), ci = PositionIn(p.calls, c),
+                        ai = PositionIn(c.args, a);
+  if (!pi || !ci || !ai || *pi >= call_base.size() || !a.buffer)
+    return a.buffer ? FindBuffer(*a.buffer) : nullptr;
   return arg_buffers[arg_base[call_base[*pi] + *ci] + *ai];
 }
 
@@ -167,7 +175,8 @@ const std::vector<Use>& RuleContext::UsesOf(const Buffer& b) const {
 }
 
 bool RuleContext::SizeOk(const Buffer& b) const {
-  if (std::optional<size_t> i = IndexOf(*this, b, size_ok_by_index.size())) return size_ok_by_index[*i] != 0;
+  if (std::optional<size_t> i = IndexOf(*this, b, size_ok_by_index.size()))
+    return size_ok_by_index[*i] != 0;
   if (!size_ok_by_index.empty()) {  // a copy, not an element: its name's verdict
     const Buffer* e = FindBuffer(b.name);
     return e != nullptr && size_ok_by_index[static_cast<size_t>(e - m.buffers.data())] != 0;

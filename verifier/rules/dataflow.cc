@@ -53,8 +53,8 @@ void CheckCycle(const RuleContext& ctx, const std::vector<CarryFlow>& flows, Dia
         }
       }
       if (hit == nullptr) continue;
-      notes.push_back(Note{hit->ptr, fmt::format("`{}` reads carry `{}` written by `{}`", cycle[i + 1],
-                                                 f.carry->name, cycle[i])});
+      notes.push_back(Note{hit->ptr, fmt::format("`{}` reads carry `{}` written by `{}`",
+                                                 cycle[i + 1], f.carry->name, cycle[i])});
       break;
     }
   }
@@ -74,16 +74,19 @@ void CheckOrphanReads(const RuleContext& ctx, const CarryFlow& f, DiagSink& sink
     for (const Use* w : f.writers) earlier = earlier || Before(ctx, *w, *r);
     if (earlier || (!ordered && !f.writers.empty())) continue;
     std::vector<Note> notes;
-    for (const Use* w : f.writers) notes.push_back({w->ptr, "written later here, by " + ctx.Describe(*w)});
+    for (const Use* w : f.writers)
+      notes.push_back({w->ptr, "written later here, by " + ctx.Describe(*w)});
     for (const Use* w : f.others) notes.push_back({w->ptr, "written here, by " + ctx.Describe(*w)});
-    std::string who = f.writers.empty()
-                          ? (f.others.empty() ? "nothing writes it" : "only serving or once programs write it")
-                          : "its derive writer runs later";
-    sink.Error(std::string(codes::kOrphanRead), r->ptr,
-               fmt::format("{} reads carry `{}`, which no earlier derive call writes ({}): it would "
-                           "read uninitialized memory",
-                           ctx.Describe(*r), f.carry->name, who),
-               "derive the carry first, in a derive program the reader runs after", std::move(notes));
+    std::string who =
+        f.writers.empty()
+            ? (f.others.empty() ? "nothing writes it" : "only serving or once programs write it")
+            : "its derive writer runs later";
+    sink.Error(
+        std::string(codes::kOrphanRead), r->ptr,
+        fmt::format("{} reads carry `{}`, which no earlier derive call writes ({}): it would "
+                    "read uninitialized memory",
+                    ctx.Describe(*r), f.carry->name, who),
+        "derive the carry first, in a derive program the reader runs after", std::move(notes));
   }
 }
 
@@ -91,7 +94,8 @@ void CheckTwoWriters(const RuleContext& ctx, const CarryFlow& f, DiagSink& sink)
   if (f.writers.size() < 2) return;
   std::vector<Note> notes;
   for (size_t i = 0; i < f.writers.size(); ++i) {
-    if (i != 1) notes.push_back({f.writers[i]->ptr, "also written here, by " + ctx.Describe(*f.writers[i])});
+    if (i != 1)
+      notes.push_back({f.writers[i]->ptr, "also written here, by " + ctx.Describe(*f.writers[i])});
   }
   sink.Error(std::string(codes::kTwoWriters), f.writers[1]->ptr,
              fmt::format("carry `{}` has {} derive writer calls; a derived carry has exactly one",
@@ -112,14 +116,16 @@ void CheckCoverage(const RuleContext& ctx, const CarryFlow& f, DiagSink& sink) {
   const Proof& p = ctx.LessEq(count, *w.extent);
   if (p.truth == Truth::kTrue) return;
   if (p.truth == Truth::kUnknown) {
-    sink.Error(std::string(codes::kUnproved), w.ptr,
-               fmt::format("could not prove that {} covers carry `{}`", ctx.Describe(w), f.carry->name));
+    sink.Error(
+        std::string(codes::kUnproved), w.ptr,
+        fmt::format("could not prove that {} covers carry `{}`", ctx.Describe(w), f.carry->name));
     return;
   }
-  sink.Error(std::string(codes::kUncovered), w.ptr,
-             fmt::format("{} writes {} of carry `{}`'s {} elements; the rest stays uninitialized",
-                         ctx.Describe(w), p.rhs_at.value_or(0), f.carry->name, p.lhs_at.value_or(0)),
-             "write the whole carry, or shrink its shape", {Note{f.carry->ptr, "declared here"}});
+  sink.Error(
+      std::string(codes::kUncovered), w.ptr,
+      fmt::format("{} writes {} of carry `{}`'s {} elements; the rest stays uninitialized",
+                  ctx.Describe(w), p.rhs_at.value_or(0), f.carry->name, p.lhs_at.value_or(0)),
+      "write the whole carry, or shrink its shape", {Note{f.carry->ptr, "declared here"}});
 }
 
 void CheckReadPrefix(const RuleContext& ctx, const CarryFlow& f, DiagSink& sink) {
@@ -130,14 +136,16 @@ void CheckReadPrefix(const RuleContext& ctx, const CarryFlow& f, DiagSink& sink)
     const Proof& p = ctx.LessEq(*r->extent, *w.extent);
     if (p.truth == Truth::kTrue) continue;
     if (p.truth == Truth::kUnknown) {
-      sink.Error(std::string(codes::kUnproved), r->ptr,
-                 fmt::format("could not prove that {} reads within what was written", ctx.Describe(*r)));
+      sink.Error(
+          std::string(codes::kUnproved), r->ptr,
+          fmt::format("could not prove that {} reads within what was written", ctx.Describe(*r)));
       continue;
     }
-    sink.Error(std::string(codes::kReadPastWritten), r->ptr,
-               fmt::format("{} reads {} elements of carry `{}` but its producer wrote only {}",
-                           ctx.Describe(*r), p.lhs_at.value_or(0), f.carry->name, p.rhs_at.value_or(0)),
-               "read only the written prefix, or write more", {Note{w.ptr, "written here"}});
+    sink.Error(
+        std::string(codes::kReadPastWritten), r->ptr,
+        fmt::format("{} reads {} elements of carry `{}` but its producer wrote only {}",
+                    ctx.Describe(*r), p.lhs_at.value_or(0), f.carry->name, p.rhs_at.value_or(0)),
+        "read only the written prefix, or write more", {Note{w.ptr, "written here"}});
   }
 }
 

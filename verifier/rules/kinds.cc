@@ -37,16 +37,19 @@ void CheckUses(const RuleContext& ctx, const Buffer& b, DiagSink& sink) {
     if (u.param.empty() && ctx.IsDerive(u)) continue;  // a derive collective: P3 reports it
     if (b.kind == BufferKind::kSource && Writes(u.access)) {
       sink.Error(std::string(codes::kSourceUse), u.ptr,
-                 fmt::format("source `{}` is written by {}; sources are read-only", b.name, ctx.Describe(u)),
+                 fmt::format("source `{}` is written by {}; sources are read-only", b.name,
+                             ctx.Describe(u)),
                  "write a carry instead, or declare the buffer a carry", {DeclaredHere(b)});
     } else if (b.kind == BufferKind::kSource && !ctx.IsDerive(u)) {
       sink.Error(std::string(codes::kSourceUse), u.ptr,
                  fmt::format("source `{}` is read by {}; sources are read only by derive programs",
                              b.name, ctx.Describe(u)),
-                 "read the derived carry instead, or declare the buffer a weight", {DeclaredHere(b)});
+                 "read the derived carry instead, or declare the buffer a weight",
+                 {DeclaredHere(b)});
     } else if (b.kind == BufferKind::kWeight && Writes(u.access)) {
       sink.Error(std::string(codes::kWeightWritten), u.ptr,
-                 fmt::format("weight `{}` is written by {}; weights are read-only", b.name, ctx.Describe(u)),
+                 fmt::format("weight `{}` is written by {}; weights are read-only", b.name,
+                             ctx.Describe(u)),
                  "write a carry instead", {DeclaredHere(b)});
     }
   }
@@ -69,11 +72,14 @@ void CheckFixedShape(const RuleContext& ctx, const Buffer& b, DiagSink& sink) {
     if (IsVariableFree(b.shape[i])) continue;
     std::set<std::string> vars = Variables(b.shape[i]);
     if (vars.empty()) continue;
-    std::string why = fixed_kind ? "it binds a checkpoint tensor" : "derive programs write it at load";
-    sink.Error(std::string(codes::kFixedShape), ChildPointer(ChildPointer(b.ptr, "shape"), i),
-               fmt::format("{} `{}` has a shape that depends on variable {}; {}, before variables have values",
-                           BufferKindName(b.kind), b.name, ctx.VarRangeText(*vars.begin()), why),
-               "use a constant shape (the variable's max, if it must be sized for it)");
+    std::string why =
+        fixed_kind ? "it binds a checkpoint tensor" : "derive programs write it at load";
+    sink.Error(
+        std::string(codes::kFixedShape), ChildPointer(ChildPointer(b.ptr, "shape"), i),
+        fmt::format(
+            "{} `{}` has a shape that depends on variable {}; {}, before variables have values",
+            BufferKindName(b.kind), b.name, ctx.VarRangeText(*vars.begin()), why),
+        "use a constant shape (the variable's max, if it must be sized for it)");
     return;
   }
 }
@@ -103,12 +109,14 @@ void CheckWholeBytes(const RuleContext& ctx, const Buffer& b, DiagSink& sink) {
   if (!IsVariableFree(count)) return;  // K5 reports the shape
   const std::optional<int64_t> n = Evaluate(count, {}).value;
   if (!n || *n < 0 || base::FillsWholeBytes(static_cast<uint64_t>(*n), b.dtype)) return;
-  sink.Error(std::string(codes::kWholeBytes), ChildPointer(b.ptr, "shape"),
-             fmt::format("{} `{}` holds {} {} elements of {} bits: not a whole number of bytes, so no "
-                         "safetensors checkpoint can store it",
-                         BufferKindName(b.kind), b.name, *n, base::DtypeName(b.dtype), bits),
-             fmt::format("use an element count whose bits are a multiple of 8 (a multiple of {} {} elements)",
-                         8 / std::gcd(8U, bits), base::DtypeName(b.dtype)));
+  sink.Error(
+      std::string(codes::kWholeBytes), ChildPointer(b.ptr, "shape"),
+      fmt::format("{} `{}` holds {} {} elements of {} bits: not a whole number of bytes, so no "
+                  "safetensors checkpoint can store it",
+                  BufferKindName(b.kind), b.name, *n, base::DtypeName(b.dtype), bits),
+      fmt::format(
+          "use an element count whose bits are a multiple of 8 (a multiple of {} {} elements)",
+          8 / std::gcd(8U, bits), base::DtypeName(b.dtype)));
 }
 
 void CheckTensorTwice(const RuleContext& ctx, DiagSink& sink) {
@@ -124,10 +132,11 @@ void CheckTensorTwice(const RuleContext& ctx, DiagSink& sink) {
     const Buffer& b = *bound[i];
     const Buffer& a = *bound[first.Find(*b.tensor).value_or(i)];
     if (&a == &b) continue;
-    sink.Error(std::string(codes::kTensorTwice), ChildPointer(b.ptr, "tensor"),
-               fmt::format("checkpoint tensor `{}` is bound by `{}` and `{}`", *b.tensor, a.name, b.name),
-               "bind each tensor once; read the one buffer from every call",
-               {Note{ChildPointer(a.ptr, "tensor"), "first bound here"}});
+    sink.Error(
+        std::string(codes::kTensorTwice), ChildPointer(b.ptr, "tensor"),
+        fmt::format("checkpoint tensor `{}` is bound by `{}` and `{}`", *b.tensor, a.name, b.name),
+        "bind each tensor once; read the one buffer from every call",
+        {Note{ChildPointer(a.ptr, "tensor"), "first bound here"}});
   }
 }
 
@@ -140,7 +149,8 @@ void CheckKinds(const RuleContext& ctx, DiagSink& sink) {
     CheckUses(ctx, b, sink);
     if (b.kind == BufferKind::kSource && b.exported) {
       sink.Error(std::string(codes::kSourceExport), ChildPointer(b.ptr, "export"),
-                 fmt::format("source `{}` is exported; it lives only while derive programs read it", b.name),
+                 fmt::format("source `{}` is exported; it lives only while derive programs read it",
+                             b.name),
                  "export the derived carry, or declare the buffer a weight", {});
     }
     CheckFixedShape(ctx, b, sink);

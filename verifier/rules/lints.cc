@@ -23,7 +23,8 @@ void CheckWeight(const RuleContext& ctx, const Buffer& b, DiagSink& sink) {
     if (!ctx.IsDerive(u) || Writes(u.access)) return;
   }
   std::optional<int64_t> bytes = MaxBytes(ctx, b);
-  std::string saves = bytes ? fmt::format("saves up to {} bytes of peak", *bytes) : "saves its size at peak";
+  std::string saves =
+      bytes ? fmt::format("saves up to {} bytes of peak", *bytes) : "saves its size at peak";
   sink.Warning(std::string(codes::kWeightOnlyDerive), b.ptr,
                fmt::format("weight `{}` is read only by derive programs: declare it a source: {}",
                            b.name, saves),
@@ -34,9 +35,10 @@ void CheckUnread(const RuleContext& ctx, const Buffer& b, DiagSink& sink) {
   const std::vector<Use>& uses = ctx.UsesOf(b);
   if (b.kind == BufferKind::kSource) {
     if (!uses.empty()) return;  // any use is a derive read or a K2 error
-    sink.Warning(std::string(codes::kSourceUnread), b.ptr,
-                 fmt::format("no derive program reads source `{}`: it is loaded for nothing", b.name),
-                 "remove the source, or read it from a derive program");
+    sink.Warning(
+        std::string(codes::kSourceUnread), b.ptr,
+        fmt::format("no derive program reads source `{}`: it is loaded for nothing", b.name),
+        "remove the source, or read it from a derive program");
     return;
   }
   for (const Use& u : uses) {

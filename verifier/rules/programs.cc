@@ -66,17 +66,19 @@ void CheckDeriveCall(const RuleContext& ctx, const Call& c, DiagSink& sink) {
   }
   for (size_t i = 0; i < c.grid.size(); ++i) {
     bool zero = c.grid[i].IsConst() && c.grid[i].value == 0;
-    if (IsVariableFree(c.grid[i]) && !zero) continue;  // nothing to report: skip building the pointer
+    if (IsVariableFree(c.grid[i]) && !zero)
+      continue;  // nothing to report: skip building the pointer
     std::string ptr = ChildPointer(ChildPointer(c.ptr, "grid"), i);
     ReportVariable(ctx, c.grid[i], ptr, "the grid", sink);
     if (zero) {
-      sink.Error(std::string(codes::kEmptyProgram), ptr, "derive call has a grid of 0: it does nothing",
-                 "use a grid of at least 1");
+      sink.Error(std::string(codes::kEmptyProgram), ptr,
+                 "derive call has a grid of 0: it does nothing", "use a grid of at least 1");
     }
   }
   for (size_t i = 0; i < c.block.size(); ++i) {
     if (IsVariableFree(c.block[i])) continue;
-    ReportVariable(ctx, c.block[i], ChildPointer(ChildPointer(c.ptr, "block"), i), "the block", sink);
+    ReportVariable(ctx, c.block[i], ChildPointer(ChildPointer(c.ptr, "block"), i), "the block",
+                   sink);
   }
   const Kernel* k = ctx.m.FindKernel(c.kernel);
   if (k == nullptr || k->malformed) return;
@@ -96,7 +98,8 @@ void CheckPrograms(const RuleContext& ctx, DiagSink& sink) {
     if (p.malformed) continue;
     if (p.calls.empty()) {
       sink.Error(std::string(codes::kEmptyProgram), ChildPointer(p.ptr, "calls"),
-                 fmt::format("program `{}` has no calls", p.name), "add calls or remove the program");
+                 fmt::format("program `{}` has no calls", p.name),
+                 "add calls or remove the program");
     }
     if (!p.derive) continue;
     CheckFlags(p, sink);

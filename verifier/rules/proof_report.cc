@@ -11,7 +11,8 @@ std::string WitnessText(const Assignment& a) {
   return a.empty() ? std::string("every admissible value") : FormatAssignment(a);
 }
 
-bool ReportEvaluates(const Proof& proof, std::string_view ptr, std::string_view what, DiagSink& sink) {
+bool ReportEvaluates(const Proof& proof, std::string_view ptr, std::string_view what,
+                     DiagSink& sink) {
   if (proof.truth == Truth::kTrue) return true;
   if (proof.truth == Truth::kFalse) {
     sink.Error(std::string(codes::kOverflow), std::string(ptr),
@@ -19,9 +20,11 @@ bool ReportEvaluates(const Proof& proof, std::string_view ptr, std::string_view 
                            proof.error.empty() ? "overflow" : proof.error),
                "keep sizes within 64 bits and divisors non-zero over the variables' ranges");
   } else {
-    sink.Error(std::string(codes::kUnproved), std::string(ptr),
-               fmt::format("could not prove that {} evaluates without overflow over the variable box", what),
-               "narrow the variables' ranges or simplify the expression");
+    sink.Error(
+        std::string(codes::kUnproved), std::string(ptr),
+        fmt::format("could not prove that {} evaluates without overflow over the variable box",
+                    what),
+        "narrow the variables' ranges or simplify the expression");
   }
   return false;
 }

@@ -11,7 +11,8 @@ namespace loadplan::verifier::rules {
 
 // Reports a failed ProveEvaluates of `what` at `ptr`: kFalse -> S9 with the witness,
 // kUnknown -> B2. Returns true when the proof holds.
-bool ReportEvaluates(const Proof& proof, std::string_view ptr, std::string_view what, DiagSink& sink);
+bool ReportEvaluates(const Proof& proof, std::string_view ptr, std::string_view what,
+                     DiagSink& sink);
 
 // "batch=256, ctx=1", or "every admissible value" when the witness is empty.
 std::string WitnessText(const Assignment& a);

@@ -32,18 +32,22 @@ bool WellDeclared(const Kernel& k) {
 bool CheckDeclaration(const Kernel& k, const kernels::KernelSpec& spec, DiagSink& sink) {
   const std::vector<ContractMismatch> diffs = CompareWithRegistry(k, spec);
   for (const ContractMismatch& d : diffs) {
-    sink.Error(std::string(codes::kRegistryContract), d.ptr, d.message,
-               fmt::format("declare `{}` exactly as the registry does (`loadplan kernels {}` prints it), or "
-                           "give your kernel another name",
-                           spec.name, spec.name));
+    sink.Error(
+        std::string(codes::kRegistryContract), d.ptr, d.message,
+        fmt::format(
+            "declare `{}` exactly as the registry does (`loadplan kernels {}` prints it), or "
+            "give your kernel another name",
+            spec.name, spec.name));
   }
   return diffs.empty();
 }
 
-void ReportBroken(const Call& c, const kernels::Precondition& p, const std::string& at, DiagSink& sink) {
+void ReportBroken(const Call& c, const kernels::Precondition& p, const std::string& at,
+                  DiagSink& sink) {
   const Arg* subject = FindArg(c, p.subject);
   sink.Error(std::string(codes::kPrecondition), subject != nullptr ? subject->ptr : c.ptr,
-             fmt::format("call of registry kernel `{}` breaks its precondition `{}` at {}", c.kernel, p.text, at),
+             fmt::format("call of registry kernel `{}` breaks its precondition `{}` at {}",
+                         c.kernel, p.text, at),
              fmt::format("pass scalars for which `{}` holds: {}", p.text, p.why));
 }
 
@@ -67,8 +71,8 @@ Proof ProveCompare(const RuleContext& ctx, const Expr& l, kernels::Compare cmp, 
 // derive calls need variable-free scalars (else P4). Variable-free: evaluated exactly.
 // Otherwise each precondition is proved over the box: a counterexample is P10 with its
 // witness; a proof that runs out of budget is left to the launch-time check (validate_call.h).
-void CheckPreconditions(const RuleContext& ctx, const Program& g, const Call& c, const kernels::KernelSpec& spec,
-                        DiagSink& sink) {
+void CheckPreconditions(const RuleContext& ctx, const Program& g, const Call& c,
+                        const kernels::KernelSpec& spec, DiagSink& sink) {
   std::map<std::string, Expr> bind;
   Assignment at;
   bool fixed = true;
@@ -105,7 +109,8 @@ void CheckPreconditions(const RuleContext& ctx, const Program& g, const Call& c,
 }  // namespace
 
 void CheckRegistry(const RuleContext& ctx, DiagSink& sink) {
-  std::map<std::string, const kernels::KernelSpec*, std::less<>> matching;  // declared exactly as the registry
+  std::map<std::string, const kernels::KernelSpec*, std::less<>>
+      matching;  // declared exactly as the registry
   for (const Kernel& k : ctx.m.kernels) {
     const kernels::KernelSpec* spec = kernels::FindKernel(k.name);
     if (spec == nullptr || !WellDeclared(k)) continue;
@@ -116,7 +121,8 @@ void CheckRegistry(const RuleContext& ctx, DiagSink& sink) {
     if (g.malformed) continue;
     for (const Call& c : g.calls) {
       if (c.malformed || c.type != CallType::kKernel) continue;
-      if (auto it = matching.find(c.kernel); it != matching.end()) CheckPreconditions(ctx, g, c, *it->second, sink);
+      if (auto it = matching.find(c.kernel); it != matching.end())
+        CheckPreconditions(ctx, g, c, *it->second, sink);
     }
   }
 }

@@ -58,7 +58,7 @@ struct RuleContext {
   // usage.Of(b.name), for a buffer of m.
   [[nodiscard]] const std::vector<Use>& UsesOf(const Buffer& b) const;
   [[nodiscard]] bool VarOk(std::string_view name) const;
-  [[nodiscard]] bool ExprOk(const Expr& e) const;  // every variable VarOk
+  [[nodiscard]] bool ExprOk(const Expr& e) const;     // every variable VarOk
   [[nodiscard]] bool ShapeOk(const Buffer& b) const;  // not malformed, every dim ExprOk
   [[nodiscard]] bool SizeOk(const Buffer& b) const;   // ShapeOk and its size evaluates over the box
   [[nodiscard]] const Buffer* GoodBuffer(std::string_view name) const;  // SizeOk buffer or nullptr
@@ -87,11 +87,12 @@ struct RuleFamily {
 void CheckStructure(const RuleContext& ctx, DiagSink& sink);  // S6, S8, S9
 void CheckKinds(const RuleContext& ctx, DiagSink& sink);      // K1-K8
 void CheckPrograms(const RuleContext& ctx, DiagSink& sink);   // P1-P4, P8
-void CheckCalls(const RuleContext& ctx, DiagSink& sink);      // P5-P7: arguments and kernel contracts
-void CheckRegistry(const RuleContext& ctx, DiagSink& sink);   // P9, P10: registry kernels' contracts and preconditions
-void CheckDataflow(const RuleContext& ctx, DiagSink& sink);   // D1-D5
-void CheckBounds(const RuleContext& ctx, DiagSink& sink);     // B1, B2
-void CheckLints(const RuleContext& ctx, DiagSink& sink);      // L1-L3
+void CheckCalls(const RuleContext& ctx, DiagSink& sink);  // P5-P7: arguments and kernel contracts
+void CheckRegistry(const RuleContext& ctx,
+                   DiagSink& sink);  // P9, P10: registry kernels' contracts and preconditions
+void CheckDataflow(const RuleContext& ctx, DiagSink& sink);  // D1-D5
+void CheckBounds(const RuleContext& ctx, DiagSink& sink);    // B1, B2
+void CheckLints(const RuleContext& ctx, DiagSink& sink);     // L1-L3
 
 // Every family, in phase order: structure -> references -> semantics -> lints.
 std::span<const RuleFamily> AllRuleFamilies();

@@ -45,13 +45,14 @@ void CheckDims(const RuleContext& ctx, const std::vector<Expr>& dims, const std:
   }
 }
 
-void CheckArgRefs(const RuleContext& ctx, const Program& g, const Call& c, const Kernel& k, const Arg& a,
-                  DiagSink& sink) {
+void CheckArgRefs(const RuleContext& ctx, const Program& g, const Call& c, const Kernel& k,
+                  const Arg& a, DiagSink& sink) {
   const Param* p = FindParam(k, a.param);
   if (a.malformed || p == nullptr || p->malformed) return;  // unknown param: P5
   if (p->access != Access::kScalar) {
     if (a.buffer && ctx.ArgBuffer(g, c, a) == nullptr && !rules::LooksScalar(ctx.m, *a.buffer)) {
-      sink.Error(std::string(codes::kUnresolved), a.ptr, fmt::format("unknown buffer `{}`", *a.buffer),
+      sink.Error(std::string(codes::kUnresolved), a.ptr,
+                 fmt::format("unknown buffer `{}`", *a.buffer),
                  SuggestHint(*a.buffer, NamesOf(ctx.m.buffers), "declare it under /buffers"));
     }
     return;
@@ -125,13 +126,17 @@ void CheckEvaluates(const RuleContext& ctx, const Expr& e, PtrFn&& ptr, DiagSink
 
 void CheckCallSizes(const RuleContext& ctx, const Call& c, DiagSink& sink) {
   for (size_t i = 0; i < c.grid.size(); ++i) {
-    CheckEvaluates(ctx, c.grid[i], [&] { return ChildPointer(ChildPointer(c.ptr, "grid"), i); }, sink);
+    CheckEvaluates(
+        ctx, c.grid[i], [&] { return ChildPointer(ChildPointer(c.ptr, "grid"), i); }, sink);
   }
   for (size_t i = 0; i < c.block.size(); ++i) {
-    CheckEvaluates(ctx, c.block[i], [&] { return ChildPointer(ChildPointer(c.ptr, "block"), i); }, sink);
+    CheckEvaluates(
+        ctx, c.block[i], [&] { return ChildPointer(ChildPointer(c.ptr, "block"), i); }, sink);
   }
   for (const Arg& a : c.args) {
-    if (!a.malformed && a.scalar) CheckEvaluates(ctx, *a.scalar, [&] { return a.ptr; }, sink);
+    if (!a.malformed && a.scalar)
+      CheckEvaluates(
+          ctx, *a.scalar, [&] { return a.ptr; }, sink);
   }
 }
 

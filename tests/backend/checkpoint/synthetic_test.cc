@@ -17,7 +17,8 @@ namespace {
 
 using base::Dtype;
 
-std::vector<uint8_t> Bytes(uint64_t seed, Dtype d, std::optional<std::string> enc, uint64_t off, size_t n) {
+std::vector<uint8_t> Bytes(uint64_t seed, Dtype d, std::optional<std::string> enc, uint64_t off,
+                           size_t n) {
   std::vector<uint8_t> v(n);
   SyntheticBytes(seed, "t", d, enc, off, v);
   return v;
@@ -50,24 +51,32 @@ TEST(Synthetic, E8m0ScalesAreSane) {
 RC_GTEST_PROP(Synthetic, ChunksAreIndependentOfSplit, (uint64_t seed, uint8_t split_at)) {
   const auto whole = Bytes(seed, Dtype::kBF16, {}, 40, 200);
   auto a = Bytes(seed, Dtype::kBF16, {}, 40, split_at);
-  const auto b = Bytes(seed, Dtype::kBF16, {}, 40 + split_at, 200 - std::min<size_t>(split_at, 200));
+  const auto b =
+      Bytes(seed, Dtype::kBF16, {}, 40 + split_at, 200 - std::min<size_t>(split_at, 200));
   a.insert(a.end(), b.begin(), b.end());
   a.resize(200);
   RC_ASSERT(a == whole);
 }
 
-TEST(Synthetic, SeedChangesBytes) { EXPECT_NE(Bytes(1, Dtype::kU8, {}, 0, 64), Bytes(2, Dtype::kU8, {}, 0, 64)); }
+TEST(Synthetic, SeedChangesBytes) {
+  EXPECT_NE(Bytes(1, Dtype::kU8, {}, 0, 64), Bytes(2, Dtype::kU8, {}, 0, 64));
+}
 
 TEST(Synthetic, GeneratedCheckpointLoadsAndBinds) {
-  const auto parsed = verifier::ParseManifest(R"({"schema":1,"name":"m","vars":{},"kernels":{},"programs":{},
+  const auto parsed =
+      verifier::ParseManifest(R"({"schema":1,"name":"m","vars":{},"kernels":{},"programs":{},
     "buffers":{"a":{"kind":"weight","tensor":"model.layers.10.a","dtype":"BF16","shape":[64,3]},
                "b":{"kind":"weight","tensor":"model.layers.2.b","dtype":"U8","shape":[1000],"encoding":"e8m0"},
                "c":{"kind":"weight","tensor":"model.layers.2.c","dtype":"F32","shape":[300]}}})");
   ASSERT_TRUE(parsed.manifest);
-  const auto dir = std::filesystem::temp_directory_path() / ("lp_gen_" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("lp_gen_" + std::to_string(::getpid()));
   uint64_t last = 0;
-  const base::Result<GenSummary> r = GenerateCheckpoint(*parsed.manifest, {.dir = dir.string(), .seed = 7, .shard_bytes = 2500,
-                                                            .progress = [&](uint64_t done, uint64_t) { last = done; }});
+  const base::Result<GenSummary> r = GenerateCheckpoint(
+      *parsed.manifest, {.dir = dir.string(),
+                         .seed = 7,
+                         .shard_bytes = 2500,
+                         .progress = [&](uint64_t done, uint64_t) { last = done; }});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->tensors, 3u);
   EXPECT_EQ(r->bytes, 64u * 3 * 2 + 1000 + 1200);
@@ -101,13 +110,16 @@ TEST(GenLayers, HugeLayerNumbersAreBeyond) {
 
 // GenOptions::layers: the checkpoint holds only the tensors of the layers kept.
 TEST(GenLayers, CheckpointKeepsLayersBelowN) {
-  const auto parsed = verifier::ParseManifest(R"({"schema":1,"name":"m","vars":{},"kernels":{},"programs":{},
+  const auto parsed =
+      verifier::ParseManifest(R"({"schema":1,"name":"m","vars":{},"kernels":{},"programs":{},
     "buffers":{"a":{"kind":"weight","tensor":"model.layers.10.a","dtype":"BF16","shape":[64,3]},
                "b":{"kind":"weight","tensor":"model.layers.2.b","dtype":"U8","shape":[1000]},
                "e":{"kind":"weight","tensor":"model.embed","dtype":"F32","shape":[300]}}})");
   ASSERT_TRUE(parsed.manifest);
-  const auto dir = std::filesystem::temp_directory_path() / ("lp_gen_layers_" + std::to_string(::getpid()));
-  const base::Result<GenSummary> r = GenerateCheckpoint(*parsed.manifest, {.dir = dir.string(), .seed = 7, .layers = 3});
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("lp_gen_layers_" + std::to_string(::getpid()));
+  const base::Result<GenSummary> r =
+      GenerateCheckpoint(*parsed.manifest, {.dir = dir.string(), .seed = 7, .layers = 3});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->tensors, 2u);
   EXPECT_EQ(r->bytes, 1000u + 1200);

@@ -24,13 +24,13 @@
 namespace loadplan::backend {
 namespace {
 
-using simulator::LoadPlan;
-using simulator::PlanOptions;
-using simulator::Residence;
 using simulator::BufferId;
 using simulator::CallId;
 using simulator::Index;
+using simulator::LoadPlan;
 using simulator::PlannedBuffer;
+using simulator::PlanOptions;
+using simulator::Residence;
 using simulator::StepIndex;
 using simulator::StepKind;
 
@@ -63,11 +63,21 @@ std::unique_ptr<Model> MakeModel(const verifier::BuildResult& built, const std::
 
 // 2 layers, 4 experts, H = 192 and I = 160 (both padded to 256: the pad paths run).
 const Model& SmallGptOss() {
-  static const std::unique_ptr<Model> m = MakeModel(
-      examples::GptOss({.name = "gpt-oss-small", .layers = 2, .experts = 4, .top_k = 2, .hidden = 192,
-                        .intermediate = 160, .heads = 4, .kv_heads = 2, .head_dim = 64, .vocab = 1024,
-                        .batch_max = 4, .ctx_max = 256, .lanes = 2, .prefetch = 1}),
-      "gptoss");
+  static const std::unique_ptr<Model> m = MakeModel(examples::GptOss({.name = "gpt-oss-small",
+                                                                      .layers = 2,
+                                                                      .experts = 4,
+                                                                      .top_k = 2,
+                                                                      .hidden = 192,
+                                                                      .intermediate = 160,
+                                                                      .heads = 4,
+                                                                      .kv_heads = 2,
+                                                                      .head_dim = 64,
+                                                                      .vocab = 1024,
+                                                                      .batch_max = 4,
+                                                                      .ctx_max = 256,
+                                                                      .lanes = 2,
+                                                                      .prefetch = 1}),
+                                                    "gptoss");
   return *m;
 }
 
@@ -91,7 +101,9 @@ Carries DirectDerive(const Model& model) {
           const auto data = loc.file->Data(*loc.info);
           v.assign(data.begin(), data.end());
         } else if (v.empty()) {
-          v.assign(static_cast<size_t>(verifier::Evaluate(verifier::ByteSize(*b), {}).value.value()), 0xEE);
+          v.assign(
+              static_cast<size_t>(verifier::Evaluate(verifier::ByteSize(*b), {}).value.value()),
+              0xEE);
         }
         args.buffers[a.param] = {.data = v.data(), .bytes = v.size()};
       }
@@ -115,8 +127,10 @@ struct HostRun {
 
 HostRun RunHost(const LoadPlan& plan, const Checkpoint& checkpoint, HostOptions options = {}) {
   HostBackend host(plan, checkpoint, options);
-  HostRun r{.result = Execute(plan, host), .peak = host.PeakBytes(), .live = host.LiveBytes(),
-        .failure = host.LastFailure()};
+  HostRun r{.result = Execute(plan, host),
+            .peak = host.PeakBytes(),
+            .live = host.LiveBytes(),
+            .failure = host.LastFailure()};
   for (const simulator::PlannedBuffer& b : plan.buffers) {
     if (b.kind != verifier::BufferKind::kCarry) continue;
     EXPECT_TRUE(!r.result.status.ok() || host.FullyWritten(b.id)) << b.name;
@@ -142,7 +156,8 @@ BufferId Id(const LoadPlan& p, std::string_view name) {
 }
 
 // The step of `kind` for buffer `buffer` (fills, releases) or call `call` (launches).
-size_t StepOf(const LoadPlan& p, StepKind kind, std::optional<BufferId> buffer, std::optional<CallId> call = {}) {
+size_t StepOf(const LoadPlan& p, StepKind kind, std::optional<BufferId> buffer,
+              std::optional<CallId> call = {}) {
   for (size_t s = 0; s < p.steps.size(); ++s) {
     if (p.steps[s].kind == kind && p.steps[s].buffer == buffer && p.steps[s].call == call) return s;
   }
@@ -252,7 +267,8 @@ TEST(HostBackend, ReleaseBeforeTheLastReaderIsCaught) {
 TEST(HostBackend, MissingFillIsAnUnwrittenRead) {
   LoadPlan plan = PlanOf(SmallGptOss());
   const BufferId x = plan.arrival.at(3);
-  plan.steps.erase(plan.steps.begin() + static_cast<std::ptrdiff_t>(StepOf(plan, StepKind::kFill, x)));
+  plan.steps.erase(plan.steps.begin() +
+                   static_cast<std::ptrdiff_t>(StepOf(plan, StepKind::kFill, x)));
   DropWaits(plan);
   const HostRun run = RunHost(SmallGptOss(), plan);
   ASSERT_TRUE(run.failure);
@@ -272,9 +288,11 @@ TEST(HostBackend, OverlappingLiveSourcesAreCaughtAtTheStaleReader) {
     for (BufferId b : plan.arrival) {
       const auto& pa = plan.buffer(a);
       const auto& pb = plan.buffer(b);
-      const size_t fill_a = StepOf(plan, StepKind::kFill, a), fill_b = StepOf(plan, StepKind::kFill, b);
+      const size_t fill_a = StepOf(plan, StepKind::kFill, a),
+                   fill_b = StepOf(plan, StepKind::kFill, b);
       const size_t read_a = StepOf(plan, StepKind::kLaunch, {}, pa.last_reader);
-      if (a != b && pb.bytes <= pa.bytes && fill_a < fill_b && fill_b < read_a && !pair) pair = {a, b};
+      if (a != b && pb.bytes <= pa.bytes && fill_a < fill_b && fill_b < read_a && !pair)
+        pair = {a, b};
     }
   }
   ASSERT_TRUE(pair) << "no two sources with overlapping windows";
@@ -297,7 +315,8 @@ TEST(HostBackend, FillChecksTheTensorAndItsSize) {
   ASSERT_TRUE(run.failure);
   EXPECT_EQ(run.failure->code, HostError::kTensor);  // the preflight's binding check
   EXPECT_EQ(run.result.failed_step, AtStep(0));
-  EXPECT_NE(run.result.status.message().find("model.layers.0.nope"), std::string::npos) << run.result.status.message();
+  EXPECT_NE(run.result.status.message().find("model.layers.0.nope"), std::string::npos)
+      << run.result.status.message();
 
   LoadPlan smaller = PlanOf(model);
   smaller.buffers[Index(x)].bytes -= 1;
@@ -333,8 +352,11 @@ TEST(HostBackend, OutOfMemoryAtTheArenaSaysAskedAndFreeAndCleansUp) {
   EXPECT_EQ(plan.step(run.result.failed_step.value()).kind, StepKind::kAllocArena);
   EXPECT_EQ(run.result.status.kind(), base::ErrorKind::kOutOfMemory);
   const std::string& msg = run.result.status.message();
-  EXPECT_NE(msg.find(fmt::format("({} bytes)", plan.arena_bytes_rounded)), std::string::npos) << msg;
-  EXPECT_NE(msg.find(fmt::format("({} bytes) free", plan.arena_bytes_rounded - 1)), std::string::npos) << msg;
+  EXPECT_NE(msg.find(fmt::format("({} bytes)", plan.arena_bytes_rounded)), std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find(fmt::format("({} bytes) free", plan.arena_bytes_rounded - 1)),
+            std::string::npos)
+      << msg;
   EXPECT_TRUE(run.result.cleanup.ok()) << run.result.cleanup.message();
   EXPECT_EQ(run.live, 0u);
   EXPECT_EQ(run.peak, plan.resident_bytes_rounded);
@@ -348,11 +370,14 @@ TEST(HostBackend, EveryLanesPrefetchPlacementGivesTheSameCarries) {
   ASSERT_TRUE(base.result.status.ok()) << base.result.status.message();
   size_t distinct_arenas = 0;
   uint64_t last_arena = 0;
-  for (const auto policy : {simulator::PlacementPolicy::kFirstFit, simulator::PlacementPolicy::kBestFit}) {
+  for (const auto policy :
+       {simulator::PlacementPolicy::kFirstFit, simulator::PlacementPolicy::kBestFit}) {
     for (uint32_t lanes : {1u, 2u, 4u}) {
       for (uint32_t prefetch : {0u, 1u, 3u}) {
-        SCOPED_TRACE(fmt::format("{} lanes={} prefetch={}", simulator::PlacementPolicyName(policy), lanes, prefetch));
-        const LoadPlan plan = PlanOf(model, {.lanes = lanes, .prefetch = prefetch, .placement = policy});
+        SCOPED_TRACE(fmt::format("{} lanes={} prefetch={}", simulator::PlacementPolicyName(policy),
+                                 lanes, prefetch));
+        const LoadPlan plan =
+            PlanOf(model, {.lanes = lanes, .prefetch = prefetch, .placement = policy});
         const HostRun run = RunHost(model, plan);
         ASSERT_TRUE(run.result.status.ok()) << run.result.status.message();
         EXPECT_EQ(run.carries, base.carries);

@@ -48,7 +48,8 @@ Agnode_t* Node(Agraph_t* g, const std::string& name) {
 int CountEdges(Agraph_t* g, const std::string& cls) {
   int count = 0;
   for (Agnode_t* n = agfstnode(g); n != nullptr; n = agnxtnode(g, n)) {
-    for (Agedge_t* e = agfstout(g, n); e != nullptr; e = agnxtout(g, e)) count += Get(e, "class") == cls;
+    for (Agedge_t* e = agfstout(g, n); e != nullptr; e = agnxtout(g, e))
+      count += Get(e, "class") == cls;
   }
   return count;
 }
@@ -62,8 +63,10 @@ TEST(GraphTest, DotHasEveryNodeEdgeAndCluster) {
   EXPECT_EQ(CountEdges(g.get(), "write"), 3);
   EXPECT_EQ(Node(g.get(), "b:kv"), nullptr);
   std::map<std::string, int> clusters;
-  for (Agraph_t* s = agfstsubg(g.get()); s != nullptr; s = agnxtsubg(s)) clusters[agnameof(s)] = agnnodes(s);
-  EXPECT_EQ(clusters, (std::map<std::string, int>{{"cluster_derive.a", 2}, {"cluster_derive.b", 1}}));
+  for (Agraph_t* s = agfstsubg(g.get()); s != nullptr; s = agnxtsubg(s))
+    clusters[agnameof(s)] = agnnodes(s);
+  EXPECT_EQ(clusters,
+            (std::map<std::string, int>{{"cluster_derive.a", 2}, {"cluster_derive.b", 1}}));
 }
 
 TEST(GraphTest, EdgesConnectTheRightEnds) {
@@ -81,7 +84,7 @@ TEST(GraphTest, EdgesConnectTheRightEnds) {
   EXPECT_EQ(Get(write, "class"), "write");
   EXPECT_NE(Get(read, "style"), Get(write, "style"));
   EXPECT_EQ(agedge(g.get(), call2, src3, nullptr, 0), nullptr);  // sources are never written
-  EXPECT_EQ(agdegree(g.get(), carry, 1, 1), 3);  // written by c0, c1; read by c2
+  EXPECT_EQ(agdegree(g.get(), carry, 1, 1), 3);                  // written by c0, c1; read by c2
 }
 
 TEST(GraphTest, NodesCarryKindColourAndEscapedHtmlLabels) {

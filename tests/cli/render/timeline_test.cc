@@ -27,10 +27,12 @@ using testing::SamplePlan;
 using testing::XmlDoc;
 using testing::XmlElement;
 
-std::vector<const XmlElement*> WithClass(const XmlDoc& doc, std::string_view name, std::string_view cls) {
+std::vector<const XmlElement*> WithClass(const XmlDoc& doc, std::string_view name,
+                                         std::string_view cls) {
   std::vector<const XmlElement*> out;
   for (const auto& el : doc.elements) {
-    if (el.name == name && el.attrs.contains("class") && el.attrs.at("class") == cls) out.push_back(&el);
+    if (el.name == name && el.attrs.contains("class") && el.attrs.at("class") == cls)
+      out.push_back(&el);
   }
   return out;
 }
@@ -58,10 +60,11 @@ TEST(TimelineSvgTest, OneRectanglePerSourceWithTooltips) {
   ASSERT_EQ(rects.size(), 3u);
   std::set<std::string> titles;
   for (const auto* r : rects) titles.insert(TitleOf(doc, r));
-  EXPECT_EQ(titles, (std::set<std::string>{
-                        "src a&b\nwindow [0, 2)  lane 0\n3.00 MiB (3145728 bytes) at offset 0 B",
-                        "src<2>\nwindow [0, 3)  lane 1\n1.00 MiB (1048576 bytes) at offset 3.00 MiB",
-                        "src'3\nwindow [1, 3)  lane 0\n2.00 MiB (2097152 bytes) at offset 4.00 MiB"}));
+  EXPECT_EQ(titles,
+            (std::set<std::string>{
+                "src a&b\nwindow [0, 2)  lane 0\n3.00 MiB (3145728 bytes) at offset 0 B",
+                "src<2>\nwindow [0, 3)  lane 1\n1.00 MiB (1048576 bytes) at offset 3.00 MiB",
+                "src'3\nwindow [1, 3)  lane 0\n2.00 MiB (2097152 bytes) at offset 4.00 MiB"}));
 }
 
 TEST(TimelineSvgTest, RectanglesSpanWindowsAndOffsets) {
@@ -69,8 +72,8 @@ TEST(TimelineSvgTest, RectanglesSpanWindowsAndOffsets) {
   std::map<std::string, const XmlElement*> by_name;
   for (const auto* r : WithClass(doc, "rect", "source")) by_name[TitleOf(doc, r).substr(0, 6)] = r;
   auto num = [](const XmlElement* e, const char* a) { return std::stod(e->attrs.at(a)); };
-  const XmlElement* a = by_name.at("src a&");  // [0, 2), offset 0, 3 MiB
-  const XmlElement* b = by_name.at("src<2>");  // [0, 3), offset 3 MiB, 1 MiB
+  const XmlElement* a = by_name.at("src a&");   // [0, 2), offset 0, 3 MiB
+  const XmlElement* b = by_name.at("src<2>");   // [0, 3), offset 3 MiB, 1 MiB
   const XmlElement* c = by_name.at("src'3\n");  // [1, 3), offset 4 MiB, 2 MiB
   EXPECT_NEAR(num(a, "width") / num(b, "width"), 2.0 / 3.0, 1e-3);
   EXPECT_NEAR(num(c, "x") - num(a, "x"), num(b, "width") / 3.0, 1e-2);
@@ -89,7 +92,8 @@ TEST(TimelineSvgTest, MarksArenaAndLowerBoundAndStacksKinds) {
   const auto columns = WithClass(doc, "rect", "column");
   ASSERT_EQ(columns.size(), 3u);  // one tooltip column per call
   // t = 1: resident 4 MiB (1 weight + 3 carries), all three sources live (6 MiB).
-  EXPECT_NE(TitleOf(doc, columns[1]).find("arena live 6.00 MiB\ntotal 10.00 MiB"), std::string::npos)
+  EXPECT_NE(TitleOf(doc, columns[1]).find("arena live 6.00 MiB\ntotal 10.00 MiB"),
+            std::string::npos)
       << TitleOf(doc, columns[1]);
 }
 
@@ -122,7 +126,8 @@ json RenderTrace(const simulator::LoadPlan& plan) {
 std::map<int, std::string> ThreadNames(const json& trace) {
   std::map<int, std::string> names;
   for (const auto& e : trace["traceEvents"]) {
-    if (e["ph"] == "M" && e["name"] == "thread_name") names[e["tid"].get<int>()] = e["args"]["name"];
+    if (e["ph"] == "M" && e["name"] == "thread_name")
+      names[e["tid"].get<int>()] = e["args"]["name"];
   }
   return names;
 }
@@ -139,7 +144,8 @@ std::string CheckCompleteEvents(const json& trace) {
     }
     const int tid = e["tid"].get<int>();
     if (!names.contains(tid)) return "event on an unnamed track: " + e.dump();
-    tracks[tid].push_back({e["ts"].get<int64_t>(), e["ts"].get<int64_t>() + e["dur"].get<int64_t>()});
+    tracks[tid].push_back(
+        {e["ts"].get<int64_t>(), e["ts"].get<int64_t>() + e["dur"].get<int64_t>()});
   }
   for (auto& [tid, spans] : tracks) {
     std::sort(spans.begin(), spans.end());
@@ -163,7 +169,8 @@ TEST(ChromeTraceTest, IsTraceEventFormatWithOneTrackPerLane) {
   EXPECT_EQ(values.count("lane 0"), 1u);
   EXPECT_EQ(values.count("lane 1"), 1u);
   EXPECT_EQ(values.count("derive calls"), 1u);
-  EXPECT_EQ(values.count("lane 0 (overlap 1)"), 1u);  // src a&b [0, 2) and src'3 [1, 3) share lane 0
+  EXPECT_EQ(values.count("lane 0 (overlap 1)"),
+            1u);  // src a&b [0, 2) and src'3 [1, 3) share lane 0
   EXPECT_EQ(names.size(), 4u);
   EXPECT_EQ(CheckCompleteEvents(trace), "");
 }
@@ -204,7 +211,8 @@ simulator::LoadPlan RandomPlan() {
   plan.lanes = *rc::gen::inRange<uint32_t>(1, 4);
   const uint32_t calls = *rc::gen::inRange<uint32_t>(0, 8);
   for (uint32_t t = 0; t < calls; ++t) {
-    plan.calls.push_back({.id = simulator::CallId{t}, .program = "p", .call_in_program = t, .ptr = ""});
+    plan.calls.push_back(
+        {.id = simulator::CallId{t}, .program = "p", .call_in_program = t, .ptr = ""});
   }
   const int sources = *rc::gen::inRange(0, 10);
   for (int i = 0; i < sources; ++i) {
@@ -229,7 +237,8 @@ simulator::LoadPlan RandomPlan() {
 // lane's windows overlap and the lane needs overlap rows).
 TEST(ChromeTraceTest, RendersThePlannersPlan) {
   std::string error;
-  const std::optional<simulator::LoadPlan> planned = testing::PlannedSmallManifest({.lanes = 1, .prefetch = 2}, error);
+  const std::optional<simulator::LoadPlan> planned =
+      testing::PlannedSmallManifest({.lanes = 1, .prefetch = 2}, error);
   ASSERT_TRUE(planned.has_value()) << error;
   const simulator::LoadPlan& plan = *planned;
   size_t staged = 0;
@@ -248,7 +257,9 @@ TEST(ChromeTraceTest, RendersThePlannersPlan) {
   EXPECT_EQ(WithClass(doc, "rect", "source").size(), staged);
   EXPECT_EQ(WithClass(doc, "rect", "column").size(), plan.calls.size());
   const auto names = ThreadNames(trace);
-  EXPECT_EQ(std::count_if(names.begin(), names.end(), [](const auto& kv) { return kv.second == "lane 0"; }), 1);
+  EXPECT_EQ(std::count_if(names.begin(), names.end(),
+                          [](const auto& kv) { return kv.second == "lane 0"; }),
+            1);
   EXPECT_GT(names.size(), 2u);  // derive calls, lane 0 and at least one overlap row
 }
 
@@ -261,9 +272,11 @@ RC_GTEST_PROP(RenderProperties, TraceTracksAreNamedAndNeverOverlapPartially, ())
   RC_ASSERT(CheckCompleteEvents(trace) == "");
   std::multiset<std::string> names;
   for (const auto& [tid, name] : ThreadNames(trace)) names.insert(name);
-  for (uint32_t lane = 0; lane < plan.lanes; ++lane) RC_ASSERT(names.count("lane " + std::to_string(lane)) == 1u);
+  for (uint32_t lane = 0; lane < plan.lanes; ++lane)
+    RC_ASSERT(names.count("lane " + std::to_string(lane)) == 1u);
   size_t source_events = 0;
-  for (const auto& e : trace["traceEvents"]) source_events += e["ph"] == "X" && e["cat"] == "source";
+  for (const auto& e : trace["traceEvents"])
+    source_events += e["ph"] == "X" && e["cat"] == "source";
   RC_ASSERT(source_events == plan.buffers.size());
 }
 

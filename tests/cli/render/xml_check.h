@@ -15,8 +15,8 @@ namespace loadplan::render::testing {
 struct XmlElement {
   std::string name;
   std::map<std::string, std::string> attrs;
-  std::string text;               // direct character data, unescaped
-  std::optional<size_t> parent;   // index into XmlDoc::elements
+  std::string text;              // direct character data, unescaped
+  std::optional<size_t> parent;  // index into XmlDoc::elements
 };
 struct XmlDoc {
   std::vector<XmlElement> elements;  // document order
@@ -26,7 +26,8 @@ struct XmlDoc {
 namespace detail {
 
 inline bool IsNameChar(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':' || c == '-' || c == '.';
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':' || c == '-' ||
+         c == '.';
 }
 
 inline void AppendUtf8(unsigned long cp, std::string& out) {
@@ -66,11 +67,14 @@ inline bool Unescape(std::string_view s, std::string& out) {
     } else if (ent.size() > 1 && ent[0] == '#') {
       const bool hex = ent[1] == 'x';
       const std::string digits = ent.substr(hex ? 2 : 1);
-      if (digits.empty() || digits.size() > 8 || digits.find_first_not_of(hex ? "0123456789abcdefABCDEF" : "0123456789") != std::string::npos) {
+      if (digits.empty() || digits.size() > 8 ||
+          digits.find_first_not_of(hex ? "0123456789abcdefABCDEF" : "0123456789") !=
+              std::string::npos) {
         return false;
       }
       const unsigned long cp = std::stoul(digits, nullptr, hex ? 16 : 10);
-      if (cp == 0 || cp > 0x10FFFF || (cp < 0x20 && cp != 0x9 && cp != 0xA && cp != 0xD)) return false;
+      if (cp == 0 || cp > 0x10FFFF || (cp < 0x20 && cp != 0x9 && cp != 0xA && cp != 0xD))
+        return false;
       AppendUtf8(cp, out);
     } else {
       return false;
@@ -86,13 +90,17 @@ inline XmlDoc ParseXml(std::string_view d) {
   XmlDoc doc;
   std::vector<size_t> open;
   size_t roots = 0, i = 0;
-  auto fail = [&](std::string what) { doc.error = what + " at byte " + std::to_string(i); return doc; };
+  auto fail = [&](std::string what) {
+    doc.error = what + " at byte " + std::to_string(i);
+    return doc;
+  };
   while (i < d.size()) {
     if (d[i] != '<') {
       const size_t next = std::min(d.find('<', i), d.size());
       std::string text;
       if (!detail::Unescape(d.substr(i, next - i), text)) return fail("bad character data");
-      if (open.empty() && text.find_first_not_of(" \t\r\n") != std::string::npos) return fail("text outside root");
+      if (open.empty() && text.find_first_not_of(" \t\r\n") != std::string::npos)
+        return fail("text outside root");
       if (!open.empty()) doc.elements[open.back()].text += text;
       i = next;
       continue;
@@ -113,7 +121,8 @@ inline XmlDoc ParseXml(std::string_view d) {
     if (closing) {
       while (p < d.size() && std::isspace(static_cast<unsigned char>(d[p]))) ++p;
       if (p >= d.size() || d[p] != '>') return fail("bad end tag");
-      if (open.empty() || doc.elements[open.back()].name != name) return fail("mismatched </" + name + ">");
+      if (open.empty() || doc.elements[open.back()].name != name)
+        return fail("mismatched </" + name + ">");
       open.pop_back();
       i = p + 1;
       continue;
@@ -135,7 +144,8 @@ inline XmlDoc ParseXml(std::string_view d) {
       const size_t close = d.find(d[p + 1], p + 2);
       if (close == std::string_view::npos) return fail("unterminated attribute");
       std::string value;
-      if (!detail::Unescape(d.substr(p + 2, close - p - 2), value)) return fail("bad attribute value");
+      if (!detail::Unescape(d.substr(p + 2, close - p - 2), value))
+        return fail("bad attribute value");
       if (!el.attrs.emplace(attr, value).second) return fail("duplicate attribute " + attr);
       p = close + 1;
     }

@@ -21,10 +21,11 @@ std::vector<std::tuple<Kind, size_t, std::optional<size_t>>> Codes(
 }
 
 TEST(PlacementCheck, ValidPlacementHasNoViolations) {
-  const std::vector<PlacedBuffer> bs = {
-      {"a", 0, 4, 4, 0}, {"b", 0, 4, 4, 4},  // touching in space
-      {"c", 4, 8, 8, 0},                      // touching in time (half-open)
-      {"zero", 0, 8, 0, 4}, {"dead", 5, 5, 100, 0}};
+  const std::vector<PlacedBuffer> bs = {{"a", 0, 4, 4, 0},
+                                        {"b", 0, 4, 4, 4},  // touching in space
+                                        {"c", 4, 8, 8, 0},  // touching in time (half-open)
+                                        {"zero", 0, 8, 0, 4},
+                                        {"dead", 5, 5, 100, 0}};
   EXPECT_TRUE(CheckPlacement(bs, {.height = 8, .alignment = 4}).empty());
 }
 
@@ -34,7 +35,8 @@ TEST(PlacementCheck, PlacerOutputCountsRoundedSizes) {
                                        {.id = "b", .lower = 1, .upper = 3, .size = 10}},
                            .alignment = 4};
   EXPECT_TRUE(CheckPlacement(p, Placement{.offsets = {0, 12}, .height = 24}).empty());
-  const auto rounded = CheckPlacement(p, Placement{.offsets = {0, 8}, .height = 20});  // 10 takes 12
+  const auto rounded =
+      CheckPlacement(p, Placement{.offsets = {0, 8}, .height = 20});  // 10 takes 12
   EXPECT_EQ(Codes(rounded), (decltype(Codes(rounded)){{Kind::kOverlap, 0, 1}}));
   EXPECT_FALSE(CheckPlacement(p, Placement{.offsets = {0}, .height = 24}).empty());
 }
@@ -49,8 +51,8 @@ TEST(PlacementCheck, OverlapNamesBothBuffers) {
 
 TEST(PlacementCheck, ContainedAndLongLivedOverlapsAreAllFound) {
   // d sits inside a's bytes, arriving after b and c moved in between in offset order.
-  const std::vector<PlacedBuffer> bs = {{"a", 0, 10, 100, 0}, {"b", 0, 10, 10, 200},
-                                        {"c", 1, 10, 10, 300}, {"d", 5, 6, 10, 50}};
+  const std::vector<PlacedBuffer> bs = {
+      {"a", 0, 10, 100, 0}, {"b", 0, 10, 10, 200}, {"c", 1, 10, 10, 300}, {"d", 5, 6, 10, 50}};
   EXPECT_EQ(Codes(CheckPlacement(bs, {.height = 400})),
             (decltype(Codes({})){{Kind::kOverlap, 0, 3}}));
 }
@@ -63,8 +65,8 @@ TEST(PlacementCheck, MisalignedOffset) {
 }
 
 TEST(PlacementCheck, ExceedsHeightAndOverflow) {
-  const std::vector<PlacedBuffer> bs = {{"a", 0, 1, 4, 0}, {"b", 1, 2, 4, 6},
-                                        {"huge", 2, 3, 2, UINT64_MAX}};
+  const std::vector<PlacedBuffer> bs = {
+      {"a", 0, 1, 4, 0}, {"b", 1, 2, 4, 6}, {"huge", 2, 3, 2, UINT64_MAX}};
   EXPECT_EQ(Codes(CheckPlacement(bs, {.height = 8})),
             (decltype(Codes({})){{Kind::kExceedsHeight, 1, std::nullopt},
                                  {Kind::kExceedsHeight, 2, std::nullopt}}));

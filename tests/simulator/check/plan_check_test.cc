@@ -21,8 +21,10 @@ using verifier::BufferKind;
 // Buffers (name order): a=0, b=1 sources; w=2 weight; x=3, y=4 carries.
 verifier::Manifest Small() {
   return ManifestMaker("small")
-      .Bytes("a", BufferKind::kSource, 1000).Bytes("b", BufferKind::kSource, 600)
-      .Bytes("w", BufferKind::kWeight, 100).Bytes("x", BufferKind::kCarry, 200)
+      .Bytes("a", BufferKind::kSource, 1000)
+      .Bytes("b", BufferKind::kSource, 600)
+      .Bytes("w", BufferKind::kWeight, 100)
+      .Bytes("x", BufferKind::kCarry, 200)
       .Bytes("y", BufferKind::kCarry, 300)
       .Call("derive.p", {"a", "w"}, {"x"})
       .Call("derive.p", {"b", "x"}, {"y"})
@@ -30,18 +32,34 @@ verifier::Manifest Small() {
 }
 
 PlannedBuffer Source(uint32_t id, std::string name, uint64_t bytes, uint32_t t) {
-  return PlannedBuffer{.id = BufferId{id}, .name = name, .kind = BufferKind::kSource, .residence = Residence::kStaged,
-                       .shape = std::vector<uint64_t>{bytes}, .bytes = bytes, .offset = 0, .tensor = "model." + name,
-                       .lane = Lane{0}, .first_reader = CallId{t}, .last_reader = CallId{t},
-                       .window_begin = ClockTime{t}, .window_end = ClockTime{t + 1}};
+  return PlannedBuffer{.id = BufferId{id},
+                       .name = name,
+                       .kind = BufferKind::kSource,
+                       .residence = Residence::kStaged,
+                       .shape = std::vector<uint64_t>{bytes},
+                       .bytes = bytes,
+                       .offset = 0,
+                       .tensor = "model." + name,
+                       .lane = Lane{0},
+                       .first_reader = CallId{t},
+                       .last_reader = CallId{t},
+                       .window_begin = ClockTime{t},
+                       .window_end = ClockTime{t + 1}};
 }
-PlannedBuffer Resident(uint32_t id, std::string name, BufferKind kind, uint64_t bytes, uint64_t offset) {
-  PlannedBuffer b{.id = BufferId{id}, .name = name, .kind = kind, .residence = Residence::kResident,
-                  .shape = std::vector<uint64_t>{bytes}, .bytes = bytes, .offset = offset};
+PlannedBuffer Resident(uint32_t id, std::string name, BufferKind kind, uint64_t bytes,
+                       uint64_t offset) {
+  PlannedBuffer b{.id = BufferId{id},
+                  .name = name,
+                  .kind = kind,
+                  .residence = Residence::kResident,
+                  .shape = std::vector<uint64_t>{bytes},
+                  .bytes = bytes,
+                  .offset = offset};
   if (kind == BufferKind::kWeight) b.tensor = "model." + name;
   return b;
 }
-Step S(StepKind k, std::optional<uint32_t> buffer, std::optional<uint32_t> call, const std::vector<uint32_t>& waits) {
+Step S(StepKind k, std::optional<uint32_t> buffer, std::optional<uint32_t> call,
+       const std::vector<uint32_t>& waits) {
   Step s{.kind = k, .lane = k == StepKind::kFill ? std::optional<Lane>(Lane{0}) : std::nullopt};
   if (buffer) s.buffer = BufferId{*buffer};
   if (call) s.call = CallId{*call};
@@ -60,18 +78,26 @@ std::vector<BufferId> B(std::initializer_list<uint32_t> ids) {
 }
 // A call of ManifestMaker's kernel k_r<R>_w<W>: buffer params r00.. then w00.., each touching
 // its whole buffer, with the element counts as scalars r00_n.. (all buffers are U8 here).
-PlannedCall Call(uint32_t id, std::string program, uint32_t index, std::vector<std::pair<uint32_t, uint64_t>> reads,
+PlannedCall Call(uint32_t id, std::string program, uint32_t index,
+                 std::vector<std::pair<uint32_t, uint64_t>> reads,
                  std::vector<std::pair<uint32_t, uint64_t>> writes) {
-  PlannedCall c{.id = CallId{id}, .program = program, .call_in_program = index,
+  PlannedCall c{.id = CallId{id},
+                .program = program,
+                .call_in_program = index,
                 .ptr = fmt::format("/programs/{}/calls/{}", program, index),
                 .kernel = fmt::format("k_r{}_w{}", reads.size(), writes.size())};
   auto add = [&](std::string param, std::pair<uint32_t, uint64_t> buffer, verifier::Access access) {
-    c.args.push_back({.param = param, .buffer = BufferId{buffer.first}, .access = access, .bytes = buffer.second});
+    c.args.push_back({.param = param,
+                      .buffer = BufferId{buffer.first},
+                      .access = access,
+                      .bytes = buffer.second});
     c.scalars.push_back({.param = param + "_n", .value = static_cast<int64_t>(buffer.second)});
     (access == verifier::Access::kRead ? c.reads : c.writes).push_back(BufferId{buffer.first});
   };
-  for (size_t i = 0; i < reads.size(); ++i) add(fmt::format("r{:02}", i), reads[i], verifier::Access::kRead);
-  for (size_t i = 0; i < writes.size(); ++i) add(fmt::format("w{:02}", i), writes[i], verifier::Access::kWrite);
+  for (size_t i = 0; i < reads.size(); ++i)
+    add(fmt::format("r{:02}", i), reads[i], verifier::Access::kRead);
+  for (size_t i = 0; i < writes.size(); ++i)
+    add(fmt::format("w{:02}", i), writes[i], verifier::Access::kWrite);
   std::sort(c.reads.begin(), c.reads.end());
   return c;
 }
@@ -81,9 +107,12 @@ LoadPlan SmallPlan() {
   p.manifest_name = "small";
   p.granularity = 4096;
   p.derive_order = {"derive.p"};
-  p.calls = {Call(0, "derive.p", 0, {{0, 1000}, {2, 100}}, {{3, 200}}), Call(1, "derive.p", 1, {{1, 600}, {3, 200}}, {{4, 300}})};
-  p.buffers = {Source(0, "a", 1000, 0), Source(1, "b", 600, 1), Resident(2, "w", BufferKind::kWeight, 100, 0),
-               Resident(3, "x", BufferKind::kCarry, 200, 256), Resident(4, "y", BufferKind::kCarry, 300, 512)};
+  p.calls = {Call(0, "derive.p", 0, {{0, 1000}, {2, 100}}, {{3, 200}}),
+             Call(1, "derive.p", 1, {{1, 600}, {3, 200}}, {{4, 300}})};
+  p.buffers = {Source(0, "a", 1000, 0), Source(1, "b", 600, 1),
+               Resident(2, "w", BufferKind::kWeight, 100, 0),
+               Resident(3, "x", BufferKind::kCarry, 200, 256),
+               Resident(4, "y", BufferKind::kCarry, 300, 512)};
   p.buffers[2].lane = Lane{0};
   p.arrival = B({0, 1});
   p.resident_bytes = 1024;
@@ -91,16 +120,16 @@ LoadPlan SmallPlan() {
   p.arena_bytes = 1024;
   p.arena_bytes_rounded = 4096;
   p.lower_bound = 1024;
-  p.steps = {S(StepKind::kAllocResident, {}, {}, {}),  // 0
-             S(StepKind::kAllocArena, {}, {}, {}),     // 1
-             S(StepKind::kFill, 0, {}, {}),            // 2 a
-             S(StepKind::kFill, 2, {}, {2}),           // 3 w
-             S(StepKind::kLaunch, {}, 0, {2, 3}),      // 4
-             S(StepKind::kRelease, 0, {}, {4}),        // 5
-             S(StepKind::kFill, 1, {}, {3, 4}),        // 6 b: lane order, a's last reader
-             S(StepKind::kLaunch, {}, 1, {4, 6}),      // 7
-             S(StepKind::kRelease, 1, {}, {7}),        // 8
-             S(StepKind::kFreeArena, {}, {}, {4, 7})}; // 9
+  p.steps = {S(StepKind::kAllocResident, {}, {}, {}),   // 0
+             S(StepKind::kAllocArena, {}, {}, {}),      // 1
+             S(StepKind::kFill, 0, {}, {}),             // 2 a
+             S(StepKind::kFill, 2, {}, {2}),            // 3 w
+             S(StepKind::kLaunch, {}, 0, {2, 3}),       // 4
+             S(StepKind::kRelease, 0, {}, {4}),         // 5
+             S(StepKind::kFill, 1, {}, {3, 4}),         // 6 b: lane order, a's last reader
+             S(StepKind::kLaunch, {}, 1, {4, 6}),       // 7
+             S(StepKind::kRelease, 1, {}, {7}),         // 8
+             S(StepKind::kFreeArena, {}, {}, {4, 7})};  // 9
   return p;
 }
 
@@ -113,7 +142,8 @@ using K = PlanViolationKind;
 
 TEST(PlanCheck, HandBuiltPlanIsValid) {
   const std::vector<PlanViolation> v = CheckPlan(Small(), SmallPlan());
-  for (const PlanViolation& x : v) ADD_FAILURE() << PlanViolationKindName(x.kind) << ": " << x.message;
+  for (const PlanViolation& x : v)
+    ADD_FAILURE() << PlanViolationKindName(x.kind) << ": " << x.message;
 }
 
 TEST(PlanCheck, TransitiveWaitsAreEnough) {
@@ -203,18 +233,23 @@ TEST(PlanCheck, ArenaMustHoldWhatIsPlaced) {
 
 TEST(PlanCheck, ProducerMustPrecedeConsumer) {
   const verifier::Manifest m = ManifestMaker("order")
-                                   .Bytes("x", BufferKind::kCarry, 8).Bytes("y", BufferKind::kCarry, 8)
-                                   .Call("derive.a", {"x"}, {"y"}).Call("derive.b", {}, {"x"}).Done();
+                                   .Bytes("x", BufferKind::kCarry, 8)
+                                   .Bytes("y", BufferKind::kCarry, 8)
+                                   .Call("derive.a", {"x"}, {"y"})
+                                   .Call("derive.b", {}, {"x"})
+                                   .Done();
   LoadPlan p;
   p.derive_order = {"derive.a", "derive.b"};  // name order, not dataflow order
   p.calls = {Call(0, "derive.a", 0, {{0, 8}}, {{1, 8}}), Call(1, "derive.b", 0, {}, {{0, 8}})};
-  p.buffers = {Resident(0, "x", BufferKind::kCarry, 8, 0), Resident(1, "y", BufferKind::kCarry, 8, 256)};
+  p.buffers = {Resident(0, "x", BufferKind::kCarry, 8, 0),
+               Resident(1, "y", BufferKind::kCarry, 8, 256)};
   p.resident_bytes = 512;
   p.resident_bytes_rounded = p.arena_bytes_rounded = 0;
   p.granularity = 1;
   p.resident_bytes_rounded = 512;
   p.steps = {S(StepKind::kAllocResident, {}, {}, {}), S(StepKind::kAllocArena, {}, {}, {}),
-             S(StepKind::kLaunch, {}, 0, {}), S(StepKind::kLaunch, {}, 1, {}), S(StepKind::kFreeArena, {}, {}, {})};
+             S(StepKind::kLaunch, {}, 0, {}), S(StepKind::kLaunch, {}, 1, {}),
+             S(StepKind::kFreeArena, {}, {}, {})};
   EXPECT_EQ(Kinds(p, m), std::set<K>{K::kProducer});
   std::swap(p.derive_order[0], p.derive_order[1]);
   std::swap(p.calls[0], p.calls[1]);

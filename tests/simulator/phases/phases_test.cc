@@ -22,8 +22,10 @@ constexpr uint64_t kMiB2 = 2u << 20;
 verifier::Manifest Served() {
   return ManifestMaker("served")
       .Var("batch", 1, 8)
-      .Bytes("a", BufferKind::kSource, 1000).Bytes("b", BufferKind::kSource, 3000)
-      .Bytes("w", BufferKind::kWeight, 5000).Bytes("x", BufferKind::kCarry, 4000)
+      .Bytes("a", BufferKind::kSource, 1000)
+      .Bytes("b", BufferKind::kSource, 3000)
+      .Bytes("w", BufferKind::kWeight, 5000)
+      .Bytes("x", BufferKind::kCarry, 4000)
       .Buffer("kv", BufferKind::kState, {Expr::Var("batch"), Expr::Const(1 << 20)})
       .Buffer("tmp", BufferKind::kScratch, {Expr::Var("batch") * Expr::Const(3)}, base::Dtype::kF32)
       .Buffer("tokens", BufferKind::kInput, {Expr::Var("batch")}, base::Dtype::kI32)
@@ -57,7 +59,9 @@ TEST(Phases, ServeRangesOverTheBoxWithItsCorners) {
   const MemoryPhases ph = ComputePhases(m, test_support::PlanOf(m), {{"batch", 4}});
   const PhasePeak& serve = Phase(ph, "serve");
   // pool (2 MiB) + kv (batch MiB) + tmp (12 batch) + tokens (4 batch); peer counts nowhere.
-  const auto at = [](int64_t batch) { return static_cast<int64_t>(kMiB2) + batch * ((1 << 20) + 16); };
+  const auto at = [](int64_t batch) {
+    return static_cast<int64_t>(kMiB2) + batch * ((1 << 20) + 16);
+  };
   ASSERT_TRUE(serve.min && serve.max);
   EXPECT_EQ(serve.min->value, at(1));
   EXPECT_EQ(serve.min->at, (verifier::Assignment{{"batch", 1}}));
@@ -69,7 +73,8 @@ TEST(Phases, ServeRangesOverTheBoxWithItsCorners) {
   EXPECT_EQ(once.max->value, static_cast<int64_t>(kMiB2) + 8 * 12);
   EXPECT_EQ(ph.peak_phase, "serve");
   EXPECT_EQ(ph.peak->value, at(8));
-  EXPECT_EQ(ph.peak_at, (verifier::Range{std::max<int64_t>(at(4), 2 * kMiB2), std::max<int64_t>(at(4), 2 * kMiB2)}));
+  EXPECT_EQ(ph.peak_at, (verifier::Range{std::max<int64_t>(at(4), 2 * kMiB2),
+                                         std::max<int64_t>(at(4), 2 * kMiB2)}));
 }
 
 TEST(Phases, UnboundVariablesKeepTheirRange) {
@@ -100,11 +105,16 @@ TEST(Phases, KindTotals) {
 
 TEST(Phases, WidestMomentNamesTheLiveSources) {
   const verifier::Manifest m = ManifestMaker("w", 1, 1)
-                                   .Bytes("a", BufferKind::kSource, 100).Bytes("b", BufferKind::kSource, 900)
-                                   .Bytes("c", BufferKind::kSource, 300).Bytes("x", BufferKind::kCarry, 1)
-                                   .Bytes("y", BufferKind::kCarry, 1).Bytes("z", BufferKind::kCarry, 1)
-                                   .Call("derive.p", {"a"}, {"x"}).Call("derive.p", {"b"}, {"y"})
-                                   .Call("derive.p", {"c"}, {"z"}).Done();
+                                   .Bytes("a", BufferKind::kSource, 100)
+                                   .Bytes("b", BufferKind::kSource, 900)
+                                   .Bytes("c", BufferKind::kSource, 300)
+                                   .Bytes("x", BufferKind::kCarry, 1)
+                                   .Bytes("y", BufferKind::kCarry, 1)
+                                   .Bytes("z", BufferKind::kCarry, 1)
+                                   .Call("derive.p", {"a"}, {"x"})
+                                   .Call("derive.p", {"b"}, {"y"})
+                                   .Call("derive.p", {"c"}, {"z"})
+                                   .Done();
   const LoadPlan plan = test_support::PlanOf(m);  // prefetch 1: a [0,1), b [0,2), c [1,3)
   const std::optional<WidestMoment> w = FindWidestMoment(plan);
   ASSERT_TRUE(w);
@@ -169,7 +179,8 @@ TEST(Phases, ManyServingBuffersSumFlat) {
   mk.Var("batch", 1, 8).Bytes("a", BufferKind::kSource, 1000).Bytes("x", BufferKind::kCarry, 1000);
   int64_t per_batch = 0;
   for (int i = 0; i < kBuffers; ++i) {
-    mk.Buffer(fmt::format("kv{:06}", i), BufferKind::kState, {Expr::Var("batch"), Expr::Const(i % 7 + 1)});
+    mk.Buffer(fmt::format("kv{:06}", i), BufferKind::kState,
+              {Expr::Var("batch"), Expr::Const(i % 7 + 1)});
     per_batch += i % 7 + 1;
   }
   const verifier::Manifest m = mk.Call("derive.x", {"a"}, {"x"}).Done();

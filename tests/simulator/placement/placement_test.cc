@@ -52,12 +52,14 @@ uint64_t LowestFree(const PlacementProblem& p, size_t i, const std::vector<size_
   const uint64_t a = std::max<uint64_t>(1, p.alignment);
   std::vector<uint64_t> candidates = {0};
   for (const size_t j : placed) {
-    if (Conflict(p.buffers[i], p.buffers[j])) candidates.push_back(offsets[j] + RoundUp(p.buffers[j].size, a));
+    if (Conflict(p.buffers[i], p.buffers[j]))
+      candidates.push_back(offsets[j] + RoundUp(p.buffers[j].size, a));
   }
   std::sort(candidates.begin(), candidates.end());
   for (const uint64_t c : candidates) {
     const bool free = std::none_of(placed.begin(), placed.end(), [&](size_t j) {
-      return Conflict(p.buffers[i], p.buffers[j]) && c < offsets[j] + RoundUp(p.buffers[j].size, a) &&
+      return Conflict(p.buffers[i], p.buffers[j]) &&
+             c < offsets[j] + RoundUp(p.buffers[j].size, a) &&
              offsets[j] < c + RoundUp(p.buffers[i].size, a);
     });
     if (free) return c;
@@ -119,7 +121,8 @@ TEST(Placement, NestedLifetimesStack) {
 }
 
 TEST(Placement, AlignmentRoundsOffsetsAndHeight) {
-  const PlacementProblem p{.buffers = {{"a", 0, 4, 5}, {"b", 1, 3, 3}, {"c", 2, 6, 1}}, .alignment = 4};
+  const PlacementProblem p{.buffers = {{"a", 0, 4, 5}, {"b", 1, 3, 3}, {"c", 2, 6, 1}},
+                           .alignment = 4};
   EXPECT_EQ(LowerBound(p), 16u);  // at time 2: 8 + 4 + 4
   for (const PlacementPolicy policy : kAllPolicies) {
     const Placement r = Placed(p, WithPolicy(policy));
@@ -131,7 +134,8 @@ TEST(Placement, AlignmentRoundsOffsetsAndHeight) {
 
 TEST(Placement, FirstFitReusesTheLowestGap) {
   // b frees [4, 8) at time 5; d arrives then and fits the gap below c.
-  const PlacementProblem p{.buffers = {{"a", 0, 10, 4}, {"b", 0, 5, 4}, {"c", 1, 10, 4}, {"d", 5, 9, 3}}};
+  const PlacementProblem p{
+      .buffers = {{"a", 0, 10, 4}, {"b", 0, 5, 4}, {"c", 1, 10, 4}, {"d", 5, 9, 3}}};
   const Placement r = FirstFitPlace(p);
   EXPECT_EQ(r.offsets, (std::vector<uint64_t>{0, 4, 8, 4}));
   EXPECT_EQ(r.height, 12u);
@@ -153,7 +157,8 @@ TEST(Placement, EmptyAndNonOccupyingBuffers) {
 }
 
 TEST(Placement, InvalidProblemIsReportedNotOverflowed) {
-  const PlacementProblem p{.buffers = {{"a", 0, 1, uint64_t{1} << 62}, {"b", 0, 1, uint64_t{1} << 62}}};
+  const PlacementProblem p{
+      .buffers = {{"a", 0, 1, uint64_t{1} << 62}, {"b", 0, 1, uint64_t{1} << 62}}};
   EXPECT_FALSE(ValidateProblem(p).ok());
   EXPECT_TRUE(ValidateProblem({.buffers = {{"a", 0, 1, 5}}}).ok());
   const base::Result<Placement> r = Place(p);
@@ -170,8 +175,8 @@ TEST(Placement, PolicyNamesRoundTrip) {
 }
 
 TEST(Placement, ExactReachesATightLowerBound) {
-  const PlacementProblem p{.buffers = {{"long", 0, 10, 2}, {"l", 0, 5, 3}, {"r", 5, 10, 3},
-                                       {"m", 3, 7, 1}}};
+  const PlacementProblem p{
+      .buffers = {{"long", 0, 10, 2}, {"l", 0, 5, 3}, {"r", 5, 10, 3}, {"m", 3, 7, 1}}};
   const Placement r = Placed(p, WithPolicy(PlacementPolicy::kExact));
   EXPECT_EQ(r.height, LowerBound(p));
   EXPECT_TRUE(Violations(p, r).empty());
@@ -228,7 +233,8 @@ TEST(PlacementMiniMalloc, PoliciesProduceValidPlacements) {
       PlacementOptions options = WithPolicy(policy);
       options.node_budget = 20'000;
       const Placement r = Placed(*read.problem, options);
-      EXPECT_TRUE(Violations(*read.problem, r).empty()) << file << " " << PlacementPolicyName(policy);
+      EXPECT_TRUE(Violations(*read.problem, r).empty())
+          << file << " " << PlacementPolicyName(policy);
       EXPECT_GE(r.height, LowerBound(*read.problem));
       if (file == "examples/input.12.csv") {
         EXPECT_EQ(r.height, 12u);
@@ -255,7 +261,8 @@ RC_GTEST_PROP(PlacementProperty, FirstFitTakesLowestFreeOffsetOnArrival, ()) {
   std::vector<size_t> order(p.buffers.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return std::pair(p.buffers[a].lower, p.buffers[a].id) < std::pair(p.buffers[b].lower, p.buffers[b].id);
+    return std::pair(p.buffers[a].lower, p.buffers[a].id) <
+           std::pair(p.buffers[b].lower, p.buffers[b].id);
   });
   std::vector<size_t> placed;
   for (const size_t i : order) {

@@ -26,10 +26,14 @@ using verifier::BufferKind;
 // no derive call reads.
 verifier::Manifest Chain(uint32_t lanes = 2, uint32_t prefetch = 0) {
   return ManifestMaker("chain", lanes, prefetch)
-      .Bytes("a", BufferKind::kSource, 1000).Bytes("b", BufferKind::kSource, 3000)
-      .Bytes("c", BufferKind::kSource, 500).Bytes("d", BufferKind::kSource, 64)
-      .Bytes("u", BufferKind::kWeight, 50).Bytes("w", BufferKind::kWeight, 100)
-      .Bytes("x", BufferKind::kCarry, 700).Bytes("y", BufferKind::kCarry, 300)
+      .Bytes("a", BufferKind::kSource, 1000)
+      .Bytes("b", BufferKind::kSource, 3000)
+      .Bytes("c", BufferKind::kSource, 500)
+      .Bytes("d", BufferKind::kSource, 64)
+      .Bytes("u", BufferKind::kWeight, 50)
+      .Bytes("w", BufferKind::kWeight, 100)
+      .Bytes("x", BufferKind::kCarry, 700)
+      .Bytes("y", BufferKind::kCarry, 300)
       .Bytes("z", BufferKind::kCarry, 256)
       .Call("derive.producer", {"a", "w"}, {"x"})
       .Call("derive.producer", {"a", "b"}, {"z"})
@@ -38,7 +42,9 @@ verifier::Manifest Chain(uint32_t lanes = 2, uint32_t prefetch = 0) {
 }
 
 // Plan takes a VerifiedManifest: every manifest of these tests verifies.
-LoadPlan Plan(const verifier::Manifest& m, const PlanOptions& o = {}) { return test_support::PlanOf(m, o); }
+LoadPlan Plan(const verifier::Manifest& m, const PlanOptions& o = {}) {
+  return test_support::PlanOf(m, o);
+}
 
 uint32_t Index(const LoadPlan& p, std::string_view name) {
   for (uint32_t i = 0; i < p.buffers.size(); ++i) {
@@ -57,7 +63,8 @@ TEST(Planner, ProducerRunsBeforeConsumer) {
   EXPECT_EQ(p.calls[1].call_in_program, 1u);
   EXPECT_EQ(p.calls[2].id, CallId{2});
   EXPECT_EQ(p.calls[2].kernel, "k_r2_w1");
-  ASSERT_EQ(p.calls[2].args.size(), 3u);  // r00 = c, r01 = x, w00 = y, each with its extent in bytes
+  ASSERT_EQ(p.calls[2].args.size(),
+            3u);  // r00 = c, r01 = x, w00 = y, each with its extent in bytes
   EXPECT_EQ(p.calls[2].args[0].buffer, Id(p, "c"));
   EXPECT_EQ(p.calls[2].args[2].access, verifier::Access::kWrite);
   EXPECT_EQ(p.calls[2].program, "derive.consumer");
@@ -114,8 +121,8 @@ TEST(Planner, OffsetsSizesAndRounding) {
   EXPECT_EQ(q.resident_bytes_rounded, 2000u);
 }
 
-Step S(StepKind k, std::optional<uint32_t> buffer, std::optional<uint32_t> call, std::optional<uint32_t> lane,
-       const std::vector<uint32_t>& waits) {
+Step S(StepKind k, std::optional<uint32_t> buffer, std::optional<uint32_t> call,
+       std::optional<uint32_t> lane, const std::vector<uint32_t>& waits) {
   Step s{.kind = k};
   if (buffer) s.buffer = BufferId{*buffer};
   if (call) s.call = CallId{*call};
@@ -126,7 +133,8 @@ Step S(StepKind k, std::optional<uint32_t> buffer, std::optional<uint32_t> call,
 
 TEST(Planner, StepsAndWaitEdges) {
   const LoadPlan p = Plan(Chain());
-  const uint32_t a = Index(p, "a"), b = Index(p, "b"), c = Index(p, "c"), u = Index(p, "u"), w = Index(p, "w");
+  const uint32_t a = Index(p, "a"), b = Index(p, "b"), c = Index(p, "c"), u = Index(p, "u"),
+                 w = Index(p, "w");
   const std::vector<Step> want = {
       S(StepKind::kAllocResident, {}, {}, {}, {}),
       S(StepKind::kAllocArena, {}, {}, {}, {}),
@@ -141,16 +149,19 @@ TEST(Planner, StepsAndWaitEdges) {
       S(StepKind::kLaunch, {}, 2, {}, {4, 9}),  // 10: x's writer, c's fill
       S(StepKind::kRelease, c, {}, {}, {10}),   // 11
       S(StepKind::kFreeArena, {}, {}, {}, {6, 10}),
-      S(StepKind::kFill, u, {}, 1, {5}),        // a weight no derive call reads: last
+      S(StepKind::kFill, u, {}, 1, {5}),  // a weight no derive call reads: last
   };
   EXPECT_EQ(p.steps, want);
 }
 
 TEST(Planner, PinnedLaneKeepsRoundRobin) {
   const verifier::Manifest m = ManifestMaker("pins", 3, 0)
-                                   .Bytes("a", BufferKind::kSource, 10).Bytes("b", BufferKind::kSource, 10, 2)
-                                   .Bytes("c", BufferKind::kSource, 10).Bytes("x", BufferKind::kCarry, 10)
-                                   .Call("derive.p", {"a", "b", "c"}, {"x"}).Done();
+                                   .Bytes("a", BufferKind::kSource, 10)
+                                   .Bytes("b", BufferKind::kSource, 10, 2)
+                                   .Bytes("c", BufferKind::kSource, 10)
+                                   .Bytes("x", BufferKind::kCarry, 10)
+                                   .Call("derive.p", {"a", "b", "c"}, {"x"})
+                                   .Done();
   const LoadPlan p = Plan(m);
   EXPECT_EQ(p.buffer(Id(p, "a")).lane, Lane{0});
   EXPECT_EQ(p.buffer(Id(p, "b")).lane, Lane{2});
@@ -159,9 +170,11 @@ TEST(Planner, PinnedLaneKeepsRoundRobin) {
 }
 
 TEST(Planner, VariableCarryUsesItsMaximum) {
-  const verifier::Manifest m = ManifestMaker("var").Var("n", 2, 10)
-                                   .Buffer("k", BufferKind::kCarry, {verifier::Expr::Var("n"), verifier::Expr::Const(100)})
-                                   .Done();
+  const verifier::Manifest m =
+      ManifestMaker("var")
+          .Var("n", 2, 10)
+          .Buffer("k", BufferKind::kCarry, {verifier::Expr::Var("n"), verifier::Expr::Const(100)})
+          .Done();
   const LoadPlan p = Plan(m);
   EXPECT_EQ(p.buffers[0].bytes, 1000u);
   EXPECT_EQ(p.buffers[0].shape, std::nullopt);  // variable: the plan holds no fixed shape
@@ -183,7 +196,8 @@ PlanOptions RandomOptions() {
   PlanOptions o;
   if (*rc::gen::arbitrary<bool>()) o.lanes = *rc::gen::inRange<uint32_t>(1, 6);
   if (*rc::gen::arbitrary<bool>()) o.prefetch = *rc::gen::inRange<uint32_t>(0, 5);
-  o.placement = *rc::gen::element(PlacementPolicy::kFirstFit, PlacementPolicy::kBestFit, PlacementPolicy::kBest);
+  o.placement = *rc::gen::element(PlacementPolicy::kFirstFit, PlacementPolicy::kBestFit,
+                                  PlacementPolicy::kBest);
   o.alignment = *rc::gen::element<uint64_t>(1, 8, 256);
   o.granularity = *rc::gen::element<uint64_t>(1, 512, 2u << 20);
   return o;

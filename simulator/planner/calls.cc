@@ -31,6 +31,10 @@ void PlanArgs(const verifier::Manifest& m, const verifier::Call& c, PlannedCall&
   const verifier::Kernel* k = m.FindKernel(c.kernel);
   if (k == nullptr) return;
   verifier::Assignment scalars;
+  out.scalars.reserve(c.args.size());
+  out.args.reserve(c.args.size());
+  out.reads.reserve(c.args.size());
+  out.writes.reserve(c.args.size());
   PlanScalars(c, out, scalars);
   for (const verifier::Arg& a : c.args) {
     if (!a.buffer) continue;

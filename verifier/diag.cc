@@ -134,8 +134,6 @@ std::vector<Diagnostic> DiagSink::Sorted() const {
   return out;
 }
 
-namespace {
-
 void AppendEscaped(std::string& out, std::string_view token) {
   for (size_t at = token.find_first_of("~/"); at != std::string_view::npos;
        at = token.find_first_of("~/")) {
@@ -145,8 +143,6 @@ void AppendEscaped(std::string& out, std::string_view token) {
   }
   out.append(token);
 }
-
-}  // namespace
 
 std::string EscapePointerToken(std::string_view token) {
   std::string out;

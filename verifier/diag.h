@@ -50,6 +50,8 @@ class DiagSink {
 std::string EscapePointerToken(std::string_view token);
 // Append one token: Child("/buffers", "a/b") == "/buffers/a~1b".
 std::string ChildPointer(std::string_view parent, std::string_view token);
+// Appends `token` escaped for a JSON pointer (RFC 6901: "~" -> "~0", "/" -> "~1") to `out`.
+void AppendEscaped(std::string& out, std::string_view token);
 std::string ChildPointer(std::string_view parent, size_t index);
 // Orders pointers token by token, numeric tokens as numbers; true when a < b.
 bool PointerLess(std::string_view a, std::string_view b);

@@ -33,13 +33,7 @@ void SetChild(std::string& out, std::string_view parent, std::string_view token)
   out.reserve(parent.size() + 1 + token.size());  // one allocation unless the token needs escapes
   out.append(parent);
   out.push_back('/');
-  for (size_t at = token.find_first_of("~/"); at != std::string_view::npos;
-       at = token.find_first_of("~/")) {
-    out.append(token.substr(0, at));
-    out += token[at] == '~' ? "~0" : "~1";
-    token.remove_prefix(at + 1);
-  }
-  out.append(token);
+  AppendEscaped(out, token);
 }
 
 void SetChild(std::string& out, std::string_view parent, size_t index) {

@@ -7,6 +7,7 @@
 
 #include "cli/input.h"
 #include "fuzz/run_properties.h"
+#include "verifier/manifest_file.h"
 
 namespace loadplan::cli {
 
@@ -17,7 +18,8 @@ int RunFuzz(const FuzzCliOptions& options) {
     return 2;
   }
   if (options.around) {
-    base::Result<std::string> loaded = ReadFileLimited(*options.around, size_t{256} << 20);
+    base::Result<std::string> loaded =
+        verifier::ReadManifestFile(*options.around, size_t{256} << 20);
     if (!loaded.ok()) {
       std::fprintf(stderr, "loadplan fuzz: %s\n", loaded.status().message().c_str());
       return 2;

@@ -1,4 +1,5 @@
-// `loadplan run`: verify, plan, preflight the checkpoint, load it with the CUDA backend, report.
+// `loadplan run`: verify, plan, preflight the checkpoint, load it through the API
+// (api::LoadPlanned: the CUDA backend), measure, report.
 #include "cli/cmd_run.h"
 
 #include <algorithm>
@@ -6,10 +7,11 @@
 #include <cstdio>
 #include <memory>
 #include <numeric>
+#include <optional>
 
 #include <fmt/format.h>
 
-#include "backend/executor.h"
+#include "api/loadplan.h"
 #include "backend/load_output.h"
 #include "backend/preflight.h"
 #include "base/status_lines.h"
@@ -23,7 +25,6 @@
 namespace loadplan::cli {
 namespace {
 
-using backend::CudaBackend;
 using backend::Status;
 
 int Fail(int code, const std::string& message) {
@@ -33,9 +34,9 @@ int Fail(int code, const std::string& message) {
 
 struct Setup {
   verifier::VerifiedManifest manifest;
-  simulator::LoadPlan plan;
+  std::shared_ptr<const simulator::LoadPlan> plan;
   std::unique_ptr<backend::Checkpoint> checkpoint;
-  backend::CudaOptions cuda;
+  api::LoadOptions load;
 };
 
 // A usage problem of the numeric options, or empty.
@@ -62,20 +63,19 @@ Outcome<std::unique_ptr<backend::Checkpoint>> OpenCheckpoint(const RunCliOptions
   return std::move(*opened);
 }
 
-Outcome<backend::CudaOptions> CudaOptionsOf(const RunCliOptions& o) {
-  backend::CudaOptions cuda{
-      .io_threads = o.io_threads,
-      .chunk_bytes = static_cast<uint64_t>(std::llround(o.chunk_mib * (1 << 20))),
-      .device = o.device,
-      .derive = !o.no_derive};
+Outcome<api::LoadOptions> LoadOptionsOf(const RunCliOptions& o) {
+  api::LoadOptions load{.device = o.device,
+                        .io_threads = o.io_threads,
+                        .chunk_bytes = static_cast<uint64_t>(std::llround(o.chunk_mib * (1 << 20))),
+                        .derive = !o.no_derive};
   if (o.memory_limit) {
-    cuda.memory_limit = simulator::ParseByteSize(*o.memory_limit);
-    if (!cuda.memory_limit) {
-      return Outcome<backend::CudaOptions>::Exit(
+    load.memory_limit = simulator::ParseByteSize(*o.memory_limit);
+    if (!load.memory_limit) {
+      return Outcome<api::LoadOptions>::Exit(
           Fail(2, "--memory-limit: not a size: " + *o.memory_limit));
     }
   }
-  return cuda;
+  return load;
 }
 
 // Manifest, plan, checkpoint and options, or the exit code (its reason printed).
@@ -90,59 +90,51 @@ Outcome<Setup> Prepare(const RunCliOptions& o) {
   if (!plan.ok()) return Outcome<Setup>::Exit(plan.exit_code());
   Outcome<std::unique_ptr<backend::Checkpoint>> checkpoint = OpenCheckpoint(o, *plan);
   if (!checkpoint.ok()) return Outcome<Setup>::Exit(checkpoint.exit_code());
-  Outcome<backend::CudaOptions> cuda = CudaOptionsOf(o);
-  if (!cuda.ok()) return Outcome<Setup>::Exit(cuda.exit_code());
+  Outcome<api::LoadOptions> load = LoadOptionsOf(o);
+  if (!load.ok()) return Outcome<Setup>::Exit(load.exit_code());
   return Setup{.manifest = std::move(*in->check.result.verified),
-               .plan = std::move(*plan),
+               .plan = std::make_shared<const simulator::LoadPlan>(std::move(*plan)),
                .checkpoint = std::move(*checkpoint),
-               .cuda = std::move(*cuda)};
+               .load = std::move(*load)};
 }
 
 run::Report BaseReport(const RunCliOptions& o, const Setup& s) {
-  run::Report r{.manifest = s.plan.manifest_name,
+  const simulator::LoadPlan& plan = *s.plan;
+  run::Report r{.manifest = plan.manifest_name,
                 .checkpoint = o.checkpoint,
                 .mode = o.naive ? "naive" : "staged",
                 .derive = !o.no_derive,
-                .lanes = s.plan.lanes,
-                .prefetch = s.plan.prefetch,
-                .io_threads = s.cuda.io_threads,
-                .chunk_bytes = s.cuda.chunk_bytes,
-                .placement = std::string(simulator::PlacementPolicyName(s.plan.placement))};
-  r.resident_rounded = s.plan.resident_bytes_rounded;
-  r.arena_rounded = s.plan.arena_bytes_rounded;
-  r.lower_bound = s.plan.lower_bound;
-  r.granularity = s.plan.granularity;
-  r.predicted_peak = simulator::LoadPeakBytes(s.plan);
-  r.naive_peak = simulator::ComputePhases(s.manifest.manifest(), s.plan).naive_peak;
+                .lanes = plan.lanes,
+                .prefetch = plan.prefetch,
+                .io_threads = s.load.io_threads,
+                .chunk_bytes = s.load.chunk_bytes,
+                .placement = std::string(simulator::PlacementPolicyName(plan.placement))};
+  r.resident_rounded = plan.resident_bytes_rounded;
+  r.arena_rounded = plan.arena_bytes_rounded;
+  r.lower_bound = plan.lower_bound;
+  r.granularity = plan.granularity;
+  r.predicted_peak = simulator::LoadPeakBytes(plan);
+  r.naive_peak = simulator::ComputePhases(s.manifest.manifest(), plan).naive_peak;
   r.checkpoint_bytes = s.checkpoint->TotalBytes();
-  r.fill_bytes = simulator::FillBytes(s.plan);
-  for (simulator::BufferId i : simulator::DerivedCarries(s.plan))
-    r.derived_bytes += s.plan.buffer(i).bytes;
+  r.fill_bytes = simulator::FillBytes(plan);
+  for (simulator::BufferId i : simulator::DerivedCarries(plan))
+    r.derived_bytes += plan.buffer(i).bytes;
   return r;
 }
 
-// One load on a fresh backend, which comes back (for --check, --save-derived); or the exit code.
-Outcome<std::unique_ptr<CudaBackend>> LoadOnce(const Setup& s, uint32_t index,
-                                               run::Report& report) {
-  using Loaded = Outcome<std::unique_ptr<CudaBackend>>;
-  backend::CudaOptions options = s.cuda;
-  // Owned by the callback: the backend outlives this function.
+// One load into a fresh model, which comes back (for --check, --save-derived); or the exit code.
+Outcome<api::LoadedModel> LoadOnce(const Setup& s, uint32_t index, run::Report& report) {
+  api::LoadOptions options = s.load;
   auto bar = std::make_shared<ProgressBar>(fmt::format("load {}", index + 1));
   options.progress = [bar, ended = false](uint64_t done, uint64_t total) mutable {
     if (ended) return;
     ended = done >= total;
     bar->Update(done, total);
   };
-  CudaBackend::CreateResult created = CudaBackend::Create(s.plan, *s.checkpoint, options);
-  if (!created.backend) return Loaded::Exit(Fail(3, created.status.message()));
-  const backend::ExecuteResult er = backend::Execute(s.plan, *created.backend);  // done means done
-  if (!er.status.ok()) {
-    if (!er.cleanup.ok())
-      std::fprintf(stderr, "loadplan run: cleanup: %s\n", er.cleanup.message().c_str());
-    return Loaded::Exit(Fail(3, er.status.message()));
-  }
-  report.runs.push_back({.memory = created.backend->Memory(), .times = created.backend->Times()});
-  return std::move(created.backend);
+  base::Result<api::LoadedModel> loaded = api::LoadPlanned(s.plan, *s.checkpoint, options);
+  if (!loaded.ok()) return Outcome<api::LoadedModel>::Exit(Fail(3, loaded.status().message()));
+  report.runs.push_back({.memory = loaded->report().memory, .times = loaded->report().times});
+  return std::move(*loaded);
 }
 
 size_t MedianRun(const std::vector<run::Measurement>& runs) {
@@ -154,7 +146,7 @@ size_t MedianRun(const std::vector<run::Measurement>& runs) {
 }
 
 void Probe(const RunCliOptions& o, const Setup& s, run::Report& r) {
-  r.host_read = backend::ProbeHostRead(*s.checkpoint, s.cuda.io_threads, s.cuda.chunk_bytes);
+  r.host_read = backend::ProbeHostRead(*s.checkpoint, s.load.io_threads, s.load.chunk_bytes);
   r.h2d = backend::ProbePinnedH2D(uint64_t{1} << 30, 4, o.device);
 }
 
@@ -168,22 +160,22 @@ int RunRun(const RunCliOptions& o) {
   if (const std::string why = backend::NoDeviceReason(o.device); !why.empty()) return Fail(3, why);
   run::Report report = BaseReport(o, s);
   if (o.ceilings) Probe(o, s, report);
-  std::unique_ptr<CudaBackend> gpu;
+  std::optional<api::LoadedModel> gpu;
   for (uint32_t i = 0; i < o.repeat; ++i) {
     gpu.reset();  // the previous load's device memory goes before the next load asks for it
-    Outcome<std::unique_ptr<CudaBackend>> loaded = LoadOnce(s, i, report);
+    Outcome<api::LoadedModel> loaded = LoadOnce(s, i, report);
     if (!loaded.ok()) return loaded.exit_code();
-    gpu = std::move(*loaded);
+    gpu.emplace(std::move(*loaded));
   }
   report.median = MedianRun(report.runs);
   const backend::ReadResident read = [&gpu](simulator::BufferId b, uint64_t offset,
                                             std::span<uint8_t> out) {
     return gpu->CopyOut(b, offset, out);
   };
-  if (o.check) report.check = backend::CompareWithHost(s.plan, *s.checkpoint, read, !o.no_derive);
+  if (o.check) report.check = backend::CompareWithHost(*s.plan, *s.checkpoint, read, !o.no_derive);
   int rc = 0;
   if (!o.save_derived.empty()) {
-    base::Result<std::string> saved = backend::SaveDerived(s.plan, read, o.save_derived);
+    base::Result<std::string> saved = backend::SaveDerived(*s.plan, read, o.save_derived);
     if (saved.ok())
       report.saved = *saved;
     else

@@ -1,46 +1,15 @@
 // Reading manifests for the commands: size-limited files or the embedded default example.
 #include "cli/input.h"
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "examples/examples.h"
 #include "verifier/codes.h"
+#include "verifier/manifest_file.h"
 
 namespace loadplan::cli {
-
-namespace {
-
-base::Status IoError(std::string message) {
-  return base::Status::Error(std::move(message), base::ErrorKind::kIo);
-}
-
-}  // namespace
-
-base::Result<std::string> ReadFileLimited(const std::string& path, size_t limit) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (ec) return IoError(fmt::format("cannot open {}: {}", path, ec.message()));
-  if (!std::filesystem::is_regular_file(status)) {
-    return IoError(fmt::format("cannot read {}: not a regular file", path));
-  }
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) return IoError(fmt::format("cannot read {}: {}", path, ec.message()));
-  if (size > limit)
-    return IoError(
-        fmt::format("{} is {} bytes, over the {} byte manifest limit", path, size, limit));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return IoError(fmt::format("cannot open {}: {}", path, std::strerror(errno)));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return IoError(fmt::format("cannot read {}: I/O error", path));
-  return ss.str();
-}
 
 std::string DefaultExampleText() { return examples::ExampleText("gpt-oss-120b"); }
 
@@ -52,7 +21,7 @@ CheckedInput LoadAndCheck(const std::string& path) {
   if (path.empty()) {
     text = DefaultExampleText();
   } else {
-    base::Result<std::string> loaded = ReadFileLimited(path, limits.max_bytes);
+    base::Result<std::string> loaded = verifier::ReadManifestFile(path, limits.max_bytes);
     if (!loaded.ok()) {
       out.read = loaded.status();
       return out;

@@ -12,10 +12,6 @@ namespace loadplan::cli {
 
 inline constexpr const char* kDefaultExampleName = "<embedded gpt-oss-120b>";
 
-// Reads a whole file, refusing files over `limit` bytes before reading them. Errors (kIo):
-// "cannot open x.json: No such file or directory", "x.json is N bytes, over the L byte ...".
-[[nodiscard]] base::Result<std::string> ReadFileLimited(const std::string& path, size_t limit);
-
 // The text of the embedded default example (the gpt-oss-120b manifest, made by the builder).
 std::string DefaultExampleText();
 

@@ -107,6 +107,7 @@ struct PlannedBuffer {
   uint64_t bytes = 0;   // exact for fixed shapes; the maximum over the box for variable ones
   uint64_t offset = 0;  // in the resident pool (kResident) or the arena (kStaged), aligned
   std::optional<std::string> tensor;
+  bool exported = false;  // the manifest exports it to serving (a carry loaded models hand out)
   // kStaged and fills of weights:
   std::optional<Lane> lane;
   // kStaged only:

@@ -58,6 +58,7 @@ Status CudaBackend::Impl::Init() {
 }
 
 Status CudaBackend::Impl::Fault(const StepContext& at) const {
+  if (options.stop.stop_requested()) return Cancelled();
   if (options.fail_at_step && *options.fail_at_step == simulator::Index(at.index)) {
     return Status::Error(fmt::format("injected fault at step {}", simulator::Index(at.index)));
   }
@@ -122,6 +123,18 @@ void CudaBackend::Impl::Progress() const {
   if (options.progress && io) options.progress(io->BytesEnqueued(), fill_total);
 }
 
+void CudaBackend::Impl::Tick() {
+  Progress();
+  if (!cancelled && options.stop.stop_requested() && io) {
+    cancelled = true;
+    io->Cancel();
+  }
+}
+
+Status CudaBackend::Impl::Cancelled() const {
+  return Status::Error("the load was cancelled", base::ErrorKind::kCancelled);
+}
+
 CudaBackend::CudaBackend(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 CudaBackend::~CudaBackend() = default;
 
@@ -131,6 +144,15 @@ CudaBackend::CreateResult CudaBackend::Create(const simulator::LoadPlan& plan,
   auto impl = std::make_unique<Impl>(plan, checkpoint, std::move(options));
   if (Status st = impl->Init(); !st.ok()) return {nullptr, st};
   return {std::unique_ptr<CudaBackend>(new CudaBackend(std::move(impl))), Status::Ok()};
+}
+
+base::Result<DeviceAllocation> CudaBackend::TakeResident() {
+  Impl& d = *impl_;
+  if (!d.pool.held()) return Status::Error("TakeResident: the backend holds no resident pool");
+  const uint64_t bytes = d.pool.bytes();
+  DeviceAllocation out(d.pool.Release(), bytes, d.options.device);
+  d.live -= std::min(d.live, bytes);
+  return out;
 }
 
 uint64_t CudaBackend::LiveBytes() const { return impl_->live; }

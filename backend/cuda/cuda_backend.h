@@ -9,11 +9,13 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <vector>
 
 #include "backend/backend.h"
 #include "backend/checkpoint/checkpoint.h"
+#include "backend/cuda/device_allocation.h"
 #include "simulator/plan.h"
 #include "verifier/manifest.h"
 
@@ -29,6 +31,9 @@ struct CudaOptions {
   bool derive = true;  // false: launches only keep the order (loads without deriving)
   // Bytes enqueued to the device so far and the plan's fill total; called on the caller's thread.
   std::function<void(uint64_t, uint64_t)> progress;
+  // Cancellation from any thread: the next step, or the wait of FreeArena/Finish (within
+  // about 100 ms), stops with ErrorKind::kCancelled; queued reads are skipped.
+  std::stop_token stop;
 };
 
 // Device memory as measured. `allocated` counts the backend's own cudaMalloc bytes (the
@@ -83,6 +88,10 @@ class CudaBackend final : public Backend {
   // Copies [offset, offset + out.size()) of resident buffer `buffer` to the host.
   Status CopyOut(simulator::BufferId buffer, uint64_t offset, std::span<uint8_t> out) const;
   Status CopyOut(simulator::BufferId buffer, std::vector<uint8_t>& out) const;
+
+  // After a successful Execute: the resident pool (every weight and carry at its plan offset)
+  // leaves the backend, which frees it no more; the caller owns it from here.
+  [[nodiscard]] base::Result<DeviceAllocation> TakeResident();
 
   [[nodiscard]] CudaMemory Memory() const;
   [[nodiscard]] CudaTimes Times() const;  // complete after Finish

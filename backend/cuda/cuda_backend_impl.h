@@ -58,6 +58,9 @@ struct CudaBackend::Impl {
   uint8_t* Address(simulator::BufferId buffer);
   Status CheckUses(const simulator::PlannedCall& call);
   void Progress() const;
+  // Progress, and the first time a stop is requested, the I/O pool's cancel (while waiting).
+  void Tick();
+  Status Cancelled() const;
 
   const simulator::LoadPlan& plan;
   const Checkpoint& checkpoint;
@@ -72,6 +75,7 @@ struct CudaBackend::Impl {
   cuda::MemInfo baseline;
   uint64_t peak_delta = 0;
   uint64_t fill_total = 0;  // bytes of every fill step of the plan
+  bool cancelled = false;   // a stop was requested and the I/O pool cancelled
   std::optional<Clock::time_point> first_fill;
   double wall_s = 0, derive_s = 0;
   std::unique_ptr<cuda::IoPool> io;  // last: destroyed first (joins its threads)

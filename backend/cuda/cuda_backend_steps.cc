@@ -169,13 +169,14 @@ Status CudaBackend::FreeArena(const StepContext& at) {
   d.steps.Collect(at.waits, events);
   // No copy may still target the arena: drain the pool (what is queued is at most the
   // weights of the last calls), then the compute stream.
-  Status st = d.io->Drain([&d] { d.Progress(); });
+  Status st = d.io->Drain([&d] { d.Tick(); });
   Status sync = LOADPLAN_CUDA_CHECK(cudaStreamSynchronize(d.compute.get()));
   if (sync.ok())
     sync = d.SampleDelta();  // the widest moment: pool, arena and whatever launches added
   Status freed = d.Free(d.arena);
   d.steps.Publish(at.index, {});
   if (!freed.ok()) return freed;
+  if (d.cancelled) return d.Cancelled();
   // A fill error that a step already reported is not reported again by the cleanup.
   if (!st.ok() && !d.io_error_reported) return d.ReportIo(std::move(st));
   return sync;
@@ -195,12 +196,13 @@ Status CudaBackend::FreeResident() {
 
 Status CudaBackend::Finish() {
   Impl& d = *impl_;
-  Status st = d.io->Drain([&d] { d.Progress(); });
+  Status st = d.io->Drain([&d] { d.Tick(); });
   Status sync = LOADPLAN_CUDA_CHECK(cudaStreamSynchronize(d.compute.get()));
   if (sync.ok()) sync = d.SampleDelta();
   if (d.first_fill)
     d.wall_s = std::chrono::duration<double>(Impl::Clock::now() - *d.first_fill).count();
   d.Progress();
+  if (d.cancelled) return d.Cancelled();
   if (!st.ok()) return d.ReportIo(std::move(st));
   if (!sync.ok()) return sync;
   d.derive_s = 0;

@@ -93,6 +93,12 @@ class Memory {
   [[nodiscard]] bool held() const { return held_ || static_cast<bool>(ptr_); }
   void MarkHeld() { held_ = true; }  // a 0-byte allocation is held with a null pointer
   Status Free();
+  // Hands the block over without freeing it (the caller owns it from here).
+  [[nodiscard]] void* Release() noexcept {
+    held_ = false;
+    bytes_ = 0;
+    return ptr_.Release();
+  }
 
  private:
   Unique<void*, Traits> ptr_;

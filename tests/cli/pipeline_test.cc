@@ -1,5 +1,6 @@
 // cli/pipeline: load -> check -> diagnostics -> exit code, plan -> self-check, WriteOutput.
 #include "cli/pipeline.h"
+#include "verifier/manifest_file.h"
 
 #include <unistd.h>
 
@@ -100,13 +101,14 @@ TEST(Pipeline, JsonFormatPrintsDiagnosticsOnStdout) {
 
 TEST(ReadFileLimited, ResultCarriesTheReason) {
   const fs::path p = TempFile("lp_pipe_read", "12345");
-  const base::Result<std::string> ok = ReadFileLimited(p.string(), 5);
+  const base::Result<std::string> ok = verifier::ReadManifestFile(p.string(), 5);
   ASSERT_TRUE(ok.ok());
   EXPECT_EQ(*ok, "12345");
-  const base::Result<std::string> big = ReadFileLimited(p.string(), 4);
+  const base::Result<std::string> big = verifier::ReadManifestFile(p.string(), 4);
   EXPECT_EQ(big.status().kind(), base::ErrorKind::kIo);
   EXPECT_EQ(big.status().message(), p.string() + " is 5 bytes, over the 4 byte manifest limit");
-  EXPECT_FALSE(ReadFileLimited(fs::temp_directory_path().string(), 100).ok());  // a directory
+  EXPECT_FALSE(
+      verifier::ReadManifestFile(fs::temp_directory_path().string(), 100).ok());  // a directory
   fs::remove(p);
 }
 

@@ -1,0 +1,143 @@
+// The API's load: preflight, the CUDA backend over the plan's steps, then the resident pool
+// handed to a LoadedModel (the backend's threads, streams and pinned buffers go with it).
+#include <fmt/format.h>
+
+#include "api/loadplan.h"
+#include "backend/executor.h"
+#include "simulator/plan_totals.h"
+
+namespace loadplan::api {
+namespace {
+
+backend::CudaOptions CudaOptionsOf(const LoadOptions& o) {
+  return {.io_threads = o.io_threads,
+          .chunk_bytes = o.chunk_bytes,
+          .memory_limit = o.memory_limit,
+          .device = o.device,
+          .derive = o.derive,
+          .progress = o.progress,
+          .stop = o.stop};
+}
+
+std::vector<LoadedTensor> TensorsOf(const simulator::LoadPlan& plan,
+                                    const backend::DeviceAllocation& pool) {
+  std::vector<LoadedTensor> out;
+  for (const simulator::PlannedBuffer& b : plan.buffers) {
+    if (b.residence != simulator::Residence::kResident) continue;
+    LoadedTensor t{.name = b.name,
+                   .kind = b.kind,
+                   .exported = b.exported,
+                   .dtype = b.dtype,
+                   .bytes = b.bytes,
+                   .data = b.bytes == 0 ? nullptr : static_cast<uint8_t*>(pool.get()) + b.offset,
+                   .id = b.id};
+    if (b.shape) t.shape.assign(b.shape->begin(), b.shape->end());
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace
+
+double LoadReport::GBps() const {
+  return times.wall_s > 0 ? static_cast<double>(fill_bytes) / times.wall_s / 1e9 : 0;
+}
+
+const LoadedTensor* LoadedModel::Find(std::string_view name) const {
+  for (const LoadedTensor& t : tensors_) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+base::Status LoadedModel::CopyOut(simulator::BufferId id, uint64_t offset,
+                                  std::span<uint8_t> out) const {
+  if (!plan_ || simulator::Index(id) >= plan_->buffers.size()) {
+    return base::Status::Error(
+        fmt::format("no buffer {} in the loaded plan", simulator::Index(id)));
+  }
+  const simulator::PlannedBuffer& b = plan_->buffer(id);
+  if (b.residence != simulator::Residence::kResident) {
+    return base::Status::Error(fmt::format("{} is not resident in the loaded model", b.name));
+  }
+  if (offset > b.bytes || out.size() > b.bytes - offset) {
+    return base::Status::Error(
+        fmt::format("{}: copy of {} bytes at offset {} is outside its {} bytes", b.name, out.size(),
+                    offset, b.bytes));
+  }
+  return pool_.CopyToHost(b.offset + offset, out);
+}
+
+base::Status LoadedModel::Release() {
+  tensors_.clear();
+  return pool_.Free();
+}
+
+base::Result<LoadedModel> LoadPlanned(std::shared_ptr<const simulator::LoadPlan> plan,
+                                      const backend::Checkpoint& checkpoint,
+                                      const LoadOptions& options) {
+  if (!plan) return base::Status::Error("LoadPlanned: no plan");
+  backend::PrepareCudaProcess();  // eager module loading, when CUDA is not yet initialised
+  if (std::string why = backend::NoDeviceReason(options.device); !why.empty()) {
+    return base::Status::Error(why, base::ErrorKind::kDevice);
+  }
+  backend::CudaBackend::CreateResult created =
+      backend::CudaBackend::Create(*plan, checkpoint, CudaOptionsOf(options));
+  if (!created.backend) return created.status;
+  const backend::ExecuteResult run = backend::Execute(*plan, *created.backend);
+  if (!run.status.ok()) {
+    if (run.cleanup.ok()) return run.status;
+    return base::Status::Error(run.status.message() + "; cleanup: " + run.cleanup.message(),
+                               run.status.kind());
+  }
+  base::Result<backend::DeviceAllocation> pool = created.backend->TakeResident();
+  if (!pool.ok()) {
+    base::Status freed = created.backend->FreeResident();
+    return freed.ok() ? pool.status()
+                      : base::Status::Error(pool.status().message() + "; " + freed.message(),
+                                            base::ErrorKind::kInternal);
+  }
+  LoadedModel model;
+  model.report_ = {.predicted_peak = simulator::LoadPeakBytes(*plan),
+                   .resident_bytes = plan->resident_bytes_rounded,
+                   .fill_bytes = simulator::FillBytes(*plan),
+                   .memory = created.backend->Memory(),
+                   .times = created.backend->Times()};
+  created.backend.reset();  // I/O threads, streams and pinned buffers go before the model is used
+  model.pool_ = std::move(*pool);
+  model.tensors_ = TensorsOf(*plan, model.pool_);
+  model.plan_ = std::move(plan);
+  return model;
+}
+
+base::Result<LoadedModel> Load(const verifier::VerifiedManifest& manifest,
+                               const backend::Checkpoint& checkpoint, const LoadOptions& options) {
+  simulator::PlanOptions plan_options = options.plan;
+  plan_options.naive = plan_options.naive || options.naive;
+  base::Result<simulator::LoadPlan> plan = PlanLoad(manifest, plan_options);
+  if (!plan.ok()) return plan.status();
+  return LoadPlanned(std::make_shared<const simulator::LoadPlan>(std::move(*plan)), checkpoint,
+                     options);
+}
+
+base::Result<LoadedModel> Load(const verifier::VerifiedManifest& manifest,
+                               const std::string& checkpoint_dir, const LoadOptions& options) {
+  base::Result<std::unique_ptr<backend::Checkpoint>> checkpoint =
+      backend::Checkpoint::Open(checkpoint_dir);
+  if (!checkpoint.ok()) return checkpoint.status();
+  return Load(manifest, **checkpoint, options);
+}
+
+base::Result<LoadedModel> LoadFiles(const std::string& manifest_path,
+                                    const std::string& checkpoint_dir, const LoadOptions& options) {
+  base::Result<verifier::CheckOutput> checked = CheckFile(manifest_path);
+  if (!checked.ok()) return checked.status();
+  if (!checked->result.verified) {
+    return base::Status::Error(manifest_path + " does not verify:\n" +
+                                   verifier::FormatText(checked->result.diags, manifest_path),
+                               base::ErrorKind::kInvalidInput);
+  }
+  return Load(*checked->result.verified, checkpoint_dir, options);
+}
+
+}  // namespace loadplan::api

@@ -104,7 +104,11 @@ TEST_F(ApiGpuTest, ListsEveryResidentBufferInsideItsPoolWithTheHostBackendsBytes
   const LoadedTensor* fc1 = m->Find("l0.fc1_w");
   ASSERT_NE(fc1, nullptr);
   EXPECT_EQ(fc1->kind, verifier::BufferKind::kCarry);
-  EXPECT_TRUE(fc1->exported);
+  for (const LoadedTensor& t : m->tensors()) {  // the manifest's export flag, carried through
+    const verifier::Buffer* b = model_->verified->manifest().FindBuffer(t.name);
+    ASSERT_NE(b, nullptr) << t.name;
+    EXPECT_EQ(t.exported, b->exported) << t.name;
+  }
   EXPECT_EQ(m->Find("no.such.tensor"), nullptr);
   const backend::HostComparison cmp = Compare(*m, *model_->checkpoint);
   EXPECT_TRUE(cmp.ok()) << cmp.host_error << (cmp.mismatches.empty() ? "" : cmp.mismatches.front());

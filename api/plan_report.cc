@@ -1,11 +1,12 @@
-// `loadplan plan`'s report: the same data rendered as text (for people) or JSON (for tools).
-#include "cli/cmd_plan_report.h"
+// The JSON rendering of a plan report: what `loadplan plan --format json` prints and what the
+// Python package's Plan.to_dict() returns (one builder for both).
+#include "api/plan_report.h"
 
 #include <fmt/format.h>
 
 #include "simulator/plan_totals.h"
 
-namespace loadplan::cli {
+namespace loadplan::api {
 namespace {
 
 using nlohmann::json;
@@ -148,4 +149,4 @@ json ReportJson(const verifier::Manifest& m, const PlanReport& r) {
           {"device", DeviceJson(r)}};
 }
 
-}  // namespace loadplan::cli
+}  // namespace loadplan::api

@@ -1,0 +1,35 @@
+// The data of a plan report (a plan, its symbolic phases, the widest moment, a device to fit)
+// and its JSON rendering: `loadplan plan --format json` and the Python package's Plan.to_dict()
+// print the same object. The text rendering stays in cli/ (cmd_plan_report.h).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "simulator/phases/phases.h"
+#include "simulator/plan.h"
+#include "verifier/manifest.h"
+
+namespace loadplan::api {
+
+struct PlanReport {
+  std::string display_name;
+  simulator::LoadPlan plan;
+  simulator::MemoryPhases phases;
+  std::optional<simulator::WidestMoment> widest;
+  verifier::Assignment at;               // the user's --at values
+  std::optional<uint64_t> device_bytes;  // --device-memory
+  std::string device_label;              // "h200 (measured)" or the size text
+  size_t warnings = 0;                   // verifier warnings (lints)
+
+  // Does the peak fit the device for every admissible value (box) / at the user's values?
+  [[nodiscard]] std::optional<bool> FitsBox() const;
+  [[nodiscard]] std::optional<bool> FitsAt() const;
+};
+
+nlohmann::json ReportJson(const verifier::Manifest& m, const PlanReport& r);
+
+}  // namespace loadplan::api

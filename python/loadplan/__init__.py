@@ -1,0 +1,20 @@
+"""loadplan: verify, plan and load staged LLM checkpoints into this process (docs/python.md).
+
+    import loadplan, torch
+    model = loadplan.load("m2.json", "ckpt/", device=0)
+    w = torch.from_dlpack(model["l0.fc1_w"])   # zero copy
+"""
+
+from ._check import Diagnostic, Note, check
+from ._errors import (CancelledError, CheckpointError, DeviceError, InternalError,
+                      LoadplanError, ManifestError, OptionError, OutOfMemoryError)
+from ._model import Model, load
+from ._plan import Phase, Plan, plan
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CancelledError", "CheckpointError", "DeviceError", "Diagnostic", "InternalError",
+    "LoadplanError", "ManifestError", "Model", "Note", "OptionError", "OutOfMemoryError",
+    "Phase", "Plan", "check", "load", "plan",
+]

@@ -1,0 +1,94 @@
+"""loadplan.check: every diagnostic of a manifest (the rules of docs/verifier.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from typing import Any, Dict, List, Mapping, Tuple, Union
+
+from . import _loadplan
+
+ManifestSource = Union[str, "os.PathLike[str]", Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class Note:
+    """A related place: "written here", "declared here"."""
+
+    pointer: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem: a stable rule code, "error" or "warning", a JSON pointer, a fix hint."""
+
+    code: str
+    severity: str
+    pointer: str
+    message: str
+    hint: str = ""
+    notes: Tuple[Note, ...] = ()
+    file: str = ""
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == "error"
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The keys and values `loadplan check --format json` prints for this diagnostic."""
+        d = asdict(self)
+        d["notes"] = [asdict(n) for n in self.notes]
+        return d
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.severity}[{self.code}] {self.pointer}: {self.message}"
+
+
+def manifest_text(source: ManifestSource) -> Tuple[str, str]:
+    """(text, display name) of a manifest given as a path, JSON text or a dict."""
+    if isinstance(source, Mapping):
+        return json.dumps(source), "<dict>"
+    if isinstance(source, (bytes, bytearray)):
+        return bytes(source).decode("utf-8", errors="replace"), "<string>"
+    if isinstance(source, str) and source.lstrip().startswith(("{", "[")):
+        return source, "<string>"
+    path = os.fspath(source)
+    with open(path, encoding="utf-8", errors="surrogateescape") as f:
+        return f.read(), str(path)
+
+
+def _diagnostic(d: Dict[str, Any]) -> Diagnostic:
+    notes = tuple(Note(pointer=n.get("pointer", ""), message=n.get("message", ""))
+                  for n in d.get("notes", []))
+    return Diagnostic(code=d["code"], severity=d["severity"], pointer=d.get("pointer", ""),
+                      message=d.get("message", ""), hint=d.get("hint", ""), notes=notes,
+                      file=d.get("file", ""))
+
+
+def check_text(text: str, file: str) -> List[Diagnostic]:
+    return [_diagnostic(d) for d in json.loads(_loadplan.check_json(text, file))]
+
+
+def check(source: ManifestSource) -> List[Diagnostic]:
+    """Every diagnostic of a manifest, sorted by pointer then code (errors and warnings).
+
+    ``source`` is a path (str or os.PathLike), manifest JSON text (a str starting with "{"),
+    or the manifest as a dict. A file that cannot be read raises OSError.
+    """
+    return check_text(*manifest_text(source))
+
+
+def verified_text(source: ManifestSource) -> Tuple[str, str, List[Diagnostic]]:
+    """Text, display name and diagnostics of a manifest; ManifestError when it has errors."""
+    from ._errors import ManifestError
+
+    text, file = manifest_text(source)
+    diags = check_text(text, file)
+    errors = [d for d in diags if d.is_error]
+    if errors:
+        lines = "\n".join(str(d) for d in errors[:10])
+        more = f"\n... and {len(errors) - 10} more" if len(errors) > 10 else ""
+        raise ManifestError(f"{file}: {len(errors)} verification error(s)\n{lines}{more}", diags)
+    return text, file, diags

@@ -1,0 +1,99 @@
+"""loadplan.load: a checkpoint on the GPU in this process, as a mapping of DLPack tensors."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from typing import Any, Callable, Dict, Iterator, Optional
+
+from . import _loadplan
+from ._check import ManifestSource, verified_text
+
+Progress = Callable[[int, int], None]
+
+
+class Model(Mapping):
+    """A loaded model: buffer name -> a zero-copy tensor with ``__dlpack__``.
+
+    ``torch.from_dlpack(model["l0.fc1_w"])`` shares the device memory. The memory is freed
+    when this Model and every tensor taken from it are gone. Dtypes frameworks do not share
+    (FP4, FP6, FP8) and buffers whose shape depends on variables come as raw ``uint8`` bytes;
+    ``info(name)`` gives the manifest's dtype and shape.
+    """
+
+    def __init__(self, core: "_loadplan.Model") -> None:
+        self._core = core
+        self._names = core.names()
+
+    def __getitem__(self, name: str) -> Any:
+        return self._core.tensor(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in self._core
+
+    def info(self, name: str) -> Dict[str, Any]:
+        """name, kind ("weight"/"carry"), exported, dtype, shape, bytes, id (plan buffer id)."""
+        return self._core.info(name)
+
+    @property
+    def report(self) -> Dict[str, Any]:
+        """predicted_peak, resident_bytes, fill_bytes (bytes), gbps, wall_s."""
+        return self._core.report()
+
+    @property
+    def device(self) -> int:
+        return self._core.device
+
+    @property
+    def device_bytes(self) -> int:
+        return self._core.device_bytes
+
+    def state_dict(self, framework: str = "torch") -> Dict[str, Any]:
+        """Every tensor as a torch.Tensor sharing this model's memory (needs torch)."""
+        if framework != "torch":
+            raise ValueError(f"framework {framework!r}: only 'torch' is supported")
+        import torch  # optional dependency
+
+        return {name: torch.from_dlpack(self[name]) for name in self._names}
+
+    def __repr__(self) -> str:
+        return f"Model({len(self)} tensors, {self.device_bytes} bytes on cuda:{self.device})"
+
+
+def _bar() -> Progress:
+    def show(done: int, total: int) -> None:
+        frac = done / total if total else 1.0
+        filled = int(frac * 30)
+        sys.stderr.write(f"\rloadplan [{'#' * filled}{'.' * (30 - filled)}] "
+                         f"{done / 2**30:7.2f} / {total / 2**30:.2f} GiB")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return show
+
+
+def load(manifest: ManifestSource, checkpoint: "str | os.PathLike[str]", device: int = 0, *,
+         io_threads: int = 12, chunk_bytes: int = 4 << 20, memory_limit: Optional[int] = None,
+         naive: bool = False, derive: bool = True,
+         progress: Optional[Progress] = None) -> Model:
+    """Verifies, plans and loads a checkpoint folder onto GPU ``device``; returns a Model.
+
+    The GIL is released during the load; Ctrl-C cancels it (KeyboardInterrupt, with every
+    byte it allocated freed). ``progress(done, total)`` is called with bytes handed to the
+    device; without it a bar is drawn when stderr is a terminal. Raises ManifestError,
+    CheckpointError, DeviceError, OutOfMemoryError (a MemoryError) or CancelledError.
+    """
+    text, _, _ = verified_text(manifest)
+    if progress is None and sys.stderr.isatty():
+        progress = _bar()
+    core = _loadplan.load(text, os.fspath(checkpoint), device, io_threads, chunk_bytes,
+                          memory_limit, naive, derive, progress)
+    return Model(core)

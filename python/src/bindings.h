@@ -1,0 +1,22 @@
+// The parts of the module loadplan._loadplan, one Bind function per file (module.cc calls
+// them), and the one place a base::Status becomes a Python exception.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include "base/status.h"
+
+namespace loadplan::python {
+
+namespace nb = nanobind;
+
+void BindCheck(nb::module_& m);  // check.cc
+void BindPlan(nb::module_& m);   // plan.cc
+void BindModel(nb::module_& m);  // model.cc
+void BindLoad(nb::module_& m);   // load.cc
+
+// Raises the exception loadplan._errors.from_status(kind, message, during) builds for `status`
+// (ManifestError, CheckpointError, DeviceError, OutOfMemoryError, ...). Needs the GIL.
+[[noreturn]] void RaiseStatus(const base::Status& status, const char* during);
+
+}  // namespace loadplan::python

@@ -1,0 +1,136 @@
+// load(): verify, plan and load a checkpoint onto a GPU without holding the GIL. The load runs
+// on a worker thread; the calling thread waits in 50 ms slices, and between slices (GIL held)
+// checks for signals (Ctrl-C requests stop through a std::stop_source, and the cancelled load
+// frees what it allocated before we return) and reports progress to the Python callback.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <thread>
+
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+
+#include "api/loadplan.h"
+#include "python/src/bindings.h"
+#include "python/src/model.h"
+
+namespace loadplan::python {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct LoadArgs {
+  std::string text, checkpoint;
+  api::LoadOptions options;
+};
+
+base::Result<api::LoadedModel> Run(const LoadArgs& a) {
+  const verifier::CheckOutput in = api::CheckText(a.text);
+  if (!in.result.verified) return base::Status::Error("the manifest has verification errors");
+  return api::Load(*in.result.verified, a.checkpoint, a.options);
+}
+
+// What the worker shares with the waiting thread.
+struct Shared {
+  std::stop_source stop;
+  std::atomic<uint64_t> done{0}, total{0};
+  std::mutex mu;
+  std::condition_variable cv;
+  bool finished = false;
+  std::optional<base::Result<api::LoadedModel>> result;
+};
+
+// Joins the worker whatever way the caller leaves (a signal, a raising progress callback):
+// the load is asked to stop first, and the GIL is released while waiting for it.
+struct Joiner {
+  std::thread& worker;
+  Shared& s;
+  ~Joiner() {
+    if (!worker.joinable()) return;
+    s.stop.request_stop();
+    nb::gil_scoped_release nogil;
+    worker.join();
+  }
+};
+
+void Work(const LoadArgs& a, Shared& s) {
+  std::optional<base::Result<api::LoadedModel>> r;
+  try {
+    r.emplace(Run(a));
+  } catch (const std::exception& e) {
+    r.emplace(base::Status::Error(e.what(), base::ErrorKind::kInternal));
+  }
+  std::lock_guard lock(s.mu);
+  s.result = std::move(r);
+  s.finished = true;
+  s.cv.notify_all();
+}
+
+// Waits for the worker; a signal handler that raised (Ctrl-C) or a raising progress callback
+// propagates, and the caller's Joiner stops the load.
+void Wait(Shared& s, const nb::object& progress) {
+  uint64_t shown = ~uint64_t{0};
+  for (;;) {
+    bool finished;
+    {
+      nb::gil_scoped_release nogil;
+      std::unique_lock lock(s.mu);
+      finished = s.cv.wait_for(lock, 50ms, [&] { return s.finished; });
+    }
+    if (PyErr_CheckSignals() != 0) throw nb::python_error();  // KeyboardInterrupt, usually
+    const uint64_t done = s.done.load();
+    if (!progress.is_none() && done != shown) {
+      shown = done;
+      progress(done, s.total.load());
+    }
+    if (finished) return;
+  }
+}
+
+nb::object Load(std::string text, std::string checkpoint, int device, uint32_t io_threads,
+                uint64_t chunk_bytes, std::optional<uint64_t> memory_limit, bool naive, bool derive,
+                nb::object progress) {
+  Shared s;
+  LoadArgs a{.text = std::move(text),
+             .checkpoint = std::move(checkpoint),
+             .options = {.device = device,
+                         .io_threads = io_threads,
+                         .chunk_bytes = chunk_bytes,
+                         .memory_limit = memory_limit,
+                         .naive = naive,
+                         .derive = derive,
+                         .stop = s.stop.get_token()}};
+  a.options.progress = [&s](uint64_t done, uint64_t total) {  // loader thread: atomics only
+    s.total = total;
+    s.done = done;
+  };
+  std::thread worker;
+  {
+    nb::gil_scoped_release nogil;
+    worker = std::thread([&] { Work(a, s); });
+  }
+  {
+    Joiner join{worker, s};
+    Wait(s, progress);
+    nb::gil_scoped_release nogil;
+    worker.join();
+  }
+  if (!s.result->ok()) RaiseStatus(s.result->status(), "load");
+  return nb::cast(PyModel{std::move(**s.result)}, nb::rv_policy::move);
+}
+
+}  // namespace
+
+void BindLoad(nb::module_& m) {
+  m.def("load", &Load, nb::arg("text"), nb::arg("checkpoint"), nb::arg("device"),
+        nb::arg("io_threads"), nb::arg("chunk_bytes"), nb::arg("memory_limit").none(),
+        nb::arg("naive"), nb::arg("derive"), nb::arg("progress").none(),
+        "Loads a checkpoint for verified manifest text onto a GPU; returns a Model. The GIL is "
+        "released during the load; Ctrl-C cancels it.");
+}
+
+}  // namespace loadplan::python

@@ -1,0 +1,99 @@
+// plan_json(): the report `loadplan plan --format json` prints (api/plan_report.h builds it for
+// both), for manifest text and the plan command's options.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "api/loadplan.h"
+#include "api/plan_report.h"
+#include "python/src/bindings.h"
+#include "simulator/phases/phases.h"
+#include "verifier/bind_assignment.h"
+
+namespace loadplan::python {
+namespace {
+
+struct PlanArgs {
+  std::optional<uint32_t> lanes, prefetch;
+  std::string placement;
+  std::vector<std::string> at;  // "VAR=VALUE"
+  std::optional<std::string> device_memory;
+  bool naive = false;
+};
+
+base::Result<simulator::PlanOptions> OptionsOf(const PlanArgs& a) {
+  simulator::PlanOptions o{.lanes = a.lanes, .prefetch = a.prefetch, .naive = a.naive};
+  if (!a.placement.empty()) {
+    const std::optional<simulator::PlacementPolicy> p =
+        simulator::ParsePlacementPolicy(a.placement);
+    if (!p) return base::Status::Error(fmt::format("placement {}: not a policy", a.placement));
+    o.placement = *p;
+  }
+  return o;
+}
+
+base::Status Fill(const verifier::Manifest& m, const PlanArgs& a, api::PlanReport& r) {
+  base::Result<verifier::Assignment> at = verifier::BindAssignment(m, a.at);
+  if (!at.ok()) return at.status().WithContext("at");
+  r.at = std::move(*at);
+  if (!a.device_memory) return {};
+  const std::optional<simulator::DeviceMemory> d = simulator::ResolveDeviceMemory(*a.device_memory);
+  if (!d) {
+    return base::Status::Error(fmt::format(
+        "device_memory {}: not a size (\"139.8GiB\", \"288GB\", bytes) or a preset (h200, b200, "
+        "gb300)",
+        *a.device_memory));
+  }
+  r.device_bytes = d->bytes;
+  r.device_label = d->label;
+  return {};
+}
+
+base::Result<std::string> PlanJson(const std::string& text, const std::string& file,
+                                   const PlanArgs& a) {
+  const verifier::CheckOutput in = api::CheckText(text);
+  if (!in.result.verified) return base::Status::Error("the manifest has verification errors");
+  base::Result<simulator::PlanOptions> options = OptionsOf(a);
+  if (!options.ok()) return options.status();
+  const verifier::Manifest& m = *in.manifest;
+  api::PlanReport r{.display_name = file};
+  if (base::Status s = Fill(m, a, r); !s.ok()) return s;
+  for (const verifier::Diagnostic& d : in.result.diags)
+    r.warnings += d.severity == verifier::Severity::kWarning;
+  base::Result<simulator::LoadPlan> plan = api::PlanLoad(*in.result.verified, *options);
+  if (!plan.ok()) return plan.status();
+  r.plan = std::move(*plan);
+  r.phases = simulator::ComputePhases(m, r.plan, r.at);
+  r.widest = simulator::FindWidestMoment(r.plan);
+  return api::ReportJson(m, r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string PlanJsonOrRaise(const std::string& text, const std::string& file,
+                            std::optional<uint32_t> lanes, std::optional<uint32_t> prefetch,
+                            const std::string& placement, const std::vector<std::string>& at,
+                            std::optional<std::string> device_memory, bool naive) {
+  const PlanArgs a{lanes, prefetch, placement, at, std::move(device_memory), naive};
+  std::optional<base::Result<std::string>> out;
+  {
+    nb::gil_scoped_release nogil;
+    out.emplace(PlanJson(text, file, a));
+  }
+  if (!out->ok()) RaiseStatus(out->status(), "plan");
+  return std::move(**out);
+}
+
+}  // namespace
+
+void BindPlan(nb::module_& m) {
+  m.def("plan_json", &PlanJsonOrRaise, nb::arg("text"), nb::arg("file"), nb::arg("lanes").none(),
+        nb::arg("prefetch").none(), nb::arg("placement"), nb::arg("at"),
+        nb::arg("device_memory").none(), nb::arg("naive"),
+        "Plans verified manifest text; returns the report `loadplan plan --format json` prints.");
+}
+
+}  // namespace loadplan::python

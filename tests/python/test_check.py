@@ -1,0 +1,44 @@
+"""loadplan.check against `loadplan check --format json` (same diagnostics, same JSON)."""
+
+import json
+
+import pytest
+
+import loadplan
+from conftest import EXAMPLES
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_examples_match_cli(cli, path):
+    diags = loadplan.check(path)
+    assert [d.to_dict() for d in diags] == cli("check", "--format", "json", path)
+    assert not any(d.is_error for d in diags)
+
+
+def test_text_and_dict_give_the_same_diagnostics(tmp_path):
+    path = EXAMPLES[0]
+    text = path.read_text()
+    from_text = [(d.code, d.pointer) for d in loadplan.check(text)]
+    from_dict = [(d.code, d.pointer) for d in loadplan.check(json.loads(text))]
+    assert from_text == from_dict == [(d.code, d.pointer) for d in loadplan.check(str(path))]
+
+
+def test_broken_manifest_matches_cli(cli, tmp_path):
+    m = json.loads((EXAMPLES[-1]).read_text())
+    m["buffers"] = {"x": {"kind": "nonsense"}}
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(m))
+    diags = loadplan.check(bad)
+    assert any(d.is_error for d in diags)
+    assert all(d.code and d.pointer.startswith("/") or d.pointer == "" for d in diags)
+    assert [d.to_dict() for d in diags] == cli("check", "--format", "json", bad, ok_codes=(1,))
+
+
+def test_not_json_is_a_diagnostic():
+    diags = loadplan.check("{ not json")
+    assert diags and diags[0].is_error and diags[0].code.startswith("J")
+
+
+def test_missing_file_raises_oserror(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        loadplan.check(tmp_path / "absent.json")

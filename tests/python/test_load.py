@@ -1,0 +1,59 @@
+"""loadplan.load without a GPU: a clean DeviceError, never a crash; bad input first."""
+
+import subprocess
+
+import pytest
+
+import loadplan
+from conftest import EXAMPLES
+
+TINY = next(p for p in EXAMPLES if p.name == "tiny.json")
+
+
+def _has_gpu():
+    try:
+        return subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def checkpoint(cli, tmp_path_factory):
+    out = tmp_path_factory.mktemp("ckpt")
+    subprocess.run([str(cli.path), "gen", str(TINY), "-o", str(out)], check=True,
+                   capture_output=True)
+    return out
+
+
+@pytest.mark.skipif(_has_gpu(), reason="this test is for machines without a GPU")
+def test_no_gpu_is_a_device_error(checkpoint):
+    calls = []
+    with pytest.raises(loadplan.DeviceError) as e:
+        loadplan.load(TINY, checkpoint, device=0, progress=lambda d, t: calls.append((d, t)))
+    assert isinstance(e.value, RuntimeError) and str(e.value)
+
+
+def test_missing_checkpoint_raises(tmp_path):
+    with pytest.raises((loadplan.CheckpointError, loadplan.DeviceError)):
+        loadplan.load(TINY, tmp_path / "absent")
+
+
+def test_manifest_errors_come_before_the_device():
+    with pytest.raises(loadplan.ManifestError):
+        loadplan.load("{ not json", "/nonexistent")
+
+
+def test_errors_map_every_kind():
+    from loadplan._errors import from_status
+    assert isinstance(from_status("invalid input", "m", "load"), loadplan.CheckpointError)
+    assert isinstance(from_status("invalid input", "m", "plan"), loadplan.OptionError)
+    assert isinstance(from_status("I/O error", "m", "load"), OSError)
+    assert isinstance(from_status("device error", "m", "load"), loadplan.DeviceError)
+    assert isinstance(from_status("cancelled", "m", "load"), loadplan.CancelledError)
+    assert isinstance(from_status("internal error", "m", "load"), loadplan.InternalError)
+    oom = from_status("out of memory",
+                      "resident pool of 1.50 GiB (1610612736 bytes) failed: over the limit; "
+                      "0.00 GiB (0 bytes) live on this backend; 0.42 GiB free of 139.80 GiB",
+                      "load")
+    assert isinstance(oom, MemoryError)
+    assert oom.requested == 1610612736 and oom.free == int(0.42 * 2**30)

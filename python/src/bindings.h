@@ -2,9 +2,14 @@
 // them), and the one place a base::Status becomes a Python exception.
 #pragma once
 
+#include <cstdint>
+#include <optional>
+#include <string>
+
 #include <nanobind/nanobind.h>
 
 #include "base/status.h"
+#include "simulator/planner/planner.h"
 
 namespace loadplan::python {
 
@@ -14,6 +19,12 @@ void BindCheck(nb::module_& m);  // check.cc
 void BindPlan(nb::module_& m);   // plan.cc
 void BindModel(nb::module_& m);  // model.cc
 void BindLoad(nb::module_& m);   // load.cc
+
+// The planner's options from the Python keywords plan() and load() share (plan.cc); an unknown
+// placement policy is a kInvalidInput error.
+base::Result<simulator::PlanOptions> PlanOptionsOf(std::optional<uint32_t> lanes,
+                                                   std::optional<uint32_t> prefetch,
+                                                   const std::string& placement, bool naive);
 
 // Raises the exception loadplan._errors.from_status(kind, message, during) builds for `status`
 // (ManifestError, CheckpointError, DeviceError, OutOfMemoryError, ...). Needs the GIL.

@@ -93,7 +93,10 @@ void Wait(Shared& s, const nb::object& progress) {
 
 nb::object Load(std::string text, std::string checkpoint, int device, uint32_t io_threads,
                 uint64_t chunk_bytes, std::optional<uint64_t> memory_limit, bool naive, bool derive,
-                nb::object progress) {
+                std::optional<uint32_t> lanes, std::optional<uint32_t> prefetch,
+                const std::string& placement, nb::object progress) {
+  base::Result<simulator::PlanOptions> plan = PlanOptionsOf(lanes, prefetch, placement, naive);
+  if (!plan.ok()) RaiseStatus(plan.status(), "options");
   Shared s;
   LoadArgs a{.text = std::move(text),
              .checkpoint = std::move(checkpoint),
@@ -103,6 +106,7 @@ nb::object Load(std::string text, std::string checkpoint, int device, uint32_t i
                          .memory_limit = memory_limit,
                          .naive = naive,
                          .derive = derive,
+                         .plan = *plan,
                          .stop = s.stop.get_token()}};
   a.options.progress = [&s](uint64_t done, uint64_t total) {  // loader thread: atomics only
     s.total = total;
@@ -128,7 +132,8 @@ nb::object Load(std::string text, std::string checkpoint, int device, uint32_t i
 void BindLoad(nb::module_& m) {
   m.def("load", &Load, nb::arg("text"), nb::arg("checkpoint"), nb::arg("device"),
         nb::arg("io_threads"), nb::arg("chunk_bytes"), nb::arg("memory_limit").none(),
-        nb::arg("naive"), nb::arg("derive"), nb::arg("progress").none(),
+        nb::arg("naive"), nb::arg("derive"), nb::arg("lanes").none(), nb::arg("prefetch").none(),
+        nb::arg("placement"), nb::arg("progress").none(),
         "Loads a checkpoint for verified manifest text onto a GPU; returns a Model. The GIL is "
         "released during the load; Ctrl-C cancels it.");
 }

@@ -26,17 +26,6 @@ struct PlanArgs {
   bool naive = false;
 };
 
-base::Result<simulator::PlanOptions> OptionsOf(const PlanArgs& a) {
-  simulator::PlanOptions o{.lanes = a.lanes, .prefetch = a.prefetch, .naive = a.naive};
-  if (!a.placement.empty()) {
-    const std::optional<simulator::PlacementPolicy> p =
-        simulator::ParsePlacementPolicy(a.placement);
-    if (!p) return base::Status::Error(fmt::format("placement {}: not a policy", a.placement));
-    o.placement = *p;
-  }
-  return o;
-}
-
 base::Status Fill(const verifier::Manifest& m, const PlanArgs& a, api::PlanReport& r) {
   base::Result<verifier::Assignment> at = verifier::BindAssignment(m, a.at);
   if (!at.ok()) return at.status().WithContext("at");
@@ -58,7 +47,8 @@ base::Result<std::string> PlanJson(const std::string& text, const std::string& f
                                    const PlanArgs& a) {
   const verifier::CheckOutput in = api::CheckText(text);
   if (!in.result.verified) return base::Status::Error("the manifest has verification errors");
-  base::Result<simulator::PlanOptions> options = OptionsOf(a);
+  base::Result<simulator::PlanOptions> options =
+      PlanOptionsOf(a.lanes, a.prefetch, a.placement, a.naive);
   if (!options.ok()) return options.status();
   const verifier::Manifest& m = *in.manifest;
   api::PlanReport r{.display_name = file};
@@ -88,6 +78,18 @@ std::string PlanJsonOrRaise(const std::string& text, const std::string& file,
 }
 
 }  // namespace
+
+base::Result<simulator::PlanOptions> PlanOptionsOf(std::optional<uint32_t> lanes,
+                                                   std::optional<uint32_t> prefetch,
+                                                   const std::string& placement, bool naive) {
+  simulator::PlanOptions o{.lanes = lanes, .prefetch = prefetch, .naive = naive};
+  if (!placement.empty()) {
+    const std::optional<simulator::PlacementPolicy> p = simulator::ParsePlacementPolicy(placement);
+    if (!p) return base::Status::Error(fmt::format("placement {}: not a policy", placement));
+    o.placement = *p;
+  }
+  return o;
+}
 
 void BindPlan(nb::module_& m) {
   m.def("plan_json", &PlanJsonOrRaise, nb::arg("text"), nb::arg("file"), nb::arg("lanes").none(),

@@ -57,3 +57,8 @@ def test_errors_map_every_kind():
                       "load")
     assert isinstance(oom, MemoryError)
     assert oom.requested == 1610612736 and oom.free == int(0.42 * 2**30)
+
+
+def test_bad_placement_is_an_option_error(checkpoint):
+    with pytest.raises(loadplan.OptionError):
+        loadplan.load(TINY, checkpoint, placement="no-such-policy")

@@ -63,6 +63,8 @@ void Work(const LoadArgs& a, Shared& s) {
     r.emplace(Run(a));
   } catch (const std::exception& e) {
     r.emplace(base::Status::Error(e.what(), base::ErrorKind::kInternal));
+  } catch (...) {
+    r.emplace(base::Status::Error("unknown exception in the load", base::ErrorKind::kInternal));
   }
   std::lock_guard lock(s.mu);
   s.result = std::move(r);

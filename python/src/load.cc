@@ -75,7 +75,7 @@ void Work(const LoadArgs& a, Shared& s) {
 // Waits for the worker; a signal handler that raised (Ctrl-C) or a raising progress callback
 // propagates, and the caller's Joiner stops the load.
 void Wait(Shared& s, const nb::object& progress) {
-  uint64_t shown = ~uint64_t{0};
+  uint64_t shown = 0;  // progress is reported once bytes move
   for (;;) {
     bool finished;
     {

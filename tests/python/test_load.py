@@ -31,6 +31,7 @@ def test_no_gpu_is_a_device_error(checkpoint):
     with pytest.raises(loadplan.DeviceError) as e:
         loadplan.load(TINY, checkpoint, device=0, progress=lambda d, t: calls.append((d, t)))
     assert isinstance(e.value, RuntimeError) and str(e.value)
+    assert calls == []  # no byte moved: no progress report
 
 
 def test_missing_checkpoint_raises(tmp_path):

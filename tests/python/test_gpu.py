@@ -37,7 +37,8 @@ def test_zero_copy_and_freed_with_the_last_reference(checkpoint):
     # The first load in a process loads loadplan's kernels into the context (measured on the
     # H200: 6 MiB, once; torch initialised CUDA first, so loading is lazy): the baseline is
     # taken after one load came and went.
-    del loadplan.load(TINY, checkpoint)
+    warm = loadplan.load(TINY, checkpoint)
+    del warm
     baseline = _free()
     model = loadplan.load(TINY, checkpoint)
     name = next(iter(model))

@@ -89,7 +89,7 @@ def speed(manifest, ckpt, cli, rounds):
             t0 = time.perf_counter()
             model = loadplan.load(manifest, ckpt)
             wall = time.perf_counter() - t0
-            runs.append((model.report()["gbps"], wall, model.report()["fill_bytes"]))
+            runs.append((model.report["gbps"], wall, model.report["fill_bytes"]))
             del model
         g = statistics.median(x[0] for x in runs)
         e2e = statistics.median(x[2] / x[1] / 1e9 for x in runs)

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any, Callable, Dict, Iterator, Optional
 
 from . import _loadplan
-from ._check import ManifestSource, verified_text
+from ._check import ManifestSource, manifest_text
 
 Progress = Callable[[int, int], None]
 
@@ -94,9 +94,9 @@ def load(manifest: ManifestSource, checkpoint: "str | os.PathLike[str]", device:
     derive kernel; ``memory_limit`` refuses device allocations beyond that many bytes. Raises ManifestError,
     CheckpointError, DeviceError, OutOfMemoryError (a MemoryError) or CancelledError.
     """
-    text, _, _ = verified_text(manifest)
+    text, _ = manifest_text(manifest)  # verified once, by the load itself
     if progress is None and sys.stderr.isatty():
         progress = _bar()
-    core = _loadplan.load(text, os.fspath(checkpoint), device, io_threads, chunk_bytes,
+    core = _loadplan.load(manifest, text, os.fspath(checkpoint), device, io_threads, chunk_bytes,
                           memory_limit, naive, derive, lanes, prefetch, placement, progress)
     return Model(core)

@@ -24,14 +24,28 @@ namespace {
 using namespace std::chrono_literals;
 
 struct LoadArgs {
-  std::string text, checkpoint;
+  verifier::VerifiedManifest manifest;
+  std::string checkpoint;
   api::LoadOptions options;
 };
 
 base::Result<api::LoadedModel> Run(const LoadArgs& a) {
-  const verifier::CheckOutput in = api::CheckText(a.text);
-  if (!in.result.verified) return base::Status::Error("the manifest has verification errors");
-  return api::Load(*in.result.verified, a.checkpoint, a.options);
+  return api::Load(a.manifest, a.checkpoint, a.options);
+}
+
+// The manifest verified once, here (without the GIL). With errors, the Python side builds the
+// ManifestError with its diagnostics and display name from `source` (the error path only).
+verifier::VerifiedManifest VerifiedOrRaise(const std::string& text, const nb::object& source) {
+  verifier::CheckOutput in;
+  {
+    nb::gil_scoped_release nogil;
+    in = api::CheckText(text);
+  }
+  if (in.result.verified) return *in.result.verified;
+  nb::module_::import_("loadplan._check").attr("verified_text")(source);  // raises ManifestError
+  RaiseStatus(base::Status::Error("the manifest has errors but no error diagnostic",
+                                  base::ErrorKind::kInternal),
+              "load");
 }
 
 // What the worker shares with the waiting thread.
@@ -93,14 +107,15 @@ void Wait(Shared& s, const nb::object& progress) {
   }
 }
 
-nb::object Load(std::string text, std::string checkpoint, int device, uint32_t io_threads,
-                uint64_t chunk_bytes, std::optional<uint64_t> memory_limit, bool naive, bool derive,
-                std::optional<uint32_t> lanes, std::optional<uint32_t> prefetch,
-                const std::string& placement, nb::object progress) {
+nb::object Load(nb::object source, std::string text, std::string checkpoint, int device,
+                uint32_t io_threads, uint64_t chunk_bytes, std::optional<uint64_t> memory_limit,
+                bool naive, bool derive, std::optional<uint32_t> lanes,
+                std::optional<uint32_t> prefetch, const std::string& placement,
+                nb::object progress) {
   base::Result<simulator::PlanOptions> plan = PlanOptionsOf(lanes, prefetch, placement, naive);
   if (!plan.ok()) RaiseStatus(plan.status(), "options");
   Shared s;
-  LoadArgs a{.text = std::move(text),
+  LoadArgs a{.manifest = VerifiedOrRaise(text, source),
              .checkpoint = std::move(checkpoint),
              .options = {.device = device,
                          .io_threads = io_threads,
@@ -132,7 +147,7 @@ nb::object Load(std::string text, std::string checkpoint, int device, uint32_t i
 }  // namespace
 
 void BindLoad(nb::module_& m) {
-  m.def("load", &Load, nb::arg("text"), nb::arg("checkpoint"), nb::arg("device"),
+  m.def("load", &Load, nb::arg("source"), nb::arg("text"), nb::arg("checkpoint"), nb::arg("device"),
         nb::arg("io_threads"), nb::arg("chunk_bytes"), nb::arg("memory_limit").none(),
         nb::arg("naive"), nb::arg("derive"), nb::arg("lanes").none(), nb::arg("prefetch").none(),
         nb::arg("placement"), nb::arg("progress").none(),

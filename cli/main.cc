@@ -13,6 +13,7 @@
 #include "cli/cmd_check.h"
 #include "cli/cmd_fuzz.h"
 #include "cli/cmd_gen.h"
+#include "cli/cmd_import.h"
 #include "cli/cmd_graph.h"
 #include "cli/cmd_kernels.h"
 #include "cli/cmd_place.h"
@@ -99,6 +100,7 @@ struct Commands {
   cli::CheckOptions check;
   cli::GenCliOptions gen;
   cli::ExampleCliOptions example;
+  cli::ImportCliOptions import;
   cli::PlaceOptions place;
   cli::PlanCliOptions plan;
   cli::RunCliOptions run;
@@ -137,6 +139,34 @@ void AddGen(CLI::App& app, Commands& c) {
   cmd->add_option("--shard-bytes", c.gen.shard_bytes, "Start a new shard past this many bytes");
   cmd->footer("Example:\n  loadplan example tiny -o tiny.json && loadplan gen tiny.json -o ckpt/");
   cmd->callback([&c] { c.code = cli::RunGen(c.gen); });
+}
+
+void AddImport(CLI::App& app, Commands& c) {
+  auto* cmd = app.add_subcommand(
+      "import", "Make a manifest from a Hugging Face model folder (config.json + safetensors)");
+  auto& o = c.import;
+  cmd->add_option("model_dir", o.dir,
+                  "Model folder: config.json and model.safetensors[.index.json]")
+      ->required();
+  cmd->add_option("-o,--output", o.out, "Output manifest (default: stdout)");
+  WithChoices(cmd,
+              cmd->add_option("--recipe", o.recipe,
+                              "What derive programs to make (auto: from quantization_config)"),
+              {"auto", "none", "mxfp4-gpt-oss", "mxfp4-bf16", "fp8-keep", "fp8-bf16"});
+  auto* kv = cmd->add_option("--kv-dtype", o.kv_dtype, "KV-cache element type");
+  const std::vector<std::string> kv_names = {"bf16", "f16", "f32", "f8_e4m3", "f8_e5m2"};
+  Choices()["import --kv-dtype"] = kv_names;
+  kv->transform(Choice(kv_names, {"BF16", "F16", "F32", "F8_E4M3", "F8_E5M2"}));
+  cmd->add_option("--max-batch", o.max_batch, "Upper bound of `batch` (default 256)")
+      ->check(IntIn(1, INT32_MAX));
+  cmd->add_option("--max-ctx", o.max_ctx,
+                  "Upper bound of `ctx` (default: the config's max_position_embeddings)")
+      ->check(IntIn(1, INT32_MAX));
+  cmd->add_option("--name", o.name, "Manifest name (default: the folder's name)");
+  cmd->footer(
+      "Example:\n  loadplan import ~/models/gpt-oss-20b -o gpt-oss-20b.json && loadplan plan "
+      "gpt-oss-20b.json");
+  cmd->callback([&c] { c.code = cli::RunImport(c.import); });
 }
 
 void AddExample(CLI::App& app, Commands& c) {
@@ -354,6 +384,7 @@ int main(int argc, char** argv) {
   Commands c;
   AddCheck(app, c);
   AddGen(app, c);
+  AddImport(app, c);
   AddExample(app, c);
   AddPlan(app, c);
   AddRun(app, c);

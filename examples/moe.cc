@@ -112,7 +112,7 @@ std::string LayerTensor(int layer, std::string_view suffix) {
 }
 
 void AddExpertLayer(verifier::ManifestBuilder& b, int layer, const std::string& prefix,
-                    const ExpertDims& d) {
+                    const ExpertDims& d, bool exported) {
   for (auto& f : Families(d)) {
     const std::string carry = fmt::format("{}.{}", prefix, f.name);
     const std::string raw = carry + ".raw";
@@ -120,7 +120,7 @@ void AddExpertLayer(verifier::ManifestBuilder& b, int layer, const std::string& 
     if (f.encoding) options.encoding = f.encoding;
     b.Checkpoint(raw, LayerTensor(layer, fmt::format("mlp.experts.{}", f.tensor)), f.raw_dtype,
                  f.raw_shape, options);
-    b.Carry(carry, f.dtype, f.shape);
+    b.Carry(carry, f.dtype, f.shape, {.exported = exported});
     verifier::Args args = f.scalars;
     args.emplace_back("src", raw);
     args.emplace_back("dst", carry);

@@ -27,9 +27,10 @@ std::string LayerTensor(int layer, std::string_view suffix);
 
 // Per family f in fc1_w fc1_s fc1_b fc2_w fc2_s fc2_b: checkpoint tensor
 // `<prefix>.<f>.raw` (model.layers.<layer>.mlp.experts.*), carry `<prefix>.<f>`
-// and derive program `derive.<prefix>.<f>` of one call (grid [experts]).
+// and derive program `derive.<prefix>.<f>` of one call (grid [experts]). `exported` marks the
+// carries visible to the caller (an imported manifest has no serving program that reads them).
 void AddExpertLayer(verifier::ManifestBuilder& b, int layer, const std::string& prefix,
-                    const ExpertDims& d);
+                    const ExpertDims& d, bool exported = false);
 
 // Router weight/bias checkpoint tensors `<prefix>.router_w`, `<prefix>.router_b`.
 void AddRouterWeights(verifier::ManifestBuilder& b, int layer, const std::string& prefix,

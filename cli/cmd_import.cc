@@ -1,0 +1,64 @@
+// `loadplan import`.
+#include "cli/cmd_import.h"
+
+#include <chrono>
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "base/bytes.h"
+#include "cli/pipeline.h"
+#include "importer/import.h"
+#include "verifier/writer.h"
+
+namespace loadplan::cli {
+namespace {
+
+int Fail(const base::Status& st) {
+  std::fprintf(stderr, "loadplan import: %s\n", st.message().c_str());
+  switch (st.kind()) {
+    case base::ErrorKind::kIo: return 2;
+    case base::ErrorKind::kInternal: return 4;
+    default: return 1;
+  }
+}
+
+void PrintSummary(const importer::ImportResult& r, const std::string& out, double seconds) {
+  std::fprintf(stderr,
+               "%s (%s): %zu tensors in %zu shard%s -> %zu weights, %zu sources -> %zu carries "
+               "(recipe %s), %zu KV-cache layers (%lld bytes per token of context); %.3f s\n",
+               r.manifest.name.c_str(), r.model_type.c_str(), r.tensors, r.shards,
+               r.shards == 1 ? "" : "s", r.weights, r.sources, r.carries,
+               std::string(importer::RecipeName(r.recipe)).c_str(), r.kv_layers,
+               static_cast<long long>(r.kv_bytes_per_token), seconds);
+  for (const std::string& n : r.notes) std::fprintf(stderr, "  note: %s\n", n.c_str());
+  if (!out.empty()) std::fprintf(stderr, "wrote %s\n", out.c_str());
+}
+
+}  // namespace
+
+int RunImport(const ImportCliOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  importer::ImportOptions options{.max_batch = o.max_batch, .max_ctx = o.max_ctx, .name = o.name};
+  const std::optional<importer::Recipe> recipe = importer::ParseRecipe(o.recipe);
+  const std::optional<base::Dtype> kv = base::ParseDtype(o.kv_dtype);
+  if (!recipe || !kv) {  // main.cc's choices keep these out; a library caller may not
+    std::fprintf(stderr, "loadplan import: unknown %s '%s'\n", recipe ? "--kv-dtype" : "--recipe",
+                 (recipe ? o.kv_dtype : o.recipe).c_str());
+    return 2;
+  }
+  options.recipe = *recipe;
+  options.kv_dtype = *kv;
+  base::Result<importer::ImportResult> r = importer::ImportModel(o.dir, options);
+  if (!r.ok()) return Fail(r.status());
+  if (base::Status st = WriteOutput(o.out.empty() ? "-" : o.out, verifier::WriteManifest(r->manifest));
+      !st.ok()) {
+    std::fprintf(stderr, "loadplan import: %s\n", st.message().c_str());
+    return 2;
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  PrintSummary(*r, o.out, s);
+  return 0;
+}
+
+}  // namespace loadplan::cli

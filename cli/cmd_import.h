@@ -1,0 +1,25 @@
+// `loadplan import MODEL_DIR`: a Hugging Face model folder -> a manifest (importer/import.h).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace loadplan::cli {
+
+struct ImportCliOptions {
+  std::string dir;
+  std::string out;              // empty: stdout
+  std::string recipe = "auto";  // importer::RecipeNames()
+  std::string kv_dtype = "BF16";
+  std::optional<int64_t> max_batch, max_ctx;
+  std::string name;
+};
+
+// Writes the manifest (canonical form) and a summary on stderr. Exit 0; 1 when the folder's
+// content is wrong (unknown model_type, a broken index or shard, tensors that disagree with
+// config.json, a recipe that does not apply); 2 for a bad option value, a file that cannot be
+// read, or an output that cannot be written; 4 if the manifest made does not verify (a bug).
+int RunImport(const ImportCliOptions& options);
+
+}  // namespace loadplan::cli

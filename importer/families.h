@@ -1,0 +1,42 @@
+// The architectures `loadplan import` knows, and the tensor shapes each one's config.json
+// implies (as the published checkpoints name them: per-expert tensors, FP8 scales beside their
+// weights, gpt-oss's MXFP4 blocks). The check that a folder's tensors agree with its config.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "importer/hf_config.h"
+#include "importer/tensors.h"
+
+namespace loadplan::importer {
+
+// model_type values, sorted.
+std::span<const std::string_view> SupportedModelTypes();
+bool Supported(std::string_view model_type);
+
+// One tensor the config implies: `key` is the full name for model-level tensors, the part after
+// "model.layers.N." for layer tensors, with "experts.*." standing for every expert index.
+struct Expect {
+  std::string key;
+  std::vector<int64_t> shape;
+  std::string why;  // the config fields the shape comes from: "num_key_value_heads*head_dim, hidden"
+  bool optional = false;
+};
+std::vector<Expect> ModelExpects(const HfConfig& c);
+std::vector<Expect> LayerExpects(const HfConfig& c, int64_t layer);  // layers + mtp_layers of them
+
+struct ConfigCheck {
+  std::vector<std::string> unrecognised;  // tensors no Expect covers (bound as weights all the same)
+  bool lm_head_tied = false;              // no lm_head.weight: the embedding serves as the head
+};
+// Every tensor against its Expect (shape; an FP8 `*.weight_scale_inv` against its weight's
+// blocks), every required Expect present, layer and expert indices within the config's counts.
+// kInvalidInput listing every disagreement, one per line, each naming the tensor and its shard.
+base::Result<ConfigCheck> CheckAgainstConfig(const HfConfig& c, const TensorTable& t);
+
+}  // namespace loadplan::importer

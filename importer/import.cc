@@ -1,0 +1,140 @@
+// ImportModel: config + headers -> builder -> verified manifest.
+#include "importer/import.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "examples/kernels.h"
+#include "importer/families.h"
+#include "importer/hf_config.h"
+#include "importer/kv_cache.h"
+#include "importer/tensors.h"
+#include "verifier/verify.h"
+
+namespace loadplan::importer {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int64_t kDefaultMaxBatch = 256;
+constexpr size_t kListed = 5;  // unrecognised tensors named in the notes
+
+std::string FolderName(const std::string& dir) {
+  fs::path p = fs::path(dir).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  const std::string n = p.filename().string();
+  return n.empty() || n == "." ? std::string("model") : n;
+}
+
+base::Status CheckSupported(const HfConfig& c) {
+  if (Supported(c.model_type)) return base::Status::Ok();
+  return base::Status::Error(fmt::format("{}: model_type \"{}\" is not one loadplan imports ({})",
+                                         c.path, c.model_type,
+                                         fmt::join(SupportedModelTypes(), ", ")));
+}
+
+base::Status CheckOptions(const HfConfig& c, const ImportOptions& o) {
+  if (o.max_batch && *o.max_batch < 1)
+    return base::Status::Error(fmt::format("--max-batch {} is not >= 1", *o.max_batch));
+  if (o.max_ctx && *o.max_ctx < 1)
+    return base::Status::Error(fmt::format("--max-ctx {} is not >= 1", *o.max_ctx));
+  (void)c;
+  return base::Status::Ok();
+}
+
+void NoteUnrecognised(const ConfigCheck& check, ImportResult& r) {
+  if (check.lm_head_tied)
+    r.notes.push_back("no lm_head.weight: the output head is tied to model.embed_tokens.weight");
+  if (check.unrecognised.empty()) return;
+  std::vector<std::string> first(
+      check.unrecognised.begin(),
+      check.unrecognised.begin() + static_cast<long>(std::min(kListed, check.unrecognised.size())));
+  r.notes.push_back(fmt::format("{} tensor{} the config does not describe, bound as weights: {}{}",
+                                check.unrecognised.size(),
+                                check.unrecognised.size() == 1 ? "" : "s", fmt::join(first, ", "),
+                                check.unrecognised.size() > kListed ? ", ..." : ""));
+}
+
+base::Result<verifier::Manifest> BuildVerified(const verifier::ManifestBuilder& b) {
+  verifier::BuildResult built = b.Build();
+  if (!built.ok()) {
+    return base::Status::Error(
+        fmt::format("import built an inconsistent manifest: {}", fmt::join(built.errors, "; ")),
+        base::ErrorKind::kInternal);
+  }
+  const verifier::VerifyResult v = verifier::Verify(built.manifest);
+  std::vector<std::string> problems;
+  for (const verifier::Diagnostic& d : v.diags) {
+    problems.push_back(fmt::format("{} {} {}", d.code, d.pointer, d.message));
+  }
+  if (!problems.empty()) {
+    return base::Status::Error(fmt::format("import made a manifest that does not verify clean: {}",
+                                           fmt::join(problems, "; ")),
+                               base::ErrorKind::kInternal);
+  }
+  return std::move(built.manifest);
+}
+
+void Count(const verifier::Manifest& m, ImportResult& r) {
+  for (const verifier::Buffer& b : m.buffers) {
+    switch (b.kind) {
+      case verifier::BufferKind::kWeight: ++r.weights; break;
+      case verifier::BufferKind::kSource: ++r.sources; break;
+      case verifier::BufferKind::kCarry: ++r.carries; break;
+      case verifier::BufferKind::kState: ++r.kv_layers; break;
+      default: break;
+    }
+  }
+}
+
+}  // namespace
+
+base::Result<ImportResult> ImportModel(const std::string& dir, const ImportOptions& options) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    return base::Status::Error(fmt::format("{}: not a model folder (a directory with config.json "
+                                           "and safetensors shards)",
+                                           dir),
+                               base::ErrorKind::kIo);
+  }
+  base::Result<HfConfig> config = ReadHfConfig((fs::path(dir) / "config.json").string());
+  if (!config.ok()) return config.status();
+  const HfConfig& c = *config;
+  if (base::Status st = CheckSupported(c); !st.ok()) return st;
+  if (base::Status st = CheckOptions(c, options); !st.ok()) return st;
+  base::Result<TensorTable> table = TensorTable::Open(dir);
+  if (!table.ok()) return table.status();
+  const base::Result<ConfigCheck> check = CheckAgainstConfig(c, *table);
+  if (!check.ok()) return check.status();
+
+  ImportResult r{.model_type = c.model_type,
+                 .recipe = options.recipe == Recipe::kAuto ? ChooseRecipe(c) : options.recipe,
+                 .tensors = table->all().size(),
+                 .shards = table->files()};
+  verifier::ManifestBuilder b(options.name.empty() ? FolderName(dir) : options.name);
+  b.Var("batch", 1, options.max_batch.value_or(kDefaultMaxBatch))
+      .Var("ctx", 1, options.max_ctx.value_or(c.max_positions));
+  base::Result<RecipeOutcome> recipe = ApplyRecipe(r.recipe, c, *table, b);
+  if (!recipe.ok()) return recipe.status();
+  if (recipe->carries > 0) b.Load(4, 1);  // as the gpt-oss example: 4 lanes, 1 derive ahead
+  for (const Tensor& t : table->all()) {
+    if (recipe->claimed.contains(t.name)) continue;
+    b.Checkpoint(t.name, t.name, t.dtype, verifier::Dims(t.shape.begin(), t.shape.end()));
+  }
+  AddKvCache(b, c, options.kv_dtype);
+  examples::AddStandardKernels(
+      b, std::vector<std::string_view>(recipe->kernels.begin(), recipe->kernels.end()));
+  base::Result<verifier::Manifest> m = BuildVerified(b);
+  if (!m.ok()) return m.status();
+  r.manifest = std::move(*m);
+  r.notes = std::move(recipe->notes);
+  NoteUnrecognised(*check, r);
+  r.kv_bytes_per_token = KvBytesPerToken(c, options.kv_dtype);
+  Count(r.manifest, r);
+  return r;
+}
+
+}  // namespace loadplan::importer

@@ -51,7 +51,8 @@ int RunImport(const ImportCliOptions& o) {
   options.kv_dtype = *kv;
   base::Result<importer::ImportResult> r = importer::ImportModel(o.dir, options);
   if (!r.ok()) return Fail(r.status());
-  if (base::Status st = WriteOutput(o.out.empty() ? "-" : o.out, verifier::WriteManifest(r->manifest));
+  if (base::Status st =
+          WriteOutput(o.out.empty() ? "-" : o.out, verifier::WriteManifest(r->manifest));
       !st.ok()) {
     std::fprintf(stderr, "loadplan import: %s\n", st.message().c_str());
     return 2;

@@ -11,9 +11,9 @@
 namespace loadplan::importer {
 namespace {
 
-constexpr std::array<std::string_view, 9> kTypes = {
-    "deepseek_v3", "gpt_oss", "kimi_k2", "llama", "mistral",
-    "mixtral",     "qwen2",   "qwen3",   "qwen3_moe"};
+constexpr std::array<std::string_view, 9> kTypes = {"deepseek_v3", "gpt_oss", "kimi_k2",
+                                                    "llama",       "mistral", "mixtral",
+                                                    "qwen2",       "qwen3",   "qwen3_moe"};
 
 using Shape = std::vector<int64_t>;
 
@@ -182,9 +182,9 @@ class Checker {
     if (errors_.size() > kMaxErrors)
       message += fmt::format("... and {} more\n", errors_.size() - kMaxErrors);
     message.pop_back();
-    return base::Status::Error(
-        fmt::format("the tensors disagree with {} ({} problem{}):\n{}", c_.path, errors_.size(),
-                    errors_.size() == 1 ? "" : "s", message));
+    return base::Status::Error(fmt::format("the tensors disagree with {} ({} problem{}):\n{}",
+                                           c_.path, errors_.size(), errors_.size() == 1 ? "" : "s",
+                                           message));
   }
 
   ConfigCheck& out() { return out_; }

@@ -24,15 +24,17 @@ bool Supported(std::string_view model_type);
 struct Expect {
   std::string key;
   std::vector<int64_t> shape;
-  std::string why;  // the config fields the shape comes from: "num_key_value_heads*head_dim, hidden"
+  std::string
+      why;  // the config fields the shape comes from: "num_key_value_heads*head_dim, hidden"
   bool optional = false;
 };
 std::vector<Expect> ModelExpects(const HfConfig& c);
 std::vector<Expect> LayerExpects(const HfConfig& c, int64_t layer);  // layers + mtp_layers of them
 
 struct ConfigCheck {
-  std::vector<std::string> unrecognised;  // tensors no Expect covers (bound as weights all the same)
-  bool lm_head_tied = false;              // no lm_head.weight: the embedding serves as the head
+  std::vector<std::string>
+      unrecognised;           // tensors no Expect covers (bound as weights all the same)
+  bool lm_head_tied = false;  // no lm_head.weight: the embedding serves as the head
 };
 // Every tensor against its Expect (shape; an FP8 `*.weight_scale_inv` against its weight's
 // blocks), every required Expect present, layer and expert indices within the config's counts.

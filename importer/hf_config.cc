@@ -6,7 +6,10 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
+
+#include "importer/families.h"
 
 namespace loadplan::importer {
 namespace {
@@ -138,8 +141,7 @@ void ReadQuantization(Reader& r, HfConfig& c) {
   c.quant_method = qr.String({"quant_method"});
   if (const json* b = qr.Find({"weight_block_size"})) {
     if (!b->is_array() || b->size() != 2 || !(*b)[0].is_number_integer() ||
-        !(*b)[1].is_number_integer() || (*b)[0].get<int64_t>() < 1 ||
-        (*b)[1].get<int64_t>() < 1) {
+        !(*b)[1].is_number_integer() || (*b)[0].get<int64_t>() < 1 || (*b)[1].get<int64_t>() < 1) {
       qr.Fail(fmt::format("quantization_config.weight_block_size is {}; expected [rows, cols]",
                           b->dump()));
     } else {
@@ -164,6 +166,11 @@ base::Result<HfConfig> ReadHfConfig(const std::string& path) {
   Reader r(c.path, doc);
   c.model_type = r.String({"model_type"});
   if (c.model_type.empty()) r.Fail("model_type is missing");
+  if (!r.error().ok()) return r.error();
+  if (!Supported(c.model_type)) {  // before the other keys: they may mean something else there
+    return Invalid(path, fmt::format("model_type \"{}\" is not one loadplan imports ({})",
+                                     c.model_type, fmt::join(SupportedModelTypes(), ", ")));
+  }
   c.layers = r.Int({"num_hidden_layers"}, 1);
   c.hidden = r.Int({"hidden_size"}, 1);
   c.heads = r.Int({"num_attention_heads"}, 1);

@@ -13,16 +13,16 @@
 namespace loadplan::importer {
 
 struct HfConfig {
-  std::string path;        // the file, for messages
-  std::string model_type;  // "llama", "qwen3_moe", "deepseek_v3", "gpt_oss", ...
-  int64_t layers = 0;      // num_hidden_layers
-  int64_t hidden = 0;      // hidden_size
-  int64_t heads = 0;       // num_attention_heads
-  int64_t kv_heads = 0;    // num_key_value_heads (default: heads)
-  int64_t head_dim = 0;    // head_dim (default: hidden / heads)
-  int64_t vocab = 0;       // vocab_size
-  int64_t max_positions = 0;  // max_position_embeddings
-  int64_t intermediate = 0;   // intermediate_size (dense MLP; Mixtral's and gpt-oss's experts)
+  std::string path;             // the file, for messages
+  std::string model_type;       // "llama", "qwen3_moe", "deepseek_v3", "gpt_oss", ...
+  int64_t layers = 0;           // num_hidden_layers
+  int64_t hidden = 0;           // hidden_size
+  int64_t heads = 0;            // num_attention_heads
+  int64_t kv_heads = 0;         // num_key_value_heads (default: heads)
+  int64_t head_dim = 0;         // head_dim (default: hidden / heads)
+  int64_t vocab = 0;            // vocab_size
+  int64_t max_positions = 0;    // max_position_embeddings
+  int64_t intermediate = 0;     // intermediate_size (dense MLP; Mixtral's and gpt-oss's experts)
   bool tie_embeddings = false;  // tie_word_embeddings
   bool tie_given = false;       // the key is present (else: tied iff there is no lm_head)
   // Sliding-window attention: the window, and which layers use it (layer_types, or every
@@ -42,7 +42,7 @@ struct HfConfig {
   int64_t qk_nope_head_dim = 0;
   int64_t v_head_dim = 0;
   // quantization_config
-  std::string quant_method;  // "", "mxfp4", "fp8", ...
+  std::string quant_method;                    // "", "mxfp4", "fp8", ...
   int64_t block_rows = 128, block_cols = 128;  // weight_block_size (fp8)
   std::string torch_dtype;                     // torch_dtype | dtype ("bfloat16")
 
@@ -51,8 +51,9 @@ struct HfConfig {
 };
 
 // Reads and checks `path` (config.json): kIo when it cannot be read, kInvalidInput naming the
-// file and key when it is not JSON, a required key is missing, or a value has the wrong type
-// or is out of range ("config.json: num_hidden_layers is -1; expected an integer >= 1").
+// file and key when it is not JSON, its model_type is not one import knows (families.h), a required
+// key is missing, or a value has the wrong type or is out of range ("config.json: num_hidden_layers
+// is -1; expected an integer >= 1").
 base::Result<HfConfig> ReadHfConfig(const std::string& path);
 
 }  // namespace loadplan::importer

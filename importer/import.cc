@@ -29,13 +29,6 @@ std::string FolderName(const std::string& dir) {
   return n.empty() || n == "." ? std::string("model") : n;
 }
 
-base::Status CheckSupported(const HfConfig& c) {
-  if (Supported(c.model_type)) return base::Status::Ok();
-  return base::Status::Error(fmt::format("{}: model_type \"{}\" is not one loadplan imports ({})",
-                                         c.path, c.model_type,
-                                         fmt::join(SupportedModelTypes(), ", ")));
-}
-
 base::Status CheckOptions(const HfConfig& c, const ImportOptions& o) {
   if (o.max_batch && *o.max_batch < 1)
     return base::Status::Error(fmt::format("--max-batch {} is not >= 1", *o.max_batch));
@@ -103,7 +96,6 @@ base::Result<ImportResult> ImportModel(const std::string& dir, const ImportOptio
   base::Result<HfConfig> config = ReadHfConfig((fs::path(dir) / "config.json").string());
   if (!config.ok()) return config.status();
   const HfConfig& c = *config;
-  if (base::Status st = CheckSupported(c); !st.ok()) return st;
   if (base::Status st = CheckOptions(c, options); !st.ok()) return st;
   base::Result<TensorTable> table = TensorTable::Open(dir);
   if (!table.ok()) return table.status();

@@ -22,7 +22,8 @@ std::string KvCacheName(int64_t layer) { return fmt::format("kv_cache.{}", layer
 
 void AddKvCache(verifier::ManifestBuilder& b, const HfConfig& c, base::Dtype dtype) {
   for (int64_t l = 0; l < c.layers; ++l) {
-    const std::string slots = Sliding(c, l) ? fmt::format("min(ctx, {})", *c.sliding_window) : "ctx";
+    const std::string slots =
+        Sliding(c, l) ? fmt::format("min(ctx, {})", *c.sliding_window) : "ctx";
     if (c.mla()) {
       b.State(KvCacheName(l), dtype, {"batch", slots, c.kv_lora_rank + c.qk_rope_head_dim});
     } else {

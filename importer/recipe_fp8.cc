@@ -23,8 +23,8 @@ base::Result<RecipeOutcome> ApplyFp8(const HfConfig& c, const TensorTable& t, bo
     const std::string weight = s.name.substr(0, s.name.size() - kScale.size());
     const Tensor* w = t.Find(weight);
     if (w == nullptr || w->dtype != Dtype::kF8E4M3 || w->shape.size() != 2) {
-      out.notes.push_back(fmt::format("{}: no F8_E4M3 matrix {} beside it: bound as stored", s.name,
-                                      weight));
+      out.notes.push_back(
+          fmt::format("{}: no F8_E4M3 matrix {} beside it: bound as stored", s.name, weight));
       continue;
     }
     const int64_t rows = w->shape[0], cols = w->shape[1];
@@ -32,8 +32,8 @@ base::Result<RecipeOutcome> ApplyFp8(const HfConfig& c, const TensorTable& t, bo
     if (s.dtype != Dtype::kF32 || s.shape != want) {
       return base::Status::Error(fmt::format(
           "recipe {}: {} (in {}) is {} {}; weight_block_size [{}, {}] of {} {} needs F32 {}", name,
-          s.name, s.file, base::DtypeName(s.dtype), ShapeText(s.shape), c.block_rows,
-          c.block_cols, weight, ShapeText(w->shape), ShapeText(want)));
+          s.name, s.file, base::DtypeName(s.dtype), ShapeText(s.shape), c.block_rows, c.block_cols,
+          weight, ShapeText(w->shape), ShapeText(want)));
     }
     ++out.carries;
     if (!to_bf16) continue;  // both stay weights, bound as stored

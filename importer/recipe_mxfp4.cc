@@ -23,9 +23,9 @@ bool ExpertPair(const Tensor* blocks, const Tensor* scales) {
          blocks->shape[2] == scales->shape[2];
 }
 
-constexpr std::array<std::string_view, 6> kPrepKernels = {
-    "mxfp4_fc1_weight", "mxfp4_fc1_scales", "mxfp4_fc1_bias",
-    "mxfp4_fc2_weight", "mxfp4_fc2_scales", "mxfp4_fc2_bias"};
+constexpr std::array<std::string_view, 6> kPrepKernels = {"mxfp4_fc1_weight", "mxfp4_fc1_scales",
+                                                          "mxfp4_fc1_bias",   "mxfp4_fc2_weight",
+                                                          "mxfp4_fc2_scales", "mxfp4_fc2_bias"};
 
 }  // namespace
 
@@ -46,8 +46,8 @@ base::Result<RecipeOutcome> ApplyMxfp4GptOss(const HfConfig& c, const TensorTabl
     }
     // fc1 blocks [E, 2I, H/32, 16]: E experts, I intermediate, H hidden.
     examples::ExpertDims d;
-    if (std::string err = examples::MakeExpertDims(fc1->shape[0], fc1->shape[2] * 32,
-                                                   fc1->shape[1] / 2, d);
+    if (std::string err =
+            examples::MakeExpertDims(fc1->shape[0], fc1->shape[2] * 32, fc1->shape[1] / 2, d);
         !err.empty()) {
       return base::Status::Error(fmt::format("{}: {}", fc1->name, err));
     }
@@ -83,9 +83,10 @@ base::Result<RecipeOutcome> ApplyMxfp4Bf16(const TensorTable& t, verifier::Manif
       continue;
     }
     if (t.Find(x) != nullptr) {
-      out.notes.push_back(fmt::format("{}: the checkpoint already has a tensor named {}: bound as "
-                                      "stored",
-                                      blocks.name, x));
+      out.notes.push_back(
+          fmt::format("{}: the checkpoint already has a tensor named {}: bound as "
+                      "stored",
+                      blocks.name, x));
       continue;
     }
     const int64_t e = blocks.shape[0], rows = blocks.shape[1], cols = blocks.shape[2] * 32;

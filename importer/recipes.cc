@@ -41,8 +41,8 @@ std::vector<std::string_view> RecipeNames() {
 }
 
 Recipe ChooseRecipe(const HfConfig& c) {
-  if (c.quant_method == "mxfp4") return c.model_type == "gpt_oss" ? Recipe::kMxfp4GptOss
-                                                                   : Recipe::kMxfp4Bf16;
+  if (c.quant_method == "mxfp4")
+    return c.model_type == "gpt_oss" ? Recipe::kMxfp4GptOss : Recipe::kMxfp4Bf16;
   if (c.quant_method == "fp8") return Recipe::kFp8Keep;
   return Recipe::kNone;
 }

@@ -97,6 +97,14 @@ if script -qec true /dev/null >/dev/null 2>&1; then
   refuse $'\033' env NO_COLOR=1 script -qec "$L check $work/bad.json" /dev/null
 fi
 
+# import: a model folder that is not one, a bad option, a folder whose config is wrong.
+expect 2 "not a model folder" "$L" import nodir
+expect 2 "'q4' is not one of" "$L" import . --recipe q4
+expect 2 "'int3' is not one of" "$L" import . --kv-dtype int3
+mkdir -p hf && echo '{"model_type": "mamba", "num_hidden_layers": 1}' > hf/config.json
+expect 1 'model_type "mamba" is not one loadplan imports' "$L" import hf
+expect 0 'import' "$L" import --help
+
 # Completion generated from the CLI definition: every command and option is in it.
 "$L" completion bash > loadplan.bash && bash -n loadplan.bash || { echo "FAIL bash completion"; bad=$((bad+1)); }
 expect 0 'place.*--work-budget|--work-budget' "$L" completion bash

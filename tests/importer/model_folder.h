@@ -54,11 +54,10 @@ class ModelFolder {
           nlohmann::json{{"metadata", {{"total_size", 0}}}, {"weight_map", map}}.dump(2));
   }
   void Shard(const std::string& file, const Tensors& t) const {
-    const base::Status st =
-        backend::WriteSafetensors(path(file), t, {{"format", "pt"}},
-                                  [](size_t, uint64_t, std::span<uint8_t> out) {
-                                    std::fill(out.begin(), out.end(), uint8_t{0});
-                                  });
+    const base::Status st = backend::WriteSafetensors(
+        path(file), t, {{"format", "pt"}}, [](size_t, uint64_t, std::span<uint8_t> out) {
+          std::fill(out.begin(), out.end(), uint8_t{0});
+        });
     ASSERT_TRUE(st.ok()) << st.message();
   }
 
@@ -70,11 +69,16 @@ class ModelFolder {
 // A Llama-family config and its tensors: H hidden, I intermediate, L layers, V vocab,
 // 4 heads of 16, 2 KV heads.
 inline nlohmann::json LlamaConfig(int64_t layers = 2) {
-  return {{"model_type", "llama"},        {"architectures", {"LlamaForCausalLM"}},
-          {"hidden_size", 64},            {"intermediate_size", 128},
-          {"num_hidden_layers", layers},  {"num_attention_heads", 4},
-          {"num_key_value_heads", 2},     {"vocab_size", 100},
-          {"max_position_embeddings", 4096}, {"tie_word_embeddings", false},
+  return {{"model_type", "llama"},
+          {"architectures", {"LlamaForCausalLM"}},
+          {"hidden_size", 64},
+          {"intermediate_size", 128},
+          {"num_hidden_layers", layers},
+          {"num_attention_heads", 4},
+          {"num_key_value_heads", 2},
+          {"vocab_size", 100},
+          {"max_position_embeddings", 4096},
+          {"tie_word_embeddings", false},
           {"torch_dtype", "bfloat16"}};
 }
 

@@ -2,6 +2,7 @@
 #include "importer/import.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -51,14 +52,28 @@ void NoteUnrecognised(const ConfigCheck& check, ImportResult& r) {
                                 check.unrecognised.size() > kListed ? ", ..." : ""));
 }
 
-base::Result<verifier::Manifest> BuildVerified(const verifier::ManifestBuilder& b) {
+using Clock = std::chrono::steady_clock;
+
+// Milliseconds since `t`, and restarts `t`.
+double Lap(Clock::time_point& t) {
+  const Clock::time_point now = Clock::now();
+  const double ms = std::chrono::duration<double, std::milli>(now - t).count();
+  t = now;
+  return ms;
+}
+
+base::Result<verifier::Manifest> BuildVerified(const verifier::ManifestBuilder& b,
+                                               ImportResult::Times& ms) {
+  Clock::time_point t = Clock::now();
   verifier::BuildResult built = b.Build();
+  ms.build += Lap(t);
   if (!built.ok()) {
     return base::Status::Error(
         fmt::format("import built an inconsistent manifest: {}", fmt::join(built.errors, "; ")),
         base::ErrorKind::kInternal);
   }
   const verifier::VerifyResult v = verifier::Verify(built.manifest);
+  ms.verify = Lap(t);
   std::vector<std::string> problems;
   for (const verifier::Diagnostic& d : v.diags) {
     problems.push_back(fmt::format("{} {} {}", d.code, d.pointer, d.message));
@@ -93,14 +108,19 @@ base::Result<ImportResult> ImportModel(const std::string& dir, const ImportOptio
                                            dir),
                                base::ErrorKind::kIo);
   }
+  Clock::time_point t = Clock::now();
+  ImportResult::Times ms;
   base::Result<HfConfig> config = ReadHfConfig((fs::path(dir) / "config.json").string());
+  ms.config = Lap(t);
   if (!config.ok()) return config.status();
   const HfConfig& c = *config;
   if (base::Status st = CheckOptions(c, options); !st.ok()) return st;
   base::Result<TensorTable> table = TensorTable::Open(dir);
   if (!table.ok()) return table.status();
+  ms.headers = Lap(t);
   const base::Result<ConfigCheck> check = CheckAgainstConfig(c, *table);
   if (!check.ok()) return check.status();
+  ms.check = Lap(t);
 
   ImportResult r{.model_type = c.model_type,
                  .recipe = options.recipe == Recipe::kAuto ? ChooseRecipe(c) : options.recipe,
@@ -119,13 +139,15 @@ base::Result<ImportResult> ImportModel(const std::string& dir, const ImportOptio
   AddKvCache(b, c, options.kv_dtype);
   examples::AddStandardKernels(
       b, std::vector<std::string_view>(recipe->kernels.begin(), recipe->kernels.end()));
-  base::Result<verifier::Manifest> m = BuildVerified(b);
+  ms.build = Lap(t);  // the recipe and the builder calls; BuildVerified adds Build()
+  base::Result<verifier::Manifest> m = BuildVerified(b, ms);
   if (!m.ok()) return m.status();
   r.manifest = std::move(*m);
   r.notes = std::move(recipe->notes);
   NoteUnrecognised(*check, r);
   r.kv_bytes_per_token = KvBytesPerToken(c, options.kv_dtype);
   Count(r.manifest, r);
+  r.ms = ms;
   return r;
 }
 

@@ -30,6 +30,10 @@ struct ImportResult {
   size_t tensors = 0, shards = 0, weights = 0, sources = 0, carries = 0, kv_layers = 0;
   int64_t kv_bytes_per_token = 0;
   std::vector<std::string> notes;  // what the recipe could not place, tied heads, unrecognised
+  // Wall time of each step, milliseconds (bench/import_time.cc reports them).
+  struct Times {
+    double config = 0, headers = 0, check = 0, build = 0, verify = 0;
+  } ms;
 };
 
 // kIo when the folder or a file in it cannot be read; kInvalidInput for an unknown model_type,

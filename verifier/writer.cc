@@ -1,157 +1,224 @@
-// Canonical manifest writer. The model becomes a JSON value (nlohmann's default
-// object is a std::map, so keys come out sorted bytewise), printed with 2-space
-// indentation; a shallow container (at most two levels) prints on one line when
-// the line stays within 100 columns.
+// Canonical manifest writer: keys sorted bytewise at every level, 2-space indentation, a
+// shallow container (at most two levels) on one line when the line stays within 100 columns
+// (docs/manifest.md, "Canonical form"). The text is laid out straight from the model.
 #include "verifier/writer.h"
 
 #include <algorithm>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
 namespace loadplan::verifier {
 namespace {
 
-using nlohmann::json;
-
 constexpr size_t kLineWidth = 100;  // one-line containers stay within this many columns
 
-json ExprValue(const Expr& e) {
-  if (e.IsConst()) return e.value;
-  return ToString(e);
+// A value as the canonical form lays it out: a scalar's JSON text, or a container's members
+// (each with its key prefix: "\"kind\": " in objects, "" in arrays), its depth in container
+// levels (capped at 3) and, when it is at most two levels deep and its one-line text is at
+// most kLineWidth long, that text. Built straight from the model: no JSON value in between.
+struct Node {
+  std::string text;  // scalar: its JSON; container: the one-line text when `fits`
+  bool container = false, object = false, fits = false;
+  int depth = 0;
+  std::vector<std::pair<std::string, Node>> members;
+};
+
+// JSON text of a string: UTF-8 kept, invalid bytes replaced (U+FFFD), escapes where JSON
+// requires them. Plain printable ASCII, by far the common case, is copied as is.
+std::string JsonString(std::string_view s) {
+  const bool plain = std::all_of(
+      s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; });
+  if (plain) return fmt::format("\"{}\"", s);
+  return nlohmann::json(std::string(s))
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-json Dims(const std::vector<Expr>& dims) {
-  json arr = json::array();
-  for (const Expr& d : dims) arr.push_back(ExprValue(d));
-  return arr;
-}
+Node Scalar(std::string text) { return {.text = std::move(text)}; }
+Node Str(std::string_view s) { return Scalar(JsonString(s)); }
+Node Int(int64_t v) { return Scalar(std::to_string(v)); }
+Node True() { return Scalar("true"); }
 
-json BufferValue(const Buffer& b) {
-  json o = {{"kind", BufferKindName(b.kind)},
-            {"dtype", base::DtypeName(b.dtype)},
-            {"shape", Dims(b.shape)}};
-  if (b.tensor) o["tensor"] = *b.tensor;
-  if (b.exported) o["export"] = true;
-  if (b.lane) o["lane"] = *b.lane;
-  if (b.encoding) o["encoding"] = *b.encoding;
-  return o;
-}
-
-json ParamValue(const Param& p) {
-  if (p.access == Access::kScalar) return "scalar";
-  json o = {{"access", AccessName(p.access)}};
-  if (p.dtype) o["dtype"] = base::DtypeName(*p.dtype);
-  if (p.extent) o["extent"] = ExprValue(*p.extent);
-  return o;
-}
-
-json CallValue(const Call& c) {
-  if (c.type == CallType::kCollective) return {{"collective", c.collective}, {"buffer", c.buffer}};
-  json o = {{"kernel", c.kernel}};
-  if (!c.args.empty()) {
-    json args = json::object();
-    for (const Arg& a : c.args) {
-      if (a.buffer) {
-        args[a.param] = *a.buffer;
-      } else if (a.scalar) {
-        args[a.param] = ExprValue(*a.scalar);
-      } else {
-        args[a.param] = nullptr;  // only a malformed Arg has neither
-      }
-    }
-    o["args"] = std::move(args);
+Node Container(bool object, std::vector<std::pair<std::string, Node>> members) {
+  Node n{.container = true, .object = object, .depth = 1, .members = std::move(members)};
+  bool fits = true;
+  for (const auto& [key, child] : n.members) {
+    n.depth = std::max(n.depth, std::min(3, child.depth + 1));
+    fits = fits && (!child.container || child.fits);
   }
-  if (!c.grid.empty()) o["grid"] = Dims(c.grid);
-  if (!c.block.empty()) o["block"] = Dims(c.block);
-  return o;
+  if (!fits || n.depth > 2) return n;
+  std::string line = object ? "{" : "[";
+  for (size_t i = 0; i < n.members.size() && line.size() <= kLineWidth; ++i) {
+    if (i > 0) line += ", ";
+    line += n.members[i].first;
+    line += n.members[i].second.text;
+  }
+  line += object ? "}" : "]";
+  if (line.size() <= kLineWidth) {
+    n.text = std::move(line);
+    n.fits = true;
+  }
+  return n;
 }
 
-json ProgramValue(const Program& p) {
-  json calls = json::array();
-  for (const Call& c : p.calls) calls.push_back(CallValue(c));
-  json o = {{"calls", std::move(calls)}};
-  if (p.derive) o["derive"] = true;
-  if (p.once) o["once"] = true;
-  if (p.graph) o["graph"] = true;
-  if (p.batch) o["batch"] = *p.batch;
-  return o;
+// An object from (key, value) pairs; keys are written in the order given (callers give them
+// sorted bytewise, as a JSON object with std::map keys would print).
+using Members = std::vector<std::pair<std::string_view, Node>>;
+Node Object(Members members) {
+  std::vector<std::pair<std::string, Node>> m;
+  m.reserve(members.size());
+  for (auto& [k, v] : members) m.emplace_back(JsonString(k) + ": ", std::move(v));
+  return Container(true, std::move(m));
+}
+Node Array(std::vector<Node> items) {
+  std::vector<std::pair<std::string, Node>> m;
+  m.reserve(items.size());
+  for (Node& v : items) m.emplace_back(std::string(), std::move(v));
+  return Container(false, std::move(m));
 }
 
-json ManifestValue(const Manifest& m) {
-  json o = {{"schema", m.schema}, {"name", m.name}};
+// A map section: one member per item, keyed by name, sorted bytewise; of items with the same
+// name the last one wins (as assigning into a JSON object would).
+template <class T, class Name, class Value>
+Node Section(const std::vector<T>& items, Name name, Value value) {
+  std::vector<size_t> order(items.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const auto less = [&](size_t a, size_t b) { return name(items[a]) < name(items[b]); };
+  if (!std::is_sorted(order.begin(), order.end(), less))
+    std::stable_sort(order.begin(), order.end(), less);
+  std::vector<std::pair<std::string, Node>> m;
+  m.reserve(order.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (i + 1 < order.size() && name(items[order[i]]) == name(items[order[i + 1]])) continue;
+    m.emplace_back(JsonString(name(items[order[i]])) + ": ", value(items[order[i]]));
+  }
+  return Container(true, std::move(m));
+}
+
+Node ExprNode(const Expr& e) { return e.IsConst() ? Int(e.value) : Str(ToString(e)); }
+
+Node Dims(const std::vector<Expr>& dims) {
+  std::vector<Node> items;
+  items.reserve(dims.size());
+  for (const Expr& d : dims) items.push_back(ExprNode(d));
+  return Array(std::move(items));
+}
+
+Node BufferNode(const Buffer& b) {
+  Members m;
+  m.emplace_back("dtype", Str(base::DtypeName(b.dtype)));
+  if (b.encoding) m.emplace_back("encoding", Str(*b.encoding));
+  if (b.exported) m.emplace_back("export", True());
+  m.emplace_back("kind", Str(BufferKindName(b.kind)));
+  if (b.lane) m.emplace_back("lane", Int(*b.lane));
+  m.emplace_back("shape", Dims(b.shape));
+  if (b.tensor) m.emplace_back("tensor", Str(*b.tensor));
+  return Object(std::move(m));
+}
+
+Node ParamNode(const Param& p) {
+  if (p.access == Access::kScalar) return Str("scalar");
+  Members m;
+  m.emplace_back("access", Str(AccessName(p.access)));
+  if (p.dtype) m.emplace_back("dtype", Str(base::DtypeName(*p.dtype)));
+  if (p.extent) m.emplace_back("extent", ExprNode(*p.extent));
+  return Object(std::move(m));
+}
+
+Node ArgNode(const Arg& a) {
+  if (a.buffer) return Str(*a.buffer);
+  if (a.scalar) return ExprNode(*a.scalar);
+  return Scalar("null");  // only a malformed Arg has neither
+}
+
+Node CallNode(const Call& c) {
+  if (c.type == CallType::kCollective)
+    return Object({{"buffer", Str(c.buffer)}, {"collective", Str(c.collective)}});
+  Members m;
+  if (!c.args.empty())
+    m.emplace_back(
+        "args", Section(
+                    c.args, [](const Arg& a) -> const std::string& { return a.param; }, ArgNode));
+  if (!c.block.empty()) m.emplace_back("block", Dims(c.block));
+  if (!c.grid.empty()) m.emplace_back("grid", Dims(c.grid));
+  m.emplace_back("kernel", Str(c.kernel));
+  return Object(std::move(m));
+}
+
+Node ProgramNode(const Program& p) {
+  std::vector<Node> calls;
+  calls.reserve(p.calls.size());
+  for (const Call& c : p.calls) calls.push_back(CallNode(c));
+  Members m;
+  if (p.batch) m.emplace_back("batch", Str(*p.batch));
+  m.emplace_back("calls", Array(std::move(calls)));
+  if (p.derive) m.emplace_back("derive", True());
+  if (p.graph) m.emplace_back("graph", True());
+  if (p.once) m.emplace_back("once", True());
+  return Object(std::move(m));
+}
+
+template <class T>
+const std::string& NameOf(const T& item) {
+  return item.name;
+}
+
+Node ManifestNode(const Manifest& m) {
+  Members o;
+  if (!m.buffers.empty()) o.emplace_back("buffers", Section(m.buffers, NameOf<Buffer>, BufferNode));
+  if (!m.kernels.empty()) {
+    o.emplace_back("kernels", Section(m.kernels, NameOf<Kernel>, [](const Kernel& k) {
+                     return Object({{"params", Section(k.params, NameOf<Param>, ParamNode)}});
+                   }));
+  }
   if (m.load.lanes != 1 || m.load.prefetch != 0) {
-    json load = json::object();
-    if (m.load.lanes != 1) load["lanes"] = m.load.lanes;
-    if (m.load.prefetch != 0) load["prefetch"] = m.load.prefetch;
-    o["load"] = std::move(load);
+    Members load;
+    if (m.load.lanes != 1) load.emplace_back("lanes", Int(m.load.lanes));
+    if (m.load.prefetch != 0) load.emplace_back("prefetch", Int(m.load.prefetch));
+    o.emplace_back("load", Object(std::move(load)));
   }
-  auto section = [&](const char* key, const auto& items, auto value) {
-    if (items.empty()) return;
-    json s = json::object();
-    for (const auto& item : items) s[item.name] = value(item);
-    o[key] = std::move(s);
-  };
-  section("vars", m.vars, [](const Variable& v) { return json{{"min", v.min}, {"max", v.max}}; });
-  section("buffers", m.buffers, BufferValue);
-  section("kernels", m.kernels, [](const Kernel& k) {
-    json params = json::object();
-    for (const Param& p : k.params) params[p.name] = ParamValue(p);
-    return json{{"params", std::move(params)}};
-  });
-  section("programs", m.programs, ProgramValue);
-  return o;
+  o.emplace_back("name", Str(m.name));
+  if (!m.programs.empty())
+    o.emplace_back("programs", Section(m.programs, NameOf<Program>, ProgramNode));
+  o.emplace_back("schema", Int(m.schema));
+  if (!m.vars.empty()) {
+    o.emplace_back("vars", Section(m.vars, NameOf<Variable>, [](const Variable& v) {
+                     return Object({{"max", Int(v.max)}, {"min", Int(v.min)}});
+                   }));
+  }
+  return Object(std::move(o));
 }
 
-std::string Scalar(const json& v) { return v.dump(-1, ' ', false, json::error_handler_t::replace); }
-
-// Levels of containers in v: 0 for a scalar, 1 for [1, 2], 2 for {"a": [1]}.
-int Depth(const json& v) {
-  int inner = 0;
-  if (v.is_structured()) {
-    for (const json& item : v) inner = std::max(inner, Depth(item));
+// `column` is where n starts on its line. A container at most two levels deep goes on one
+// line when the line stays within kLineWidth; anything else puts one member per line.
+void Print(const Node& n, size_t indent, size_t column, std::string& out) {
+  if (!n.container || (n.fits && column + n.text.size() <= kLineWidth)) {
+    out += n.text;
+    return;
   }
-  return v.is_structured() ? inner + 1 : 0;
-}
-
-std::string InlineText(const json& v) {
-  if (!v.is_structured()) return Scalar(v);
-  std::string out = v.is_object() ? "{" : "[";
-  for (auto it = v.begin(); it != v.end(); ++it) {
-    if (it != v.begin()) out += ", ";
-    if (v.is_object()) out += Scalar(json(it.key())) + ": ";
-    out += InlineText(*it);
-  }
-  return out + (v.is_object() ? "}" : "]");
-}
-
-// `column` is where v starts on its line. A value at most two container
-// levels deep goes on one line when the line stays within kLineWidth.
-void Print(const json& v, size_t indent, size_t column, std::string& out) {
-  if (Depth(v) <= 2) {
-    std::string line = InlineText(v);
-    if (Depth(v) == 0 || column + line.size() <= kLineWidth) {
-      out += line;
-      return;
-    }
-  }
-  std::string pad(indent + 2, ' ');
-  out += v.is_object() ? "{\n" : "[\n";
-  for (auto it = v.begin(); it != v.end(); ++it) {
-    if (it != v.begin()) out += ",\n";
+  const std::string pad(indent + 2, ' ');
+  out += n.object ? "{\n" : "[\n";
+  for (size_t i = 0; i < n.members.size(); ++i) {
+    if (i > 0) out += ",\n";
     out += pad;
-    std::string key = v.is_object() ? Scalar(json(it.key())) + ": " : "";
-    out += key;
-    Print(*it, indent + 2, pad.size() + key.size(), out);
+    out += n.members[i].first;
+    Print(n.members[i].second, indent + 2, pad.size() + n.members[i].first.size(), out);
   }
-  out += "\n" + std::string(indent, ' ') + (v.is_object() ? "}" : "]");
+  out += "\n";
+  out.append(indent, ' ');
+  out += n.object ? "}" : "]";
 }
 
 }  // namespace
 
 std::string WriteManifest(const Manifest& m) {
   std::string out;
-  Print(ManifestValue(m), 0, 0, out);
+  Print(ManifestNode(m), 0, 0, out);
   out += "\n";
   return out;
 }

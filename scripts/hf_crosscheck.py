@@ -19,6 +19,10 @@
 3. checkpoints written by the reference safetensors package (save_pretrained's from 1, and one
    written directly with safetensors.torch.save_file + a hand-made HF index): `loadplan import`
    then `loadplan run m.json --checkpoint DIR --check` exits 0.
+4. (no loadplan needed) scripts/hf_skeleton.py's names per family as transformers reads them:
+   from_pretrained on each family's tiny skeleton (FP8 / MXFP4 with dequantize=True) misses
+   nothing and finds nothing unexpected but DeepSeek-V3's MTP layer (transformers builds none),
+   and save_pretrained of the unquantised model writes the skeleton's names and shapes.
 
 One PASS / FAIL / SKIP line per check, with numbers; logs and results.json under --out.
 Exit 0 all pass, 1 any FAIL, 3 transformers not importable (checks 1-2 skipped; 3's direct
@@ -26,7 +30,7 @@ checkpoint still runs and a FAIL there still exits 1).
 
 --emulate (development without a GPU or loadplan): "loadplan.load" is replaced by reading the
 files with safetensors, gen by numpy random bytes, import/run are skipped; it exercises only the
-transformers side (save/from_pretrained/meta+assign/logits/MXFP4 dequant) on --device.
+transformers side (save/from_pretrained/meta+assign/logits/MXFP4 dequant, check 4) on --device.
 """
 import argparse
 import json
@@ -436,6 +440,115 @@ def check3(env, dirs):
                f"`loadplan run --check` exit {p.returncode} in {time.monotonic() - t0:.1f}s: {last}")
 
 
+# ----- check 4 (no loadplan needed) -----
+
+def tiny_family_configs():
+    """Each family's committed config scaled down: hidden 256, 2-3 layers, 4 experts."""
+    att = dict(hidden_size=256, num_attention_heads=4, vocab_size=1000, bos_token_id=0,
+               eos_token_id=1, pad_token_id=None)
+    mla = dict(att, num_key_value_heads=4, intermediate_size=512, moe_intermediate_size=128,
+               n_routed_experts=4, num_experts_per_tok=2, q_lora_rank=128, kv_lora_rank=64,
+               qk_nope_head_dim=32, qk_rope_head_dim=64, v_head_dim=32)
+    over = {
+        "llama-3.1-8b": dict(att, num_key_value_heads=2, intermediate_size=512, num_hidden_layers=2),
+        "qwen3-32b": dict(att, num_key_value_heads=2, head_dim=64, intermediate_size=512,
+                          num_hidden_layers=2, max_window_layers=2),
+        "qwen3-30b-a3b": dict(att, num_key_value_heads=2, head_dim=64, intermediate_size=512,
+                              moe_intermediate_size=128, num_experts=4, num_experts_per_tok=2,
+                              num_hidden_layers=2, max_window_layers=2),
+        "mixtral-8x7b": dict(att, num_key_value_heads=2, intermediate_size=512,
+                             num_local_experts=4, num_hidden_layers=2),
+        "deepseek-v3": dict(mla, n_group=2, topk_group=1, num_hidden_layers=3,
+                            first_k_dense_replace=1),
+        "kimi-k2": dict(mla, num_hidden_layers=2, first_k_dense_replace=1),
+        "gpt-oss-20b": dict(att, pad_token_id=0, num_key_value_heads=2, head_dim=64,
+                            intermediate_size=256, num_local_experts=4, num_experts_per_tok=2,
+                            num_hidden_layers=2, layer_types=["sliding_attention", "full_attention"]),
+    }
+    for model, o in over.items():
+        c = json.load(open(os.path.join(hf_skeleton.CONFIGS, model, "config.json")))
+        c.update(o)
+        c.pop("auto_map", None)  # the Hub's remote code: use transformers' own class
+        yield model, c
+
+
+def check4(env):
+    """hf_skeleton's tiny checkpoints as transformers reads them: from_pretrained on the skeleton
+    (zeros; quantized ones with dequantize=True) must find every parameter and nothing else but
+    the MTP layer, which transformers does not build; and save_pretrained of the unquantised
+    model must write the skeleton's names, shapes and dtypes. (transformers does not check the
+    shapes of FP8 weight_scale_inv when it loads: a skeleton with 64x64 blocks loads as well;
+    the [ceil(N/128), ceil(K/128)] shapes agree with its FP8Linear's definition.)"""
+    from safetensors import safe_open
+    for model, c in tiny_family_configs():
+        name = f"4-names-{model}"
+        try:
+            d = os.path.join(env.out, f"names-{model}")
+            shutil.rmtree(d, ignore_errors=True)
+            hf_skeleton.write(c, d, shards=2)
+            q = (c.get("quantization_config") or {}).get("quant_method")
+            qc = None
+            if q == "mxfp4":
+                from transformers import Mxfp4Config
+                qc = Mxfp4Config(dequantize=True)
+            elif q == "fp8":
+                from transformers import FineGrainedFP8Config
+                qc = FineGrainedFP8Config(dequantize=True)
+            if c["model_type"] == "kimi_k2":  # transformers knows it as deepseek_v3
+                c = dict(c, model_type="deepseek_v3")
+                with open(os.path.join(d, "config.json"), "w") as f:
+                    json.dump(c, f)
+            kw = dict(**dtype_kw(torch.bfloat16), device_map="cpu", output_loading_info=True)
+            if qc is not None:
+                kw["quantization_config"] = qc
+            try:
+                m, info = AutoModelForCausalLM.from_pretrained(d, **kw)
+                del m
+                skipped = None
+            except RuntimeError as e:  # transformers < 5 has no FP8 dequantize: needs a GPU
+                if env.dev != "cpu":
+                    raise
+                info, skipped = {"missing_keys": [], "unexpected_keys": [], "mismatched_keys": []}, str(e)
+            L = c["num_hidden_layers"]
+            mtp = [k for k in info["unexpected_keys"] if k.startswith(f"model.layers.{L}.")]
+            other = sorted(set(info["unexpected_keys"]) - set(mtp))
+            bad = list(info["missing_keys"]) + other + [str(x) for x in info["mismatched_keys"]]
+            # save_pretrained of the unquantised model vs the unquantised skeleton
+            plain = dict(c, quantization_config=None)
+            plain.pop("quantization_config")
+            cfg = AutoConfig.for_model(**{k: v for k, v in plain.items() if k != "architectures"})
+            d2 = os.path.join(env.out, f"names-{model}-saved")
+            shutil.rmtree(d2, ignore_errors=True)
+            AutoModelForCausalLM.from_config(cfg, **dtype_kw(torch.bfloat16)).save_pretrained(d2)
+            saved = {}
+            for f in os.listdir(d2):
+                if f.endswith(".safetensors"):
+                    with safe_open(os.path.join(d2, f), "np") as h:
+                        for k in h.keys():
+                            sl = h.get_slice(k)
+                            saved[k] = (sl.get_dtype(), list(sl.get_shape()))
+            mine = {n: (dt, s) for n, dt, s in hf_skeleton.tensors(
+                dict(plain, num_nextn_predict_layers=0))}
+            names_diff = sorted(set(saved) ^ set(mine))
+            shape_diff = sorted(k for k in set(saved) & set(mine) if saved[k][1] != mine[k][1])
+            dtype_diff = sorted(k for k in set(saved) & set(mine) if saved[k][0] != mine[k][0])
+            detail = ((f"from_pretrained({q} skeleton) not run on the CPU: {skipped[:80]}; "
+                       if skipped else
+                       f"from_pretrained({q or 'bf16'} skeleton): {len(bad)} missing/unexpected/"
+                       f"mismatched {bad[:4]}, {len(mtp)} MTP keys unused; ") + "save_pretrained: "
+                      f"{len(saved)} tensors, {len(names_diff)} names and {len(shape_diff)} shapes "
+                      f"differ {(names_diff + shape_diff)[:4]}"
+                      + (f"; dtype differs (transformers' in-memory choice, not the checkpoint's): "
+                         f"{[(k.split('.', 3)[-1], saved[k][0], mine[k][0]) for k in dtype_diff[:2]]}"
+                         if dtype_diff else ""))
+            status = "FAIL" if bad or names_diff or shape_diff else "SKIP" if skipped else "PASS"
+            result(name, status, detail)
+        except Exception as e:  # noqa: BLE001
+            with open(os.path.join(LOG_DIR, "tracebacks.log"), "a") as f:
+                traceback.print_exc(file=f)
+            result(name, "FAIL", f"{type(e).__name__}: {str(e)[:400]}")
+
+
 def guarded(check, fn, *args):
     try:
         return fn(*args)
@@ -451,7 +564,7 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--loadplan", default="build/cli/loadplan", help="the loadplan CLI")
     ap.add_argument("--out", required=True, help="folder for models, manifests, logs, results.json")
-    ap.add_argument("--only", default="1,2,3", help="which checks, e.g. 1,3")
+    ap.add_argument("--only", default="1,2,3,4", help="which checks, e.g. 1,3")
     ap.add_argument("--gpu", type=int, default=0, help="CUDA device index")
     ap.add_argument("--timeout", type=int, default=600, help="seconds per CLI command")
     ap.add_argument("--emulate", action="store_true", help="no loadplan, no GPU needed (see above)")
@@ -484,6 +597,8 @@ def main():
                 dirs.append(("save_pretrained", d))
     if transformers is not None and "2" in only:
         guarded("2-gpt-oss-mxfp4", check2, env)
+    if transformers is not None and "4" in only:
+        check4(env)
     if "3" in only:
         d = os.path.join(a.out, "direct-llama")
         shutil.rmtree(d, ignore_errors=True)

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """On the GPU machine: `loadplan import` + `loadplan.load` against the reference (transformers).
 
-    python3 scripts/hf_crosscheck.py --loadplan build/cli/loadplan --out DIR [--only 1,2,3]
+    python3 scripts/hf_crosscheck.py --loadplan build/cli/loadplan --out DIR [--only 1,2,3,4]
+        [--gpu 0] [--import-args "--max-batch 4 --max-ctx 1024"] [--timeout 600]
+    python3 scripts/hf_crosscheck.py --emulate --out DIR     (no GPU, no loadplan: see below)
 
 1. llama / qwen3_moe: tiny seeded random models save_pretrained'd into sharded safetensors
    (an index), `loadplan import DIR -o m.json`, loadplan.load(...).state_dict("torch") assigned
@@ -36,6 +38,7 @@ import argparse
 import json
 import math
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -76,6 +79,7 @@ class Env:
     def __init__(self, a):
         self.a, self.out, self.dev = a, a.out, a.device
         self.emulate = a.emulate
+        self.saved = {}  # family -> save_pretrained folder (check 1)
 
     def cli(self, *args, ok=(0,), name="cli"):
         cmd = [self.a.loadplan, *map(str, args)]
@@ -92,7 +96,8 @@ class Env:
     def import_(self, model_dir, manifest, *extra, name="import"):
         if self.emulate:
             return
-        self.cli("import", model_dir, "-o", manifest, *extra, name=name)
+        self.cli("import", model_dir, "-o", manifest, *shlex.split(self.a.import_args), *extra,
+                 name=name)
 
     def load(self, manifest, model_dir):
         """name -> torch tensor on the device: loadplan.load(...).state_dict("torch")."""
@@ -204,6 +209,7 @@ def check1(env, family):
     d = os.path.join(env.out, f"tiny-{family}")
     shutil.rmtree(d, ignore_errors=True)
     cfg = save_tiny(family, d)
+    env.saved[family] = d  # for check 3, whatever happens below
     shards = sorted(f for f in os.listdir(d) if f.endswith(".safetensors"))
     assert os.path.exists(os.path.join(d, "model.safetensors.index.json")), "no index"
     manifest = os.path.join(env.out, f"tiny-{family}.json")
@@ -435,7 +441,7 @@ def check3(env, dirs):
         env.import_(d, m, name="import-run")
         t0 = time.monotonic()
         p = env.cli("run", m, "--checkpoint", d, "--check", ok=(0, 1, 2, 3, 4), name="run-check")
-        last = (p.stdout.strip().splitlines() or [""])[-1][:200]
+        last = ((p.stdout + p.stderr).strip().splitlines() or [""])[-1][:300]
         result(name, "PASS" if p.returncode == 0 else "FAIL",
                f"`loadplan run --check` exit {p.returncode} in {time.monotonic() - t0:.1f}s: {last}")
 
@@ -566,6 +572,8 @@ def main():
     ap.add_argument("--out", required=True, help="folder for models, manifests, logs, results.json")
     ap.add_argument("--only", default="1,2,3,4", help="which checks, e.g. 1,3")
     ap.add_argument("--gpu", type=int, default=0, help="CUDA device index")
+    ap.add_argument("--import-args", default="--max-batch 4 --max-ctx 1024",
+                    help="added to every `loadplan import` (default: small KV-cache bounds)")
     ap.add_argument("--timeout", type=int, default=600, help="seconds per CLI command")
     ap.add_argument("--emulate", action="store_true", help="no loadplan, no GPU needed (see above)")
     ap.add_argument("--device", default=None, help="torch device (default cuda:GPU; cpu with --emulate)")
@@ -592,9 +600,9 @@ def main():
     dirs = []
     if transformers is not None and "1" in only:
         for fam in ("llama", "qwen3_moe"):
-            d = guarded(f"1-{fam}", check1, env, fam)
-            if fam == "llama" and d:
-                dirs.append(("save_pretrained", d))
+            guarded(f"1-{fam}", check1, env, fam)
+        if "llama" in env.saved:
+            dirs.append(("save_pretrained", env.saved["llama"]))
     if transformers is not None and "2" in only:
         guarded("2-gpt-oss-mxfp4", check2, env)
     if transformers is not None and "4" in only:

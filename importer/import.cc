@@ -129,6 +129,7 @@ base::Result<ImportResult> ImportModel(const std::string& dir, const ImportOptio
   verifier::ManifestBuilder b(options.name.empty() ? FolderName(dir) : options.name);
   b.Var("batch", 1, options.max_batch.value_or(kDefaultMaxBatch))
       .Var("ctx", 1, options.max_ctx.value_or(c.max_positions));
+  AddKvCache(b, c, options.kv_dtype);  // "kv_cache.*" names sort before the model's
   base::Result<RecipeOutcome> recipe = ApplyRecipe(r.recipe, c, *table, b);
   if (!recipe.ok()) return recipe.status();
   if (recipe->carries > 0) b.Load(4, 1);  // as the gpt-oss example: 4 lanes, 1 derive ahead
@@ -136,7 +137,6 @@ base::Result<ImportResult> ImportModel(const std::string& dir, const ImportOptio
     if (recipe->claimed.contains(t.name)) continue;
     b.Checkpoint(t.name, t.name, t.dtype, verifier::Dims(t.shape.begin(), t.shape.end()));
   }
-  AddKvCache(b, c, options.kv_dtype);
   examples::AddStandardKernels(
       b, std::vector<std::string_view>(recipe->kernels.begin(), recipe->kernels.end()));
   ms.build = Lap(t);  // the recipe and the builder calls; BuildVerified adds Build()

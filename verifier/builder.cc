@@ -2,6 +2,7 @@
 #include "verifier/builder.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -15,57 +16,80 @@ ParamSpec BufferParam(std::string name, Access access, base::Dtype dtype, Value 
       .name = std::move(name), .access = access, .dtype = dtype, .extent = std::move(extent)};
 }
 
+// Where an error is: the text is made only when there is an error to report (a large
+// manifest's builds format nothing on the way).
+using Where = std::function<std::string()>;
+
 // Parses `v`, appending "<where>: <error>" on failure.
-std::optional<Expr> ExprOf(const Value& v, std::string_view where,
-                           std::vector<std::string>& errors) {
+std::optional<Expr> ExprOf(const Value& v, const Where& where, std::vector<std::string>& errors) {
   auto r = v.ToExpr();
   if (auto* e = std::get_if<Expr>(&r)) return std::move(*e);
-  errors.push_back(fmt::format("{}: {}", where, std::get<std::string>(r)));
+  errors.push_back(fmt::format("{}: {}", where(), std::get<std::string>(r)));
   return std::nullopt;
 }
 
-std::vector<Expr> DimsOf(const Dims& dims, std::string_view where,
-                         std::vector<std::string>& errors) {
+std::vector<Expr> DimsOf(const Dims& dims, const Where& where, std::vector<std::string>& errors) {
   std::vector<Expr> out;
+  out.reserve(dims.size());
   for (size_t i = 0; i < dims.size(); ++i) {
-    if (auto e = ExprOf(dims[i], fmt::format("{}[{}]", where, i), errors))
+    if (auto e = ExprOf(
+            dims[i], [&] { return fmt::format("{}[{}]", where(), i); }, errors))
       out.push_back(std::move(*e));
   }
   return out;
 }
 
-// Sorts by name and reports each name that occurs more than once.
+// Sorts by name (already sorted input, the common case, is left as is) and reports each name
+// that occurs more than once.
 template <typename T, typename NameOf>
-void SortUnique(std::vector<T>& items, NameOf name_of, std::string_view what,
+void SortUnique(std::vector<T>& items, NameOf name_of, const Where& what,
                 std::vector<std::string>& errors) {
-  std::stable_sort(items.begin(), items.end(),
-                   [&](const T& a, const T& b) { return name_of(a) < name_of(b); });
+  const auto less = [&](const T& a, const T& b) { return name_of(a) < name_of(b); };
+  if (!std::is_sorted(items.begin(), items.end(), less)) {
+    // Sort positions, then move each item once (items are large: buffers hold shapes, names).
+    std::vector<size_t> order(items.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return less(items[a], items[b]); });
+    std::vector<T> sorted;
+    sorted.reserve(items.size());
+    for (size_t i : order) sorted.push_back(std::move(items[i]));
+    items = std::move(sorted);
+  }
   for (size_t i = 1; i < items.size(); ++i) {
     if (name_of(items[i]) == name_of(items[i - 1]) &&
         (i < 2 || name_of(items[i - 2]) != name_of(items[i]))) {
-      errors.push_back(fmt::format("{} `{}` declared twice", what, name_of(items[i])));
+      errors.push_back(fmt::format("{} `{}` declared twice", what(), name_of(items[i])));
     }
   }
 }
 
 struct Resolver {
   const std::map<std::string, const Kernel*>& kernels;
-  const std::set<std::string>& buffers;
+  const std::vector<Buffer>& buffers;  // sorted by name
   std::vector<std::string>& errors;
 
-  Arg ResolveArg(const std::string& where, const Kernel* k, const std::string& param,
+  bool HasBuffer(const std::string& name) const {
+    const auto it =
+        std::lower_bound(buffers.begin(), buffers.end(), name,
+                         [](const Buffer& b, const std::string& n) { return b.name < n; });
+    return it != buffers.end() && it->name == name;
+  }
+
+  Arg ResolveArg(const Where& where, const Kernel* k, const std::string& param,
                  const Value& v) const {
     Arg arg{.param = param};
     const Param* p = k ? FindParam(*k, param) : nullptr;
     if (k && !p)
-      errors.push_back(fmt::format("{}: kernel `{}` has no parameter `{}`", where, k->name, param));
+      errors.push_back(
+          fmt::format("{}: kernel `{}` has no parameter `{}`", where(), k->name, param));
     if (p && p->access != Access::kScalar) {
       const std::string* text = v.Text();
       if (!text) {
         errors.push_back(
-            fmt::format("{}: buffer parameter `{}` needs a buffer name", where, param));
-      } else if (!buffers.contains(*text)) {
-        errors.push_back(fmt::format("{}: unknown buffer `{}`", where, *text));
+            fmt::format("{}: buffer parameter `{}` needs a buffer name", where(), param));
+      } else if (!HasBuffer(*text)) {
+        errors.push_back(fmt::format("{}: unknown buffer `{}`", where(), *text));
       } else {
         arg.buffer = *text;
       }
@@ -75,28 +99,33 @@ struct Resolver {
     return arg;
   }
 
-  Call ResolveCall(const std::string& where, const CallSpec& spec) const {
+  Call ResolveCall(const Where& where, const CallSpec& spec) const {
     Call call;
     if (spec.collective) {
       call.type = CallType::kCollective;
       call.collective = spec.op;
       call.buffer = spec.buffer;
-      if (!buffers.contains(spec.buffer))
-        errors.push_back(fmt::format("{}: unknown buffer `{}`", where, spec.buffer));
+      if (!HasBuffer(spec.buffer))
+        errors.push_back(fmt::format("{}: unknown buffer `{}`", where(), spec.buffer));
       return call;
     }
     call.kernel = spec.kernel;
     auto it = kernels.find(spec.kernel);
     const Kernel* k = it == kernels.end() ? nullptr : it->second;
-    if (!k) errors.push_back(fmt::format("{}: unknown kernel `{}`", where, spec.kernel));
+    if (!k) errors.push_back(fmt::format("{}: unknown kernel `{}`", where(), spec.kernel));
+    call.args.reserve(spec.args.size());
     for (const auto& [param, value] : spec.args) {
-      call.args.push_back(ResolveArg(fmt::format("{} arg `{}`", where, param), k, param, value));
+      call.args.push_back(
+          ResolveArg([&, &param = param] { return fmt::format("{} arg `{}`", where(), param); }, k,
+                     param, value));
     }
     SortUnique(
         call.args, [](const Arg& a) -> const std::string& { return a.param; },
-        fmt::format("{}: argument", where), errors);
-    call.grid = DimsOf(spec.grid, fmt::format("{} grid", where), errors);
-    call.block = DimsOf(spec.block, fmt::format("{} block", where), errors);
+        [&] { return fmt::format("{}: argument", where()); }, errors);
+    call.grid = DimsOf(
+        spec.grid, [&] { return fmt::format("{} grid", where()); }, errors);
+    call.block = DimsOf(
+        spec.block, [&] { return fmt::format("{} block", where()); }, errors);
     return call;
   }
 };
@@ -216,13 +245,14 @@ Kernel MakeKernel(const KernelSpec& spec, std::vector<std::string>& errors) {
   for (const auto& ps : spec.params) {
     Param p{.name = ps.name, .access = ps.access, .dtype = ps.dtype};
     if (ps.extent)
-      p.extent = ExprOf(*ps.extent,
-                        fmt::format("kernel `{}` param `{}` extent", spec.name, ps.name), errors);
+      p.extent = ExprOf(
+          *ps.extent,
+          [&] { return fmt::format("kernel `{}` param `{}` extent", spec.name, ps.name); }, errors);
     k.params.push_back(std::move(p));
   }
   SortUnique(
       k.params, [](const Param& p) -> const std::string& { return p.name; },
-      fmt::format("kernel `{}`: parameter", spec.name), errors);
+      [&] { return fmt::format("kernel `{}`: parameter", spec.name); }, errors);
   return k;
 }
 
@@ -231,7 +261,8 @@ void ManifestBuilder::BuildBuffers(BuildResult& r) const {
     Buffer b{.name = d.name,
              .kind = d.kind.value_or(BufferKind::kWeight),
              .dtype = d.dtype,
-             .shape = DimsOf(d.shape, fmt::format("buffer `{}` shape", d.name), r.errors),
+             .shape = DimsOf(
+                 d.shape, [&] { return fmt::format("buffer `{}` shape", d.name); }, r.errors),
              .exported = d.options.exported,
              .lane = d.options.lane,
              .encoding = d.options.encoding};
@@ -239,16 +270,14 @@ void ManifestBuilder::BuildBuffers(BuildResult& r) const {
     r.manifest.buffers.push_back(std::move(b));
   }
   SortUnique(
-      r.manifest.buffers, [](const Buffer& b) -> const std::string& { return b.name; }, "buffer",
-      r.errors);
+      r.manifest.buffers, [](const Buffer& b) -> const std::string& { return b.name; },
+      [] { return std::string("buffer"); }, r.errors);
 }
 
 void ManifestBuilder::BuildPrograms(BuildResult& r) const {
-  std::set<std::string> buffers;
-  for (const auto& b : r.manifest.buffers) buffers.insert(b.name);
   std::map<std::string, const Kernel*> kernels;
   for (const auto& k : r.manifest.kernels) kernels.emplace(k.name, &k);
-  Resolver resolver{kernels, buffers, r.errors};
+  Resolver resolver{kernels, r.manifest.buffers, r.errors};
   for (const auto& pb : programs_) {
     Program p{.name = pb.name_,
               .derive = pb.derive_,
@@ -256,14 +285,14 @@ void ManifestBuilder::BuildPrograms(BuildResult& r) const {
               .graph = pb.graph_,
               .batch = pb.batch_};
     for (size_t i = 0; i < pb.calls_.size(); ++i) {
-      p.calls.push_back(
-          resolver.ResolveCall(fmt::format("program `{}` call {}", pb.name_, i), pb.calls_[i]));
+      p.calls.push_back(resolver.ResolveCall(
+          [&] { return fmt::format("program `{}` call {}", pb.name_, i); }, pb.calls_[i]));
     }
     r.manifest.programs.push_back(std::move(p));
   }
   SortUnique(
-      r.manifest.programs, [](const Program& p) -> const std::string& { return p.name; }, "program",
-      r.errors);
+      r.manifest.programs, [](const Program& p) -> const std::string& { return p.name; },
+      [] { return std::string("program"); }, r.errors);
 }
 
 BuildResult ManifestBuilder::Build() const {
@@ -273,11 +302,13 @@ BuildResult ManifestBuilder::Build() const {
   m.vars = vars_;
   m.load = load_;
   SortUnique(
-      m.vars, [](const Variable& v) -> const std::string& { return v.name; }, "variable", r.errors);
+      m.vars, [](const Variable& v) -> const std::string& { return v.name; },
+      [] { return std::string("variable"); }, r.errors);
   BuildBuffers(r);
   for (const auto& spec : kernels_) m.kernels.push_back(MakeKernel(spec, r.errors));
   SortUnique(
-      m.kernels, [](const Kernel& k) -> const std::string& { return k.name; }, "kernel", r.errors);
+      m.kernels, [](const Kernel& k) -> const std::string& { return k.name; },
+      [] { return std::string("kernel"); }, r.errors);
   BuildPrograms(r);
   // Finding 3: a checkpoint tensor that only derive programs read is staged, not resident.
   const auto uses = Uses(m);

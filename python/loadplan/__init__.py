@@ -8,13 +8,14 @@
 from ._check import Diagnostic, Note, check
 from ._errors import (CancelledError, CheckpointError, DeviceError, InternalError,
                       LoadplanError, ManifestError, OptionError, OutOfMemoryError)
+from ._import import ImportedModel, import_model
 from ._model import Model, load
 from ._plan import Phase, Plan, plan
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "CancelledError", "CheckpointError", "DeviceError", "Diagnostic", "InternalError",
+    "CancelledError", "CheckpointError", "DeviceError", "Diagnostic", "ImportedModel", "InternalError",
     "LoadplanError", "ManifestError", "Model", "Note", "OptionError", "OutOfMemoryError",
-    "Phase", "Plan", "check", "load", "plan",
+    "Phase", "Plan", "check", "import_model", "load", "plan",
 ]

@@ -63,7 +63,7 @@ def _gib(pattern: str, message: str) -> Optional[int]:
 def from_status(kind: str, message: str, during: str) -> LoadplanError:
     """The exception for a C++ ``base::Status`` (``kind`` is ``base::ErrorKindName``)."""
     if kind == "invalid input":
-        return CheckpointError(message) if during == "load" else OptionError(message)
+        return CheckpointError(message) if during in ("load", "import") else OptionError(message)
     classes = {
         "I/O error": CheckpointError,
         "out of memory": OutOfMemoryError,

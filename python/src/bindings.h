@@ -15,10 +15,11 @@ namespace loadplan::python {
 
 namespace nb = nanobind;
 
-void BindCheck(nb::module_& m);  // check.cc
-void BindPlan(nb::module_& m);   // plan.cc
-void BindModel(nb::module_& m);  // model.cc
-void BindLoad(nb::module_& m);   // load.cc
+void BindCheck(nb::module_& m);   // check.cc
+void BindPlan(nb::module_& m);    // plan.cc
+void BindModel(nb::module_& m);   // model.cc
+void BindLoad(nb::module_& m);    // load.cc
+void BindImport(nb::module_& m);  // import.cc
 
 // The planner's options from the Python keywords plan() and load() share (plan.cc); an unknown
 // placement policy is a kInvalidInput error.

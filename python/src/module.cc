@@ -8,4 +8,5 @@ NB_MODULE(_loadplan, m) {
   loadplan::python::BindPlan(m);
   loadplan::python::BindModel(m);
   loadplan::python::BindLoad(m);
+  loadplan::python::BindImport(m);
 }

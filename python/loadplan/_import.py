@@ -1,0 +1,50 @@
+"""loadplan.import_model: a Hugging Face model folder -> a manifest (`loadplan import`)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+from . import _loadplan
+
+
+@dataclass(frozen=True)
+class ImportedModel:
+    """What import_model() made: the manifest text (canonical JSON) and the import's summary."""
+
+    manifest: str
+    name: str
+    model_type: str
+    recipe: str  # the recipe applied ("auto" resolved)
+    tensors: int
+    shards: int
+    weights: int
+    sources: int
+    carries: int
+    kv_layers: int
+    kv_bytes_per_token: int
+    notes: List[str] = field(default_factory=list)
+
+    def save(self, path: "str | os.PathLike[str]") -> None:
+        """Writes the manifest to ``path``."""
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.manifest)
+
+
+def import_model(model_dir: "str | os.PathLike[str]", *, recipe: str = "auto",
+                 kv_dtype: str = "BF16", max_batch: Optional[int] = None,
+                 max_ctx: Optional[int] = None, name: str = "") -> ImportedModel:
+    """Makes a manifest from a Hugging Face model folder (config.json + safetensors headers;
+    the tensor data is never read), as `loadplan import` does (docs/import.md).
+
+    ``recipe``: "auto" (from quantization_config), "none", "mxfp4-gpt-oss", "mxfp4-bf16",
+    "fp8-keep" or "fp8-bf16"; ``kv_dtype`` the KV cache's element type; ``max_batch`` and
+    ``max_ctx`` the variables' upper bounds (default 256 and max_position_embeddings). The
+    manifest text goes straight to load()/plan()/check(). Raises CheckpointError (an OSError)
+    for a folder that is wrong (unknown model_type, a broken index, tensors that disagree with
+    config.json), OptionError for a bad option.
+    """
+    d = _loadplan.import_model(os.fspath(model_dir), recipe, kv_dtype.upper(), max_batch,
+                               max_ctx, name)
+    return ImportedModel(**d)

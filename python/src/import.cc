@@ -1,0 +1,69 @@
+// import_model(): `loadplan import` for Python (importer/import.h): a Hugging Face model folder
+// -> manifest text and the import's summary. The GIL is released while headers are read.
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+
+#include "importer/import.h"
+#include "python/src/bindings.h"
+#include "verifier/writer.h"
+
+namespace loadplan::python {
+namespace {
+
+nb::dict Summary(const importer::ImportResult& r, std::string text) {
+  nb::dict d;
+  d["manifest"] = std::move(text);
+  d["name"] = r.manifest.name;
+  d["model_type"] = r.model_type;
+  d["recipe"] = std::string(importer::RecipeName(r.recipe));
+  d["tensors"] = r.tensors;
+  d["shards"] = r.shards;
+  d["weights"] = r.weights;
+  d["sources"] = r.sources;
+  d["carries"] = r.carries;
+  d["kv_layers"] = r.kv_layers;
+  d["kv_bytes_per_token"] = r.kv_bytes_per_token;
+  nb::list notes;
+  for (const std::string& n : r.notes) notes.append(n);
+  d["notes"] = notes;
+  return d;
+}
+
+nb::dict ImportModel(const std::string& dir, const std::string& recipe, const std::string& kv_dtype,
+                     std::optional<int64_t> max_batch, std::optional<int64_t> max_ctx,
+                     const std::string& name) {
+  const std::optional<importer::Recipe> r = importer::ParseRecipe(recipe);
+  if (!r) RaiseStatus(base::Status::Error(fmt::format("recipe '{}' is not one of: auto, none, "
+                                                      "mxfp4-gpt-oss, mxfp4-bf16, fp8-keep, "
+                                                      "fp8-bf16",
+                                                      recipe)),
+                      "options");
+  const std::optional<base::Dtype> kv = base::ParseDtype(kv_dtype);
+  if (!kv) RaiseStatus(base::Status::Error(fmt::format("kv_dtype '{}' is not a dtype", kv_dtype)),
+                       "options");
+  const importer::ImportOptions o{
+      .recipe = *r, .kv_dtype = *kv, .max_batch = max_batch, .max_ctx = max_ctx, .name = name};
+  std::optional<base::Result<importer::ImportResult>> result;
+  std::string text;
+  {
+    nb::gil_scoped_release release;
+    result.emplace(importer::ImportModel(dir, o));
+    if (result->ok()) text = verifier::WriteManifest((*result)->manifest);
+  }
+  if (!result->ok()) RaiseStatus(result->status(), "import");
+  return Summary(**result, std::move(text));
+}
+
+}  // namespace
+
+void BindImport(nb::module_& m) {
+  m.def("import_model", &ImportModel, nb::arg("dir"), nb::arg("recipe"), nb::arg("kv_dtype"),
+        nb::arg("max_batch").none(), nb::arg("max_ctx").none(), nb::arg("name"),
+        "A Hugging Face model folder -> {manifest: text, ...summary} (importer/import.h).");
+}
+
+}  // namespace loadplan::python

@@ -1,0 +1,62 @@
+"""loadplan.import_model: the published models' skeletons (scripts/hf_skeleton.py) -> manifests
+that verify clean and plan; errors as the documented exceptions. No GPU needed."""
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+import loadplan
+
+ROOT = Path(__file__).resolve().parents[2]
+spec = importlib.util.spec_from_file_location("hf_skeleton", ROOT / "scripts" / "hf_skeleton.py")
+hf = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(hf)
+
+
+def skeleton(tmp_path, model):
+    folder = tmp_path / model
+    hf.make(model, folder)
+    return folder
+
+
+@pytest.mark.parametrize("model", ["llama-3.1-8b", "gpt-oss-20b", "qwen3-30b-a3b"])
+def test_import_verifies_clean_and_plans(tmp_path, model):
+    imported = loadplan.import_model(skeleton(tmp_path, model), max_ctx=131072)
+    assert loadplan.check(imported.manifest) == []  # no error, no warning
+    p = loadplan.plan(imported.manifest, at={"batch": 1, "ctx": 8192})
+    assert p.load_peak > 0 and p.peak >= p.load_peak
+    m = json.loads(imported.manifest)
+    assert m["vars"]["ctx"]["max"] == 131072
+    assert imported.tensors == sum(1 for b in m["buffers"].values() if "tensor" in b)
+
+
+def test_gpt_oss_recipes(tmp_path):
+    folder = skeleton(tmp_path, "gpt-oss-20b")
+    prep = loadplan.import_model(folder)
+    assert prep.recipe == "mxfp4-gpt-oss" and prep.carries == 6 * 24
+    bf16 = loadplan.import_model(folder, recipe="mxfp4-bf16")
+    assert bf16.recipe == "mxfp4-bf16" and bf16.carries == 2 * 24
+    b = json.loads(bf16.manifest)["buffers"]["model.layers.0.mlp.experts.gate_up_proj"]
+    assert b == {"dtype": "BF16", "export": True, "kind": "carry", "shape": [32, 2880, 5760]}
+    assert loadplan.plan(bf16.manifest).load_peak > loadplan.plan(prep.manifest).load_peak
+
+
+def test_save_writes_the_manifest(tmp_path):
+    imported = loadplan.import_model(skeleton(tmp_path, "llama-3.1-8b"), name="l8")
+    imported.save(tmp_path / "l8.json")
+    assert json.loads((tmp_path / "l8.json").read_text())["name"] == "l8"
+
+
+def test_errors(tmp_path):
+    with pytest.raises(loadplan.CheckpointError, match="not a model folder"):
+        loadplan.import_model(tmp_path / "nothing")
+    folder = skeleton(tmp_path, "llama-3.1-8b")
+    config = json.loads((folder / "config.json").read_text())
+    config["num_key_value_heads"] = 16
+    (folder / "config.json").write_text(json.dumps(config))
+    with pytest.raises(loadplan.CheckpointError, match=r"k_proj.weight \(in model-0000"):
+        loadplan.import_model(folder)
+    with pytest.raises(loadplan.OptionError, match="recipe 'q4'"):
+        loadplan.import_model(folder, recipe="q4")

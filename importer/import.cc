@@ -54,6 +54,15 @@ void NoteUnrecognised(const ConfigCheck& check, ImportResult& r) {
 
 using Clock = std::chrono::steady_clock;
 
+// "a; b; c; ... and 12 more"
+std::string FirstFew(const std::vector<std::string>& v) {
+  const std::vector<std::string> first(v.begin(), v.begin() + static_cast<long>(std::min<size_t>(
+                                                                   kListed, v.size())));
+  return fmt::format("{}{}", fmt::join(first, "; "),
+                     v.size() > kListed ? fmt::format("; ... and {} more", v.size() - kListed)
+                                        : std::string());
+}
+
 // Milliseconds since `t`, and restarts `t`.
 double Lap(Clock::time_point& t) {
   const Clock::time_point now = Clock::now();
@@ -69,7 +78,7 @@ base::Result<verifier::Manifest> BuildVerified(const verifier::ManifestBuilder& 
   ms.build += Lap(t);
   if (!built.ok()) {
     return base::Status::Error(
-        fmt::format("import built an inconsistent manifest: {}", fmt::join(built.errors, "; ")),
+        fmt::format("import built an inconsistent manifest: {}", FirstFew(built.errors)),
         base::ErrorKind::kInternal);
   }
   const verifier::VerifyResult v = verifier::Verify(built.manifest);
@@ -80,7 +89,7 @@ base::Result<verifier::Manifest> BuildVerified(const verifier::ManifestBuilder& 
   }
   if (!problems.empty()) {
     return base::Status::Error(fmt::format("import made a manifest that does not verify clean: {}",
-                                           fmt::join(problems, "; ")),
+                                           FirstFew(problems)),
                                base::ErrorKind::kInternal);
   }
   return std::move(built.manifest);

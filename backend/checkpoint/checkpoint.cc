@@ -49,7 +49,9 @@ base::Result<Resolved> ReadIndex(const fs::path& index) {
   const auto* map = doc->Find("weight_map");
   if (!map || map->kind != Kind::kObject)
     return Invalid(fmt::format("{}: no weight_map object", index.string()));
-  std::set<std::string> files;
+  // A few shard names repeat over many tensors: each name's path is made once.
+  std::map<std::string, std::string, std::less<>> paths;
+  const fs::path dir = index.parent_path();
   Resolved out{.index = index.string()};
   for (const auto& [tensor, file] : map->members) {
     if (file.kind != Kind::kString || file.text.empty() || file.text == "." || file.text == ".." ||
@@ -57,10 +59,12 @@ base::Result<Resolved> ReadIndex(const fs::path& index) {
       return Invalid(
           fmt::format("{}: weight_map entry for '{}' is not a file name", index.string(), tensor));
     }
-    const std::string path = (index.parent_path() / file.text).string();
-    files.insert(path);
-    out.where.emplace(tensor, path);
+    auto it = paths.find(file.text);
+    if (it == paths.end()) it = paths.emplace(file.text, (dir / file.text).string()).first;
+    out.where.emplace_hint(out.where.end(), tensor, it->second);
   }
+  std::set<std::string> files;
+  for (const auto& [name, path] : paths) files.insert(path);
   out.files.assign(files.begin(), files.end());
   return out;
 }

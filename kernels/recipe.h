@@ -75,4 +75,13 @@ LOADPLAN_HD inline uint32_t Mxfp4ToBf16Bits(uint32_t nib, uint32_t s) {
   return sign | ((2u + f) << (be + 5));
 }
 
+// mxfp4_experts_bf16's element: as Mxfp4ToBf16Bits, except for the scale 0xFF, which
+// torch's ldexp takes as float32 2^128 = infinity: a nonzero element becomes ±infinity,
+// ±0 times infinity NaN (0x7FC0, torch's BF16 NaN). Every other product is the same
+// (exact, or infinity when it overflows float32). The CPU reference computes it in float32.
+LOADPLAN_HD inline uint32_t Mxfp4TorchBf16Bits(uint32_t nib, uint32_t s) {
+  if (s != 0xFF) return Mxfp4ToBf16Bits(nib, s);
+  return (nib & 7u) == 0 ? 0x7FC0u : ((nib & 8u) << 12) | 0x7F80u;
+}
+
 }  // namespace loadplan::kernels

@@ -259,10 +259,39 @@ __device__ void StageExpertTile(const uint8_t* __restrict__ blocks,
   }
 }
 
+// One element's BF16 bits: `x` is the scale (exact path) or Mxfp4FastBase(scale) (fast path).
+template <bool kFast>
+__device__ uint32_t ExpertElement(uint32_t nib, uint32_t x) {
+  if constexpr (kFast) {
+    return Mxfp4FastBf16Bits(nib, x);
+  } else {
+    return Mxfp4TorchBf16Bits(nib, x);
+  }
+}
+
+// Columns o0/rows .. +7 of rows r, r+1 (staged words a, b): dst[o0 + k*rows] (and + 1).
+template <bool kPairOut, bool kFast>
+__device__ void StoreEightColumns(uint16_t* __restrict__ d, uint32_t a, uint32_t b, uint32_t xa,
+                                  uint32_t xb, int32_t o0, int32_t rows, bool pair) {
+#pragma unroll
+  for (int k = 0; k < 8; ++k) {
+    const int32_t o = o0 + k * rows;
+    const uint32_t lo = ExpertElement<kFast>((a >> (4 * k)) & 15u, xa);
+    if constexpr (kPairOut) {
+      const uint32_t hi = ExpertElement<kFast>((b >> (4 * k)) & 15u, xb);
+      *reinterpret_cast<uint32_t*>(d + o) = lo | (hi << 16);
+    } else {
+      d[o] = static_cast<uint16_t>(lo);
+      if (pair) d[o + 1] = static_cast<uint16_t>(ExpertElement<kFast>((b >> (4 * k)) & 15u, xb));
+    }
+  }
+}
+
 // Block (tile x, expert y): a tile is kTileRows checkpoint rows x kTileCols columns. After
 // staging, lane l of a warp takes rows 2l, 2l+1 and 8 columns (one staged word per row):
 // 8 stores of the pair (dst[c][2l], dst[c][2l+1]), each warp store 128 contiguous bytes
 // of one dst row. kPairOut: rows even and dst 4-byte aligned (4-byte stores), else 2-byte.
+// A warp whose 64 scales are all ordinary (2..252, as in real checkpoints) takes the fast path.
 template <bool kVecIn, bool kPairOut>
 __global__ void __launch_bounds__(kThreads)
     ExpertsBf16Kernel(const uint8_t* __restrict__ blocks, const uint8_t* __restrict__ scales,
@@ -276,25 +305,22 @@ __global__ void __launch_bounds__(kThreads)
                           r0, c0);
   __syncthreads();
   const int32_t lr = 2 * (threadIdx.x % 32), r = r0 + lr;
-  if (r >= p.rows) return;
-  const bool pair = r + 1 < p.rows;
+  const bool valid = r < p.rows, pair = r + 1 < p.rows;  // staged rows past p.rows are garbage
   uint16_t* d = dst + e * per_expert;
-  for (int32_t cw = threadIdx.x / 32; cw < kTileCols / 8; cw += kWarps) {
+  for (int32_t cw = threadIdx.x / 32; cw < kTileCols / 8; cw += kWarps) {  // warp-uniform
     const int32_t c = c0 + 8 * cw;
     if (c >= p.cols) break;
     const uint32_t a = raw[lr * kRawWords + cw], b = raw[(lr + 1) * kRawWords + cw];
     const uint32_t sa = sc[lr * kTileGroups + cw / 4], sb = sc[(lr + 1) * kTileGroups + cw / 4];
-#pragma unroll
-    for (int k = 0; k < 8; ++k) {
-      const uint32_t lo = Mxfp4TorchBf16Bits((a >> (4 * k)) & 15u, sa);
-      const int32_t o = (c + k) * p.rows + r;
-      if constexpr (kPairOut) {
-        const uint32_t hi = Mxfp4TorchBf16Bits((b >> (4 * k)) & 15u, sb);
-        *reinterpret_cast<uint32_t*>(d + o) = lo | (hi << 16);
-      } else {
-        d[o] = static_cast<uint16_t>(lo);
-        if (pair) d[o + 1] = static_cast<uint16_t>(Mxfp4TorchBf16Bits((b >> (4 * k)) & 15u, sb));
-      }
+    const bool ordinary = !valid || (Mxfp4FastScale(sa) && (!pair || Mxfp4FastScale(sb)));
+    const bool fast = __all_sync(0xFFFFFFFFu, ordinary);
+    if (!valid) continue;
+    const int32_t o0 = c * p.rows + r;
+    if (fast) {
+      StoreEightColumns<kPairOut, true>(d, a, b, Mxfp4FastBase(sa), Mxfp4FastBase(sb), o0, p.rows,
+                                        pair);
+    } else {
+      StoreEightColumns<kPairOut, false>(d, a, b, sa, sb, o0, p.rows, pair);
     }
   }
 }

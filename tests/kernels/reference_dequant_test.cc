@@ -101,9 +101,28 @@ TEST(ExpertsBf16, ReferenceEqualsFieldConstructionForEveryCode) {
     const std::vector<uint16_t> v = EveryCode(static_cast<uint8_t>(s));
     for (uint32_t nib = 0; nib < 16; ++nib) {
       ASSERT_EQ(v[nib], Mxfp4TorchBf16Bits(nib, s)) << nib << " " << s;
-      if (s != 0xFF) ASSERT_EQ(v[nib], Mxfp4ToBf16Bits(nib, s)) << nib << " " << s;
+      if (s != 0xFF) {
+        ASSERT_EQ(v[nib], Mxfp4ToBf16Bits(nib, s)) << nib << " " << s;
+      }
     }
   }
+}
+
+// The CUDA kernel's fast path (recipe.h) covers exactly the scales 2..252 and agrees there.
+TEST(ExpertsBf16, FastPathEqualsReferenceWhereItApplies) {
+  int fast = 0;
+  for (uint32_t s = 0; s < 256; ++s) {
+    EXPECT_EQ(Mxfp4FastScale(s), s >= 2 && s <= 252) << s;
+    if (!Mxfp4FastScale(s)) continue;
+    ++fast;
+    const std::vector<uint16_t> v = EveryCode(static_cast<uint8_t>(s));
+    for (uint32_t nib = 0; nib < 16; ++nib)
+      ASSERT_EQ(v[nib], Mxfp4FastBf16Bits(nib, Mxfp4FastBase(s))) << nib << " " << s;
+  }
+  EXPECT_EQ(fast, 251);
+  // Just outside: 253 overflows (6 * 2^126), 1 reaches the subnormals (0.5 * 2^-126).
+  EXPECT_EQ(EveryCode(253)[7], 0x7F80);
+  EXPECT_EQ(EveryCode(1)[1], 0x0040);
 }
 
 // Away from the scale 0xFF, expert e's dst is mxfp4_dequant of its rows, transposed.

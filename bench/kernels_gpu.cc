@@ -97,6 +97,26 @@ std::vector<Case> Cases() {
                {{"rows", rows}, {"cols", cols}},
                {{"blocks", uint64_t(rows * cols / 2)}, {"scales", uint64_t(rows * cols / 32)}},
                uint64_t(rows * cols * 2)});
+  // gpt-oss-120b experts in transformers' layout: gate_up [128, 5760, 90, 16] -> [128, 2880,
+  // 5760], down [128, 2880, 90, 16] -> [128, 2880, 2880].
+  for (const int64_t r : {5760, 2880}) {
+    const uint64_t elems = uint64_t{128} * r * 2880;
+    v.push_back({r == 5760 ? "experts bf16 gate_up (1 layer)" : "experts bf16 down (1 layer)",
+                 "mxfp4_experts_bf16",
+                 {{"experts", 128}, {"rows", r}, {"cols", 2880}},
+                 {{"blocks", elems / 2}, {"scales", elems / 32}},
+                 elems * 2});
+  }
+  // DeepSeek-V3 FP8 with 128 x 128 block scales: a dense MLP's gate [18432, 7168] and the
+  // embedding-sized [129280, 7168].
+  for (const int64_t r : {18432, 129280}) {
+    const int64_t c = 7168, scales = (r + 127) / 128 * (c / 128);
+    v.push_back({"fp8 block " + std::to_string(r) + " x 7168",
+                 "fp8_block_bf16",
+                 {{"rows", r}, {"cols", c}, {"block_rows", 128}, {"block_cols", 128}},
+                 {{"src", uint64_t(r * c)}, {"scales", uint64_t(scales * 4)}},
+                 uint64_t(r * c * 2)});
+  }
   return v;
 }
 

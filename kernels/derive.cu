@@ -1,5 +1,6 @@
 // CUDA derive kernels: the MXFP4 expert prep as single-pass gathers (recipe.h),
-// BF16 -> F32 widening and copy. Memory bound: 16-byte accesses, coalesced.
+// BF16 -> F32 widening, copy, and the dequantizations to BF16. Memory bound: 16-byte accesses,
+// coalesced.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -217,6 +218,163 @@ __global__ void DequantKernel(const uint8_t* __restrict__ blocks,
   }
 }
 
+// ---- MXFP4 experts -> BF16, last two axes swapped (transformers' layout) ----
+
+constexpr int kTileRows = 64;                 // checkpoint rows per tile: 128 output bytes
+constexpr int kTileCols = 128;                // columns per tile: 64 block bytes, 4 scales
+constexpr int kRawWords = kTileCols / 8 + 1;  // staged words per row (+1: fewer conflicts)
+constexpr int kTileGroups = kTileCols / 32;   // scale bytes per staged row
+constexpr int kWarps = kThreads / 32;
+
+struct ExpertsParams {
+  int32_t rows, cols, col_tiles;
+};
+
+// Stages the tile's block bytes (rows r0.., bytes c0/2..) and scale bytes in shared memory:
+// a warp reads 64 contiguous bytes of each of 8 rows (16-byte loads when aligned).
+template <bool kVecIn>
+__device__ void StageExpertTile(const uint8_t* __restrict__ blocks,
+                                const uint8_t* __restrict__ scales, uint32_t* raw, uint8_t* sc,
+                                ExpertsParams p, int32_t r0, int32_t c0) {
+  const int32_t row_bytes = p.cols / 2, groups = p.cols / 32;
+  if constexpr (kVecIn) {
+    static_assert(kTileRows * kTileCols / 32 == kThreads);  // one 16-byte load per thread
+    const int32_t lr = threadIdx.x / 4, q = threadIdx.x % 4, r = r0 + lr, byte = c0 / 2 + 16 * q;
+    if (r < p.rows && byte < row_bytes) {
+      const uint4 v = __ldg(reinterpret_cast<const uint4*>(blocks + r * row_bytes + byte));
+      uint32_t* w = raw + lr * kRawWords + 4 * q;
+      w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
+    }
+  } else {
+    auto* raw8 = reinterpret_cast<uint8_t*>(raw);
+    for (int32_t i = threadIdx.x; i < kTileRows * kTileCols / 2; i += kThreads) {
+      const int32_t lr = i / (kTileCols / 2), b = i % (kTileCols / 2), r = r0 + lr;
+      if (r < p.rows && c0 / 2 + b < row_bytes)
+        raw8[lr * kRawWords * 4 + b] = blocks[r * row_bytes + c0 / 2 + b];
+    }
+  }
+  for (int32_t i = threadIdx.x; i < kTileRows * kTileGroups; i += kThreads) {
+    const int32_t r = r0 + i / kTileGroups, g = c0 / 32 + i % kTileGroups;
+    if (r < p.rows && g < groups) sc[i] = scales[r * groups + g];
+  }
+}
+
+// One element's BF16 bits: `x` is the scale (exact path) or Mxfp4FastBase(scale) (fast path).
+template <bool kFast>
+__device__ uint32_t ExpertElement(uint32_t nib, uint32_t x) {
+  if constexpr (kFast) {
+    return Mxfp4FastBf16Bits(nib, x);
+  } else {
+    return Mxfp4TorchBf16Bits(nib, x);
+  }
+}
+
+// Columns o0/rows .. +7 of rows r, r+1 (staged words a, b): dst[o0 + k*rows] (and + 1).
+template <bool kPairOut, bool kFast>
+__device__ void StoreEightColumns(uint16_t* __restrict__ d, uint32_t a, uint32_t b, uint32_t xa,
+                                  uint32_t xb, int32_t o0, int32_t rows, bool pair) {
+#pragma unroll
+  for (int k = 0; k < 8; ++k) {
+    const int32_t o = o0 + k * rows;
+    const uint32_t lo = ExpertElement<kFast>((a >> (4 * k)) & 15u, xa);
+    if constexpr (kPairOut) {
+      const uint32_t hi = ExpertElement<kFast>((b >> (4 * k)) & 15u, xb);
+      *reinterpret_cast<uint32_t*>(d + o) = lo | (hi << 16);
+    } else {
+      d[o] = static_cast<uint16_t>(lo);
+      if (pair) d[o + 1] = static_cast<uint16_t>(ExpertElement<kFast>((b >> (4 * k)) & 15u, xb));
+    }
+  }
+}
+
+// Block (tile x, expert y): a tile is kTileRows checkpoint rows x kTileCols columns. After
+// staging, lane l of a warp takes rows 2l, 2l+1 and 8 columns (one staged word per row):
+// 8 stores of the pair (dst[c][2l], dst[c][2l+1]), each warp store 128 contiguous bytes
+// of one dst row. kPairOut: rows even and dst 4-byte aligned (4-byte stores), else 2-byte.
+// A warp whose 64 scales are all ordinary (2..252, as in real checkpoints) takes the fast path.
+template <bool kVecIn, bool kPairOut>
+__global__ void __launch_bounds__(kThreads)
+    ExpertsBf16Kernel(const uint8_t* __restrict__ blocks, const uint8_t* __restrict__ scales,
+                      uint16_t* __restrict__ dst, ExpertsParams p) {
+  __shared__ uint32_t raw[kTileRows * kRawWords];
+  __shared__ uint8_t sc[kTileRows * kTileGroups];
+  const int64_t e = blockIdx.y, per_expert = int64_t{p.rows} * p.cols;
+  const int32_t r0 = static_cast<int32_t>(blockIdx.x / p.col_tiles) * kTileRows,
+                c0 = static_cast<int32_t>(blockIdx.x % p.col_tiles) * kTileCols;
+  StageExpertTile<kVecIn>(blocks + e * (per_expert / 2), scales + e * (per_expert / 32), raw, sc, p,
+                          r0, c0);
+  __syncthreads();
+  const int32_t lr = 2 * (threadIdx.x % 32), r = r0 + lr;
+  const bool valid = r < p.rows, pair = r + 1 < p.rows;  // staged rows past p.rows are garbage
+  uint16_t* d = dst + e * per_expert;
+  for (int32_t cw = threadIdx.x / 32; cw < kTileCols / 8; cw += kWarps) {  // warp-uniform
+    const int32_t c = c0 + 8 * cw;
+    if (c >= p.cols) break;
+    const uint32_t a = raw[lr * kRawWords + cw], b = raw[(lr + 1) * kRawWords + cw];
+    const uint32_t sa = sc[lr * kTileGroups + cw / 4], sb = sc[(lr + 1) * kTileGroups + cw / 4];
+    const bool ordinary = !valid || (Mxfp4FastScale(sa) && (!pair || Mxfp4FastScale(sb)));
+    const bool fast = __all_sync(0xFFFFFFFFu, ordinary);
+    if (!valid) continue;
+    const int32_t o0 = c * p.rows + r;
+    if (fast) {
+      StoreEightColumns<kPairOut, true>(d, a, b, Mxfp4FastBase(sa), Mxfp4FastBase(sb), o0, p.rows,
+                                        pair);
+    } else {
+      StoreEightColumns<kPairOut, false>(d, a, b, sa, sb, o0, p.rows, pair);
+    }
+  }
+}
+
+// ---- FP8 E4M3FN x F32 block scales -> BF16 ----
+
+// Round to nearest even; every NaN is 0x7FC0 (torch's), not CUDA's canonical 0x7FFF.
+__device__ uint32_t Bf16Rne(float f) {
+  const uint32_t b = __float_as_uint(f);
+  if ((b & 0x7FFFFFFFu) > 0x7F800000u) return 0x7FC0u;
+  return (b + 0x7FFFu + ((b >> 16) & 1u)) >> 16;
+}
+
+// E4M3FN from the fields: exponent 0 is m * 2^-9 (exact in float), else (1 + m/8) *
+// 2^(e-7) has float exponent e + 120; S.1111.111 is NaN; no infinities.
+__device__ float E4m3fnToFloat(uint32_t b) {
+  const uint32_t sign = (b & 0x80u) << 24, e = (b >> 3) & 15u, m = b & 7u;
+  if (e == 15u && m == 7u) return __uint_as_float(0x7FC00000u);
+  const float mag = e == 0u ? __fmul_rn(__uint2float_rn(m), 0.001953125f)
+                            : __uint_as_float(((e + 120u) << 23) | (m << 20));
+  return __uint_as_float(__float_as_uint(mag) | sign);
+}
+
+__device__ uint32_t Fp8PairBf16(uint32_t two, float s) {
+  return Bf16Rne(__fmul_rn(E4m3fnToFloat(two & 0xFFu), s)) |
+         (Bf16Rne(__fmul_rn(E4m3fnToFloat((two >> 8) & 0xFFu), s)) << 16);
+}
+
+// Block sizes are clamped to the matrix (same quotients), so everything fits int32.
+struct Fp8Params {
+  int32_t rows, cols, block_rows, block_cols, scale_cols;
+};
+
+// kVec: a thread per 8 elements of one row under one scale (cols and block_cols multiples
+// of 8, src 8- and dst 16-byte aligned): one 8-byte load, one 16-byte store. Else per element.
+template <bool kVec>
+__global__ void Fp8BlockKernel(const uint8_t* __restrict__ src, const float* __restrict__ scales,
+                               uint16_t* __restrict__ dst, Fp8Params p) {
+  constexpr int32_t kPer = kVec ? 8 : 1;
+  const int64_t units = int64_t{p.rows} * (p.cols / kPer), step = int64_t{gridDim.x} * kThreads;
+  for (int64_t u = blockIdx.x * int64_t{kThreads} + threadIdx.x; u < units; u += step) {
+    const auto i = static_cast<int32_t>(u * kPer);
+    const int32_t r = i / p.cols, c = i - r * p.cols;
+    const float s = __ldg(scales + (r / p.block_rows) * p.scale_cols + c / p.block_cols);
+    if constexpr (kVec) {
+      const uint2 w = __ldg(reinterpret_cast<const uint2*>(src) + u);
+      reinterpret_cast<uint4*>(dst)[u] = make_uint4(Fp8PairBf16(w.x, s), Fp8PairBf16(w.x >> 16, s),
+                                                    Fp8PairBf16(w.y, s), Fp8PairBf16(w.y >> 16, s));
+    } else {
+      dst[i] = static_cast<uint16_t>(Bf16Rne(__fmul_rn(E4m3fnToFloat(src[i]), s)));
+    }
+  }
+}
+
 }  // namespace
 
 int LaunchRowGather(const void* src, void* dst, const RowShape& s, void* stream) {
@@ -283,6 +441,50 @@ int LaunchDequant(const void* blocks, const void* scales, void* dst, int64_t pai
     DequantKernel<true><<<GridFor(pairs / 4), kThreads, 0, Stream(stream)>>>(b, s, out, pairs);
   } else {
     DequantKernel<false><<<GridFor(pairs), kThreads, 0, Stream(stream)>>>(b, s, out, pairs);
+  }
+  return Launched();
+}
+
+int LaunchExpertsBf16(const void* blocks, const void* scales, void* dst, int64_t experts,
+                      int64_t rows, int64_t cols, void* stream) {
+  if (experts == 0 || rows == 0 || cols == 0) return 0;
+  const auto col_tiles = static_cast<int32_t>((cols + kTileCols - 1) / kTileCols);
+  const int64_t row_tiles = (rows + kTileRows - 1) / kTileRows;
+  const ExpertsParams p{static_cast<int32_t>(rows), static_cast<int32_t>(cols), col_tiles};
+  const dim3 grid(static_cast<unsigned>(row_tiles * col_tiles), static_cast<unsigned>(experts));
+  const auto* b = static_cast<const uint8_t*>(blocks);
+  const auto* s = static_cast<const uint8_t*>(scales);
+  auto* out = static_cast<uint16_t*>(dst);
+  const bool vec_in = Aligned(blocks, 16), pair_out = rows % 2 == 0 && Aligned(dst, 4);
+  cudaStream_t st = Stream(stream);
+  if (vec_in && pair_out) {
+    ExpertsBf16Kernel<true, true><<<grid, kThreads, 0, st>>>(b, s, out, p);
+  } else if (vec_in) {
+    ExpertsBf16Kernel<true, false><<<grid, kThreads, 0, st>>>(b, s, out, p);
+  } else if (pair_out) {
+    ExpertsBf16Kernel<false, true><<<grid, kThreads, 0, st>>>(b, s, out, p);
+  } else {
+    ExpertsBf16Kernel<false, false><<<grid, kThreads, 0, st>>>(b, s, out, p);
+  }
+  return Launched();
+}
+
+int LaunchFp8BlockBf16(const void* src, const void* scales, void* dst, const Fp8BlockShape& s,
+                       void* stream) {
+  if (s.rows == 0 || s.cols == 0) return 0;
+  const int64_t br = std::min(s.block_rows, s.rows), bc = std::min(s.block_cols, s.cols);
+  const Fp8Params p{static_cast<int32_t>(s.rows), static_cast<int32_t>(s.cols),
+                    static_cast<int32_t>(br), static_cast<int32_t>(bc),
+                    static_cast<int32_t>((s.cols + bc - 1) / bc)};
+  const auto* in = static_cast<const uint8_t*>(src);
+  const auto* sc = static_cast<const float*>(scales);
+  auto* out = static_cast<uint16_t*>(dst);
+  if (s.cols % 8 == 0 && bc % 8 == 0 && Aligned(src, 8) && Aligned(dst, 16)) {
+    Fp8BlockKernel<true>
+        <<<GridFor(s.rows * s.cols / 8), kThreads, 0, Stream(stream)>>>(in, sc, out, p);
+  } else {
+    Fp8BlockKernel<false>
+        <<<GridFor(s.rows * s.cols), kThreads, 0, Stream(stream)>>>(in, sc, out, p);
   }
   return Launched();
 }

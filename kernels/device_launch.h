@@ -27,6 +27,21 @@ int LaunchCast(const void* src, void* dst, int64_t n, void* stream);
 // a multiple of 16. dst 2-byte aligned.
 int LaunchDequant(const void* blocks, const void* scales, void* dst, int64_t pairs, void* stream);
 
+// MXFP4 experts -> BF16 in transformers' layout (bits as recipe.h's Mxfp4TorchBf16Bits):
+// blocks [experts, rows, cols/2], scales [experts, rows, cols/32] -> dst [experts, cols, rows].
+// cols % 32 == 0, experts <= 65535, rows * cols < 2^31. dst 2-byte aligned.
+int LaunchExpertsBf16(const void* blocks, const void* scales, void* dst, int64_t experts,
+                      int64_t rows, int64_t cols, void* stream);
+
+struct Fp8BlockShape {
+  int64_t rows = 0, cols = 0;  // rows * cols < 2^31
+  int64_t block_rows = 1, block_cols = 1;
+};
+// FP8 E4M3FN [rows, cols] times F32 block scales -> BF16 (bits as reference.cc's
+// Fp8BlockBf16; NaN 0x7FC0). scales 4-byte, dst 2-byte aligned.
+int LaunchFp8BlockBf16(const void* src, const void* scales, void* dst, const Fp8BlockShape& s,
+                       void* stream);
+
 // cudaGetErrorName / cudaGetErrorString of a code.
 const char* ErrorName(int code);
 const char* ErrorString(int code);

@@ -9,10 +9,16 @@
 namespace loadplan::kernels {
 namespace {
 
-// BF16 sources and F32 destinations must be element-aligned on the device.
+// BF16 and F32 buffers must be element-aligned on the device.
 Status CheckAlignment(const ResolvedCall& c) {
-  if (c.kernel == KernelId::kMxfp4Dequant && reinterpret_cast<uintptr_t>(c.dst) % 2 != 0) {
-    return Status::Error("mxfp4_dequant: dst must be 2-byte aligned");
+  const bool bf16_out = c.kernel == KernelId::kMxfp4Dequant ||
+                        c.kernel == KernelId::kMxfp4ExpertsBf16 ||
+                        c.kernel == KernelId::kFp8BlockBf16;
+  if (bf16_out && reinterpret_cast<uintptr_t>(c.dst) % 2 != 0) {
+    return Status::Error(std::string(KernelName(c.kernel)) + ": dst must be 2-byte aligned");
+  }
+  if (c.kernel == KernelId::kFp8BlockBf16 && reinterpret_cast<uintptr_t>(c.scales) % 4 != 0) {
+    return Status::Error("fp8_block_bf16: scales must be 4-byte aligned");
   }
   const bool widening = c.kernel == KernelId::kMxfp4Fc1Bias ||
                         c.kernel == KernelId::kMxfp4Fc2Bias || c.kernel == KernelId::kCastBf16F32;
@@ -37,7 +43,14 @@ int Dispatch(const ResolvedCall& c, void* stream) {
     case KernelId::kCopy: return device::LaunchCopy(c.src, c.dst, c.n, stream);
     case KernelId::kCastBf16F32: return device::LaunchCast(c.src, c.dst, c.n, stream);
     case KernelId::kMxfp4Dequant:
-      return device::LaunchDequant(c.src, c.scales, c.dst, c.n * c.cols / 2, stream);
+      return device::LaunchDequant(c.src, c.scales, c.dst, c.rows * c.cols / 2, stream);
+    case KernelId::kMxfp4ExpertsBf16:
+      return device::LaunchExpertsBf16(c.src, c.scales, c.dst, c.experts, c.rows, c.cols, stream);
+    case KernelId::kFp8BlockBf16:
+      return device::LaunchFp8BlockBf16(
+          c.src, c.scales, c.dst,
+          {.rows = c.rows, .cols = c.cols, .block_rows = c.block_rows, .block_cols = c.block_cols},
+          stream);
   }
   return 1;  // cudaErrorInvalidValue
 }

@@ -75,4 +75,25 @@ LOADPLAN_HD inline uint32_t Mxfp4ToBf16Bits(uint32_t nib, uint32_t s) {
   return sign | ((2u + f) << (be + 5));
 }
 
+// mxfp4_experts_bf16's element: as Mxfp4ToBf16Bits, except for the scale 0xFF, which
+// torch's ldexp takes as float32 2^128 = infinity: a nonzero element becomes ±infinity,
+// ±0 times infinity NaN (0x7FC0, torch's BF16 NaN). Every other product is the same
+// (exact, or infinity when it overflows float32). The CPU reference computes it in float32.
+LOADPLAN_HD inline uint32_t Mxfp4TorchBf16Bits(uint32_t nib, uint32_t s) {
+  if (s != 0xFF) return Mxfp4ToBf16Bits(nib, s);
+  return (nib & 7u) == 0 ? 0x7FC0u : ((nib & 8u) << 12) | 0x7F80u;
+}
+
+// The same bits with fewer operations, for the CUDA inner loop: for 2 <= s <= 252 no
+// product is subnormal, infinite or NaN, so the bits are the E2M1 magnitude's BF16 bits
+// (0.5 = 0x3F00, then 0x40 per code from 1 = 0x3F80 to 6 = 0x40C0) plus s - 127 in the
+// exponent field. `base` = Mxfp4FastBase(s), once per group; only where Mxfp4FastScale(s).
+LOADPLAN_HD inline bool Mxfp4FastScale(uint32_t s) { return s - 2u <= 250u; }
+LOADPLAN_HD inline uint32_t Mxfp4FastBase(uint32_t s) { return 0x3F00u + (s << 7) - (127u << 7); }
+LOADPLAN_HD inline uint32_t Mxfp4FastBf16Bits(uint32_t nib, uint32_t base) {
+  const uint32_t mag = nib & 7u, sign = (nib & 8u) << 12;
+  const uint32_t v = base + (mag << 6) - (mag == 1u ? 0x40u : 0u);
+  return (mag == 0u ? 0u : v) | sign;
+}
+
 }  // namespace loadplan::kernels

@@ -1,4 +1,5 @@
-// CPU references of the derive kernels: the MXFP4 recipe of docs/kernels.md, step by step.
+// CPU references of the derive kernels: the MXFP4 recipe of docs/kernels.md, step by step;
+// the dequantizations as the formulas of docs/kernels.md, element by element.
 #include "kernels/reference.h"
 
 #include <cmath>
@@ -137,11 +138,77 @@ void Dequant(const ResolvedCall& c) {
   const auto* blocks = static_cast<const uint8_t*>(c.src);
   const auto* scales = static_cast<const uint8_t*>(c.scales);
   auto* dst = static_cast<uint8_t*>(c.dst);
-  const int64_t pairs = c.n * c.cols / 2;
+  const int64_t pairs = c.rows * c.cols / 2;
   for (int64_t p = 0; p < pairs; ++p) {
     const uint16_t v[2] = {DequantOne(blocks[p] & 15, scales[p / 16]),
                            DequantOne(blocks[p] >> 4, scales[p / 16])};
     std::memcpy(dst + 4 * p, v, 4);
+  }
+}
+
+// Float32 -> BF16 bits, round to nearest even (carrying into the exponent, up to
+// infinity); every NaN becomes 0x7FC0, as torch's c10::BFloat16 does.
+uint16_t Bf16Rne(float f) {
+  if (std::isnan(f)) return 0x7FC0;
+  uint32_t bits = 0;
+  std::memcpy(&bits, &f, 4);
+  return static_cast<uint16_t>((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
+}
+
+void StoreBf16(uint8_t* dst, int64_t i, uint16_t v) { std::memcpy(dst + 2 * i, &v, 2); }
+
+// transformers' convert_moe_packed_tensors, then .transpose(1, 2): element (e, r, col)
+// is the FP4 lut value of its nibble times float32 2^(scale - 127) (torch.ldexp; 2^128
+// is infinity), cast to BF16, and lands at dst[e][col][r].
+void ExpertsBf16(const ResolvedCall& c) {
+  static constexpr float kFp4[16] = {+0.0f, 0.5f,  1.0f,  1.5f,  2.0f,  3.0f,  4.0f,  6.0f,
+                                     -0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f};
+  const auto* blocks = static_cast<const uint8_t*>(c.src);
+  const auto* scales = static_cast<const uint8_t*>(c.scales);
+  auto* dst = static_cast<uint8_t*>(c.dst);
+  for (int64_t e = 0; e < c.experts; ++e) {
+    for (int64_t r = 0; r < c.rows; ++r) {
+      const int64_t row = e * c.rows + r;
+      for (int64_t col = 0; col < c.cols; ++col) {
+        const uint8_t byte = blocks[row * (c.cols / 2) + col / 2];
+        const int nibble = col % 2 == 0 ? byte & 0xF : byte >> 4;
+        const int s = int{scales[row * (c.cols / 32) + col / 32]} - 127;
+        const float value = kFp4[nibble] * std::ldexp(1.0f, s);
+        StoreBf16(dst, (e * c.cols + col) * c.rows + r, Bf16Rne(value));
+      }
+    }
+  }
+}
+
+// FP8 E4M3FN: sign, 4 exponent bits (bias 7), 3 mantissa bits; exponent 0 is subnormal
+// (m * 2^-9); no infinities: S.1111.111 is NaN.
+float E4m3fn(uint8_t b) {
+  const int e = (b >> 3) & 15, m = b & 7;
+  float mag = 0;
+  if (e == 15 && m == 7) {
+    mag = std::numeric_limits<float>::quiet_NaN();
+  } else if (e == 0) {
+    mag = std::ldexp(static_cast<float>(m), -9);
+  } else {
+    mag = std::ldexp(1.0f + static_cast<float>(m) / 8.0f, e - 7);
+  }
+  return (b & 0x80) != 0 ? -mag : mag;
+}
+
+// dst[r][col] = BF16(float32(src[r][col]) * scales[r / block_rows][col / block_cols]),
+// scales row-major [ceil(rows / block_rows), ceil(cols / block_cols)].
+void Fp8BlockBf16(const ResolvedCall& c) {
+  const auto* src = static_cast<const uint8_t*>(c.src);
+  const auto* scales = static_cast<const uint8_t*>(c.scales);
+  auto* dst = static_cast<uint8_t*>(c.dst);
+  const int64_t scale_cols = (c.cols + c.block_cols - 1) / c.block_cols;
+  for (int64_t r = 0; r < c.rows; ++r) {
+    for (int64_t col = 0; col < c.cols; ++col) {
+      float scale = 0;
+      std::memcpy(&scale, scales + 4 * ((r / c.block_rows) * scale_cols + col / c.block_cols), 4);
+      const float value = E4m3fn(src[r * c.cols + col]) * scale;
+      StoreBf16(dst, r * c.cols + col, Bf16Rne(value));
+    }
   }
 }
 
@@ -156,7 +223,9 @@ void RunResolvedReference(const ResolvedCall& c) {
     case KernelId::kCastBf16F32:
       WidenBf16(static_cast<const uint8_t*>(c.src), static_cast<uint8_t*>(c.dst), c.n);
       return;
+    case KernelId::kFp8BlockBf16: Fp8BlockBf16(c); return;
     case KernelId::kMxfp4Dequant: Dequant(c); return;
+    case KernelId::kMxfp4ExpertsBf16: ExpertsBf16(c); return;
     case KernelId::kMxfp4Fc1Weight:
     case KernelId::kMxfp4Fc2Weight: RunRows(c, RowOutput::kBytes); return;
     case KernelId::kMxfp4Fc1Scales:

@@ -104,18 +104,35 @@ RowShape Rows(const verifier::Assignment& at, bool fc1, const char* pad_rows, co
                   .out_cols = static_cast<int32_t>(cols_out)};
 }
 
+// The buffer parameter read as `src`: the MXFP4 dequant kernels call it `blocks`.
+const char* SourceParam(KernelId id) {
+  const bool blocks = id == KernelId::kMxfp4Dequant || id == KernelId::kMxfp4ExpertsBf16;
+  return blocks ? "blocks" : "src";
+}
+
+bool HasScales(KernelId id) {
+  return id == KernelId::kMxfp4Dequant || id == KernelId::kMxfp4ExpertsBf16 ||
+         id == KernelId::kFp8BlockBf16;
+}
+
 // Pointers, sizes and shape of a call whose bindings, preconditions and extents hold.
 void Fill(KernelId id, const KernelArgs& args, const verifier::Assignment& at, ResolvedCall& c) {
   c.kernel = id;
   c.dst = args.buffers.find("dst")->second.data;
-  const bool dequant = id == KernelId::kMxfp4Dequant;
-  c.src = args.buffers.find(dequant ? "blocks" : "src")->second.data;
+  c.src = args.buffers.find(SourceParam(id))->second.data;
+  if (HasScales(id)) c.scales = args.buffers.find("scales")->second.data;
   switch (id) {
     case KernelId::kCastBf16F32:
     case KernelId::kCopy: c.n = at.at("n"); return;
+    case KernelId::kFp8BlockBf16:
+      c.rows = at.at("rows");
+      c.cols = at.at("cols");
+      c.block_rows = at.at("block_rows");
+      c.block_cols = at.at("block_cols");
+      return;
+    case KernelId::kMxfp4ExpertsBf16: c.experts = at.at("experts"); [[fallthrough]];
     case KernelId::kMxfp4Dequant:
-      c.scales = args.buffers.find("scales")->second.data;
-      c.n = at.at("rows");
+      c.rows = at.at("rows");
       c.cols = at.at("cols");
       return;
     case KernelId::kMxfp4Fc1Bias: c.shape = Rows(at, true, "i_pad", "", 0); return;
@@ -139,9 +156,8 @@ Resolution Resolve(std::string_view name, const KernelArgs& args) {
   if (Status s = CheckExtents(*k, args, at, bytes); !s.ok()) return {std::nullopt, s};
   ResolvedCall c;
   Fill(k->id, args, at, c);
-  const bool dequant = k->id == KernelId::kMxfp4Dequant;
-  c.src_bytes = bytes[dequant ? "blocks" : "src"];
-  c.scales_bytes = dequant ? bytes["scales"] : 0;
+  c.src_bytes = bytes[SourceParam(k->id)];
+  c.scales_bytes = HasScales(k->id) ? bytes["scales"] : 0;
   c.dst_bytes = bytes["dst"];
   if (Status s = CheckNoOverlap(name, c); !s.ok()) return {std::nullopt, s};
   return {c, Status::Ok()};

@@ -16,12 +16,16 @@ namespace loadplan::kernels {
 
 struct ResolvedCall {
   KernelId kernel = KernelId::kCopy;
-  const void* src = nullptr;     // mxfp4_dequant: `blocks`
-  const void* scales = nullptr;  // mxfp4_dequant only
+  const void* src = nullptr;     // the mxfp4 dequant kernels: `blocks`
+  const void* scales = nullptr;  // mxfp4_dequant, mxfp4_experts_bf16, fp8_block_bf16
   void* dst = nullptr;
   RowShape shape;          // the mxfp4_fc* kernels
-  int64_t n = 0;           // copy, cast_bf16_f32: elements; mxfp4_dequant: rows
-  int64_t cols = 0;        // mxfp4_dequant: elements per row (a multiple of 32)
+  int64_t n = 0;           // copy, cast_bf16_f32: elements
+  int64_t experts = 0;     // mxfp4_experts_bf16
+  int64_t rows = 0;        // mxfp4_dequant, mxfp4_experts_bf16, fp8_block_bf16
+  int64_t cols = 0;        // the same three (mxfp4: a multiple of 32)
+  int64_t block_rows = 0;  // fp8_block_bf16: rows and columns one scale covers (>= 1)
+  int64_t block_cols = 0;
   uint64_t src_bytes = 0;  // bytes read (the src / blocks extent)
   uint64_t scales_bytes = 0;
   uint64_t dst_bytes = 0;  // bytes written (the dst extent)

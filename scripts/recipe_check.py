@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Independent check of the MXFP4 expert prep (DESIGN.md "MXFP4 expert prep").
+"""Independent check of the MXFP4 expert prep (DESIGN.md "MXFP4 expert prep") and of the
+dequantizations to BF16 (transformers' code with torch when it is installed).
 
 Bit-exactness between the CUDA kernels and the CPU references cannot catch a
 wrong recipe (both share it). This script recomputes every kernel's output from
@@ -82,10 +83,80 @@ def dequant(blocks, scales, rows, cols):
     return bits.reshape(-1)
 
 
+# transformers/integrations/mxfp4.py's FP4_VALUES.
+FP4_VALUES = [+0.0, +0.5, +1.0, +1.5, +2.0, +3.0, +4.0, +6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0]
+
+
+def bf16_rne(f32):
+    """float32 -> BF16 bits, round to nearest even, every NaN 0x7FC0 (c10::BFloat16)."""
+    bits = f32.astype(np.float32).view(np.uint32).astype(np.uint64)
+    out = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+    out[np.isnan(f32)] = 0x7FC0
+    return out
+
+
+def experts_bf16(blocks, scales, e, rows, cols):
+    """transformers' convert_moe_packed_tensors, then .transpose(1, 2): BF16 bits of [E, cols, rows].
+
+    With torch: its code, step by step. Without: the same in numpy float32 (torch.ldexp is
+    x * pow(2, s) in float32, then the cast to BF16)."""
+    g = cols // 32
+    try:
+        import torch
+
+        blk = torch.from_numpy(blocks.reshape(e * rows * g, 16))
+        exp = torch.from_numpy(scales.reshape(e * rows * g, 1)).to(torch.int32) - 127
+        lut = torch.tensor(FP4_VALUES, dtype=torch.bfloat16)
+        out = torch.empty(e * rows * g, 32, dtype=torch.bfloat16)
+        out[:, 0::2] = lut[(blk & 0x0F).to(torch.long)]
+        out[:, 1::2] = lut[(blk >> 4).to(torch.long)]
+        torch.ldexp(out, exp, out=out)
+        out = out.reshape(e, rows, cols).transpose(1, 2).contiguous()
+        return out.view(torch.int16).numpy().view(np.uint16).reshape(-1)
+    except ImportError:
+        lut = np.array(FP4_VALUES, dtype=np.float32)
+        nib = np.stack([blocks & 15, blocks >> 4], axis=-1).reshape(e, rows, cols)
+        s = np.repeat(scales.reshape(e, rows, g), 32, axis=2).astype(np.int32) - 127
+        with np.errstate(over="ignore", invalid="ignore"):
+            value = lut[nib] * np.ldexp(np.float32(1), s).astype(np.float32)
+        return bf16_rne(value).reshape(e, rows, cols).transpose(0, 2, 1).reshape(-1)
+
+
+def e4m3fn_table():
+    """The 256 E4M3FN values as float32: bias 7, exponent 0 subnormal, S.1111.111 NaN."""
+    v = np.empty(256, dtype=np.float32)
+    for b in range(256):
+        e, m = (b >> 3) & 15, b & 7
+        mag = np.nan if (e == 15 and m == 7) else (m * 2.0**-9 if e == 0 else (1 + m / 8) * 2.0 ** (e - 7))
+        v[b] = -mag if b & 0x80 else mag
+    return v
+
+
+def fp8_block_bf16(src, scales, rows, cols, br, bc):
+    """float32(weight) * weight_scale_inv expanded over its blocks (partial ones cut), then BF16."""
+    sr, sc = -(-rows // br), -(-cols // bc)
+    try:
+        import torch
+
+        w = torch.from_numpy(src.reshape(rows, cols)).view(torch.float8_e4m3fn).to(torch.float32)
+        s = torch.from_numpy(scales.reshape(sr, sc))
+        s = s.repeat_interleave(br, dim=0)[:rows].repeat_interleave(bc, dim=1)[:, :cols]
+        return (w * s).to(torch.bfloat16).view(torch.int16).numpy().view(np.uint16).reshape(-1)
+    except ImportError:
+        w = e4m3fn_table()[src.reshape(rows, cols)]
+        s = np.repeat(np.repeat(scales.reshape(sr, sc), br, axis=0)[:rows], bc, axis=1)[:, :cols]
+        with np.errstate(over="ignore", invalid="ignore"):
+            return bf16_rne(w * s).reshape(-1)
+
+
 def expected(kernel, s, d):
     e = s["experts"] if "experts" in s else 0
     if kernel == "mxfp4_dequant":
         return dequant(d["blocks"], d["scales"], s["rows"], s["cols"])
+    if kernel == "mxfp4_experts_bf16":
+        return experts_bf16(d["blocks"], d["scales"], e, s["rows"], s["cols"])
+    if kernel == "fp8_block_bf16":
+        return fp8_block_bf16(d["src"], d["scales"], s["rows"], s["cols"], s["block_rows"], s["block_cols"])
     src = d["src"]
     fc1 = "fc1" in kernel
     pad_rows = s["i_pad"] if fc1 else s["h_pad"]
@@ -105,7 +176,8 @@ def check(directory):
         lines = [ln.split() for ln in f if ln.strip()]
     for name, kernel, *kv in lines:
         s = {k: int(v) for k, v in (p.split("=") for p in kv)}
-        parts = ["blocks", "scales"] if kernel == "mxfp4_dequant" else ["src"]
+        parts = {"mxfp4_dequant": ["blocks", "scales"], "mxfp4_experts_bf16": ["blocks", "scales"],
+                 "fp8_block_bf16": ["src", "scales"]}.get(kernel, ["src"])
         d = {p: np.load(os.path.join(directory, f"{name}.{p}.npy")) for p in parts + ["dst"]}
         want, got = expected(kernel, s, d), d["dst"]
         if want.shape == got.shape and np.array_equal(want, got):

@@ -134,6 +134,28 @@ std::vector<KernelSpec> Build() {
       {Read("blocks", Dtype::kU8, "rows*(cols/2)"), Read("scales", Dtype::kU8, "rows*(cols/32)"),
        Write("dst", Dtype::kBF16, "rows*cols"), Scalar("rows"), Scalar("cols")},
       {{"cols % 32 == 0", "a row is whole 32-element MXFP4 groups"}}));
+  v.push_back(Row(KernelId::kMxfp4ExpertsBf16, "mxfp4_experts_bf16",
+                  "MXFP4 expert blocks and E8M0 scales (checkpoint layout) -> BF16 in "
+                  "transformers' layout: dequantized, then the last two axes swapped",
+                  {Read("blocks", Dtype::kU8, "experts*rows*(cols/2)"),
+                   Read("scales", Dtype::kU8, "experts*rows*(cols/32)"),
+                   Write("dst", Dtype::kBF16, "experts*cols*rows"), Scalar("experts"),
+                   Scalar("rows"), Scalar("cols")},
+                  {{"cols % 32 == 0", "a row is whole 32-element MXFP4 groups"},
+                   kExperts,
+                   {"rows * cols <= 2147483647",
+                    "an expert's elements are indexed with 32-bit "
+                    "integers"}}));
+  v.push_back(
+      Row(KernelId::kFp8BlockBf16, "fp8_block_bf16",
+          "FP8 E4M3 weights with block scales (weight_scale_inv, as DeepSeek-V3 ships) -> BF16",
+          {Read("src", Dtype::kF8E4M3, "rows*cols"),
+           Read("scales", Dtype::kF32, "ceil_div(rows, block_rows)*ceil_div(cols, block_cols)"),
+           Write("dst", Dtype::kBF16, "rows*cols"), Scalar("rows"), Scalar("cols"),
+           Scalar("block_rows"), Scalar("block_cols")},
+          {{"block_rows >= 1", "a scale covers a block of at least one row"},
+           {"block_cols >= 1", "a scale covers a block of at least one column"},
+           {"rows * cols <= 2147483647", "elements are indexed with 32-bit integers"}}));
   v.push_back(Row(KernelId::kCopy, "copy", "n bytes from src to dst",
                   {Read("src", Dtype::kU8, "n"), Write("dst", Dtype::kU8, "n"), Scalar("n")}, {}));
   v.push_back(Row(KernelId::kCastBf16F32, "cast_bf16_f32", "n BF16 values widened to F32 (exact)",

@@ -24,7 +24,9 @@ namespace loadplan::kernels {
 enum class KernelId : uint8_t {
   kCastBf16F32,
   kCopy,
+  kFp8BlockBf16,
   kMxfp4Dequant,
+  kMxfp4ExpertsBf16,
   kMxfp4Fc1Bias,
   kMxfp4Fc1Scales,
   kMxfp4Fc1Weight,
@@ -32,7 +34,7 @@ enum class KernelId : uint8_t {
   kMxfp4Fc2Scales,
   kMxfp4Fc2Weight,
 };
-inline constexpr size_t kKernelCount = 9;
+inline constexpr size_t kKernelCount = 11;
 
 // A buffer parameter (access read/write/readwrite, dtype, extent in elements of that
 // dtype over the kernel's scalar parameters; docs/kernels.md "Contracts") or a scalar

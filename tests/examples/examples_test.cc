@@ -210,7 +210,19 @@ TEST(Kernels, MxfpContractsMatchDesignShapes) {
   EXPECT_EQ(extent("mxfp4_fc2_weight", "dst", fc2), 128LL * 2944 * 1472);
   EXPECT_EQ(extent("mxfp4_fc2_scales", "dst", fc2), 128LL * 2944 * 92);
   EXPECT_EQ(extent("mxfp4_fc2_bias", "dst", fc2), 128LL * 2944);
-  EXPECT_EQ(kernels.size(), 15u);
+  // transformers' layout: gate_up_proj_blocks [128, 5760, 90, 16] -> BF16 [128, 2880, 5760].
+  const verifier::Assignment ex = {{"experts", 128}, {"rows", 5760}, {"cols", 2880}};
+  EXPECT_EQ(extent("mxfp4_experts_bf16", "blocks", ex), 128LL * 5760 * 90 * 16);
+  EXPECT_EQ(extent("mxfp4_experts_bf16", "scales", ex), 128LL * 5760 * 90);
+  EXPECT_EQ(extent("mxfp4_experts_bf16", "dst", ex), 128LL * 2880 * 5760);
+  // DeepSeek-V3 q_b_proj [24576, 1536] with weight_scale_inv [192, 12]; a partial block row.
+  const verifier::Assignment fp8 = {
+      {"rows", 24576}, {"cols", 1536}, {"block_rows", 128}, {"block_cols", 128}};
+  EXPECT_EQ(extent("fp8_block_bf16", "scales", fp8), 192 * 12);
+  EXPECT_EQ(extent("fp8_block_bf16", "scales",
+                   {{"rows", 300}, {"cols", 200}, {"block_rows", 128}, {"block_cols", 128}}),
+            3 * 2);
+  EXPECT_EQ(kernels.size(), 17u);
   EXPECT_TRUE(std::is_sorted(kernels.begin(), kernels.end(),
                              [](const auto& a, const auto& b) { return a.name < b.name; }));
 }

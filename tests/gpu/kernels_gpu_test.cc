@@ -6,12 +6,15 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "kernels/launch.h"
 #include "kernels/reference.h"
+#include "kernels/registry/registry.h"
 #include "tests/kernels/kernel_test_util.h"
 
 namespace loadplan::kernels {
@@ -201,6 +204,121 @@ TEST_F(KernelsGpu, Dequant) {
   ExpectDequantEqual(300, 2880, 500, 0);
   ExpectDequantEqual(300, 2880, 502, 1);
   ExpectDequantEqual(1, 32, 504, 0);
+}
+
+// Kernels with several read buffers: each read parameter gets random bytes over its registry
+// extent (then `prepare` may edit them), uploaded at its offset; dst (with slack) at
+// dst_offset. CUDA == CPU over the extent, the slack untouched.
+using HostBuffers = std::map<std::string, std::vector<uint8_t>>;
+struct MultiCase {
+  std::string kernel;
+  Scalars scalars;
+  uint64_t seed = 1;
+  std::map<std::string, uint64_t> offsets;  // bytes past the allocation (default 0)
+  std::function<void(HostBuffers&)> prepare;
+};
+
+void ExpectMultiEqual(const MultiCase& c) {
+  SCOPED_TRACE(c.kernel + " seed " + std::to_string(c.seed));
+  const KernelSpec* k = FindKernel(c.kernel);
+  ASSERT_NE(k, nullptr);
+  const verifier::Assignment at(c.scalars.begin(), c.scalars.end());
+  HostBuffers host;
+  uint64_t dst_bytes = 0, seed = c.seed;
+  for (const ParamSpec& p : k->params) {
+    if (p.access == base::Access::kScalar) continue;
+    const auto bytes = static_cast<uint64_t>(*verifier::Evaluate(*p.extent, at).value) *
+                       base::DtypeBits(*p.dtype) / 8;
+    if (p.access == base::Access::kWrite) {
+      dst_bytes = bytes;
+    } else {
+      host[p.name] = RandomBytes(bytes, ++seed);
+    }
+  }
+  if (c.prepare) c.prepare(host);
+  const auto offset = [&](const std::string& n) {
+    const auto it = c.offsets.find(n);
+    return it == c.offsets.end() ? uint64_t{0} : it->second;
+  };
+  std::vector<uint8_t> want(dst_bytes + kSlack, kPoison);
+  KernelArgs h, d;
+  std::vector<DeviceBuffer> device;
+  for (auto& [n, v] : host) {
+    h.buffers[n] = {v.data(), v.size()};
+    device.push_back(Upload(v, offset(n)));
+    d.buffers[n] = {device.back().get() + offset(n), v.size()};
+  }
+  h.buffers["dst"] = {want.data(), want.size()};
+  for (const auto& [n, v] : c.scalars) h.scalars[n] = d.scalars[n] = v;
+  ASSERT_TRUE(RunReference(c.kernel, h).ok());
+  const DeviceBuffer d_dst = Upload(std::vector<uint8_t>(want.size(), kPoison), offset("dst"));
+  d.buffers["dst"] = {d_dst.get() + offset("dst"), want.size()};
+  const Status s = LaunchDerive(c.kernel, d, nullptr);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const std::vector<uint8_t> got = Download(d_dst.get() + offset("dst"), want.size());
+  EXPECT_EQ(FirstDifference(got, want), -1) << "of " << got.size() << " bytes";
+}
+
+Scalars Experts(int64_t experts, int64_t rows, int64_t cols) {
+  return {{"experts", experts}, {"rows", rows}, {"cols", cols}};
+}
+
+// The first 256 scale groups take every E8M0 code (0xFF included), each with all 16 codes.
+void EveryScaleCode(HostBuffers& h) {
+  std::vector<uint8_t>&blocks = h["blocks"], &scales = h["scales"];
+  for (size_t g = 0; g < scales.size() && g < 256; ++g) {
+    scales[g] = static_cast<uint8_t>(g);
+    for (int b = 0; b < 16; ++b) blocks[16 * g + b] = static_cast<uint8_t>(b * 17);
+  }
+}
+
+TEST_F(KernelsGpu, Mxfp4ExpertsBf16) {
+  const std::string k = "mxfp4_experts_bf16";
+  ExpectMultiEqual({k, Experts(3, 300, 2880), 600, {}, EveryScaleCode});  // 4-byte stores
+  ExpectMultiEqual({k, Experts(2, 301, 2880), 602});  // odd rows: 2-byte stores, last row alone
+  ExpectMultiEqual({k, Experts(2, 130, 96), 604});    // partial row and column tiles
+  ExpectMultiEqual({k, Experts(1, 1, 32), 606, {}, EveryScaleCode});
+  ExpectMultiEqual({k, Experts(2, 64, 128), 608});  // whole tiles only
+  ExpectMultiEqual({k, Experts(0, 64, 128), 610});  // nothing to do
+  // Unaligned: blocks byte loads; dst not 4-byte aligned (2-byte stores); both.
+  ExpectMultiEqual({k, Experts(2, 200, 320), 612, {{"blocks", 1}, {"scales", 3}}});
+  ExpectMultiEqual({k, Experts(2, 200, 320), 614, {{"dst", 2}}});
+  ExpectMultiEqual({k, Experts(2, 200, 320), 616, {{"blocks", 4}, {"dst", 6}}});
+  // gpt-oss-120b gate_up [E, 5760, 90, 16] and down [E, 2880, 90, 16], 4 experts.
+  ExpectMultiEqual({k, Experts(4, 5760, 2880), 618});
+  ExpectMultiEqual({k, Experts(4, 2880, 2880), 620});
+}
+
+Scalars Fp8(int64_t rows, int64_t cols, int64_t block_rows, int64_t block_cols) {
+  return {{"rows", rows}, {"cols", cols}, {"block_rows", block_rows}, {"block_cols", block_cols}};
+}
+
+// Scales as checkpoints have them (about 2^-10, random mantissas) instead of random bits.
+void RealisticScales(HostBuffers& h) {
+  std::vector<uint8_t>& s = h["scales"];
+  for (size_t i = 0; i + 4 <= s.size(); i += 4) {
+    uint32_t b = 0;
+    std::memcpy(&b, &s[i], 4);
+    b = 0x3A000000u | (b & 0x00FFFFFFu);
+    std::memcpy(&s[i], &b, 4);
+  }
+}
+
+TEST_F(KernelsGpu, Fp8BlockBf16) {
+  const std::string k = "fp8_block_bf16";
+  ExpectMultiEqual({k, Fp8(300, 200, 128, 128), 700});  // random scale bits: inf, NaN, subnormal
+  ExpectMultiEqual({k, Fp8(300, 200, 128, 128), 702, {}, RealisticScales});
+  ExpectMultiEqual({k, Fp8(300, 200, 128, 100), 704, {}, RealisticScales});  // per-element path
+  ExpectMultiEqual({k, Fp8(5, 7, 2, 3), 706});
+  ExpectMultiEqual({k, Fp8(1, 1, 128, 128), 708});
+  ExpectMultiEqual({k, Fp8(0, 7, 2, 3), 710});
+  ExpectMultiEqual({k, Fp8(64, 64, int64_t{1} << 40, 16), 712});  // one block row (clamped)
+  ExpectMultiEqual({k, Fp8(300, 200, 128, 128), 714, {{"src", 1}}, RealisticScales});
+  ExpectMultiEqual({k, Fp8(300, 200, 128, 128), 716, {{"dst", 2}, {"scales", 4}}});
+  // DeepSeek-V3 shapes: an expert's gate_proj [2048, 7168] and q_b_proj [24576, 1536].
+  ExpectMultiEqual({k, Fp8(2048, 7168, 128, 128), 718, {}, RealisticScales});
+  ExpectMultiEqual({k, Fp8(24576, 1536, 128, 128), 720, {}, RealisticScales});
 }
 
 TEST_F(KernelsGpu, RefusedCallTouchesNothing) {

@@ -67,6 +67,67 @@ TEST(Registry, ContractsAreWellFormed) {
   EXPECT_EQ(verifier::ToString(*dst->extent), "experts * 2 * i_pad * (k_pad / 2)");
 }
 
+// The two dequant-to-BF16 rows are a contract another importer emits calls against: names,
+// access, dtype and the extent trees exactly as it writes them (P9 compares trees).
+struct Expected {
+  std::string name;
+  Access access;
+  std::optional<base::Dtype> dtype;
+  std::string extent;  // "" for a scalar
+};
+
+void ExpectContract(KernelId id, const std::vector<Expected>& want,
+                    const std::vector<std::string>& preconditions) {
+  const KernelSpec& k = Spec(id);
+  ASSERT_EQ(k.params.size(), want.size()) << k.name;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const ParamSpec& p = k.params[i];
+    EXPECT_EQ(p.name, want[i].name) << k.name;
+    EXPECT_EQ(p.access, want[i].access) << k.name << "." << p.name;
+    EXPECT_EQ(p.dtype, want[i].dtype) << k.name << "." << p.name;
+    if (want[i].extent.empty()) {
+      EXPECT_FALSE(p.extent.has_value()) << k.name << "." << p.name;
+    } else {
+      const verifier::ExprParseResult e = verifier::ParseExpr(want[i].extent);
+      ASSERT_TRUE(e.expr.has_value()) << want[i].extent;
+      EXPECT_EQ(p.extent, *e.expr) << k.name << "." << p.name;
+    }
+  }
+  std::vector<std::string> texts;
+  for (const Precondition& p : k.preconditions) texts.push_back(p.text);
+  EXPECT_EQ(texts, preconditions) << k.name;
+}
+
+TEST(Registry, DequantToBf16ContractsAreExact) {
+  using base::Dtype;
+  const Access r = Access::kRead, w = Access::kWrite, s = Access::kScalar;
+  ExpectContract(KernelId::kMxfp4ExpertsBf16,
+                 {{"blocks", r, Dtype::kU8, "experts*rows*(cols/2)"},
+                  {"cols", s, std::nullopt, ""},
+                  {"dst", w, Dtype::kBF16, "experts*cols*rows"},
+                  {"experts", s, std::nullopt, ""},
+                  {"rows", s, std::nullopt, ""},
+                  {"scales", r, Dtype::kU8, "experts*rows*(cols/32)"}},
+                 {"experts >= 0", "rows >= 0", "cols >= 0", "cols % 32 == 0", "experts <= 65535",
+                  "rows * cols <= 2147483647"});
+  ExpectContract(
+      KernelId::kFp8BlockBf16,
+      {{"block_cols", s, std::nullopt, ""},
+       {"block_rows", s, std::nullopt, ""},
+       {"cols", s, std::nullopt, ""},
+       {"dst", w, Dtype::kBF16, "rows*cols"},
+       {"rows", s, std::nullopt, ""},
+       {"scales", r, Dtype::kF32, "ceil_div(rows, block_rows)*ceil_div(cols, block_cols)"},
+       {"src", r, Dtype::kF8E4M3, "rows*cols"}},
+      {"rows >= 0", "cols >= 0", "block_rows >= 0", "block_cols >= 0", "block_rows >= 1",
+       "block_cols >= 1", "rows * cols <= 2147483647"});
+  // DeepSeek-V3's 128x128 blocks over a 300 x 200 matrix: 3 x 2 scales (partial blocks).
+  const verifier::Assignment at = {
+      {"rows", 300}, {"cols", 200}, {"block_rows", 128}, {"block_cols", 128}};
+  EXPECT_EQ(
+      verifier::Evaluate(*FindParam(Spec(KernelId::kFp8BlockBf16), "scales")->extent, at).value, 6);
+}
+
 TEST(Preconditions, ParseEveryComparison) {
   const std::map<std::string, Compare> cases = {{"a == b", Compare::kEq},
                                                 {"a <= b", Compare::kLe},
@@ -112,7 +173,10 @@ std::map<std::string, int64_t> SmallCall(KernelId id) {
   switch (id) {
     case KernelId::kCastBf16F32:
     case KernelId::kCopy: return {{"n", 40}};
+    case KernelId::kFp8BlockBf16:
+      return {{"rows", 5}, {"cols", 7}, {"block_rows", 2}, {"block_cols", 3}};
     case KernelId::kMxfp4Dequant: return {{"rows", 3}, {"cols", 64}};
+    case KernelId::kMxfp4ExpertsBf16: return {{"experts", 2}, {"rows", 3}, {"cols", 64}};
     case KernelId::kMxfp4Fc1Bias: return {{"experts", 2}, {"rows", 100}, {"i_pad", 128}};
     case KernelId::kMxfp4Fc1Scales:
     case KernelId::kMxfp4Fc1Weight:
@@ -166,6 +230,46 @@ TEST(Registry, ResolveReportsTheBrokenPrecondition) {
   EXPECT_EQ(RunReference("mxfp4_dequant", dq).message(),
             "mxfp4_dequant: cols % 32 == 0 does not hold at cols = 48 (a row is whole 32-element "
             "MXFP4 groups)");
+}
+
+TEST(Registry, DequantToBf16RefusalsNameThePrecondition) {
+  std::vector<uint8_t> in(1 << 12), out(1 << 14);
+  const auto args = [&](std::initializer_list<const char*> reads, const testing::Scalars& s) {
+    KernelArgs a;
+    uint64_t off = 0;
+    for (const char* n : reads) {
+      a.buffers[n] = {in.data() + off, 1024};
+      off += 1024;
+    }
+    a.buffers["dst"] = {out.data(), out.size()};
+    for (const auto& [n, v] : s) a.scalars[n] = v;
+    return a;
+  };
+  EXPECT_EQ(RunReference("fp8_block_bf16",
+                         args({"src", "scales"},
+                              {{"rows", 4}, {"cols", 4}, {"block_rows", 0}, {"block_cols", 2}}))
+                .message(),
+            "fp8_block_bf16: block_rows >= 1 does not hold at block_rows = 0 (a scale covers a "
+            "block of at least one row)");
+  EXPECT_EQ(
+      RunReference("fp8_block_bf16",
+                   args({"src", "scales"},
+                        {{"rows", 65536}, {"cols", 32768}, {"block_rows", 1}, {"block_cols", 1}}))
+          .message(),
+      "fp8_block_bf16: rows * cols <= 2147483647 does not hold at cols = 32768, rows = 65536 "
+      "(elements are indexed with 32-bit integers)");
+  EXPECT_EQ(RunReference("mxfp4_experts_bf16",
+                         args({"blocks", "scales"}, {{"experts", 1}, {"rows", 2}, {"cols", 48}}))
+                .message(),
+            "mxfp4_experts_bf16: cols % 32 == 0 does not hold at cols = 48 (a row is whole "
+            "32-element MXFP4 groups)");
+  EXPECT_EQ(
+      RunReference("mxfp4_experts_bf16",
+                   args({"blocks", "scales"}, {{"experts", 65536}, {"rows", 0}, {"cols", 32}}))
+          .message(),
+      "mxfp4_experts_bf16: experts <= 65535 does not hold at experts = 65536 (experts is a "
+      "CUDA grid dimension)");
+  EXPECT_TRUE(std::all_of(out.begin(), out.end(), [](uint8_t b) { return b == 0; }));
 }
 
 }  // namespace

@@ -28,6 +28,9 @@ const std::vector<Case>& Cases() {
       {"clean_base", {}},
       {"clean_realistic", {}},
       {"clean_collectives", {}},
+      // mxfp4_experts_bf16 and fp8_block_bf16 declared as their importer writes them (no P9),
+      // called validly: the ceil_div scales extent (300 x 200 in 128 blocks: 3 x 2) proved
+      {"clean_dequant_bf16", {}},
       {"S6_kernel", {{"S6", "/programs/serve/calls/0/kernel"}}},
       {"S6_buffer", {{"S6", "/programs/serve/calls/0/args/x"}}},
       {"S6_shape_var", {{"S6", "/buffers/y/shape/0"}}},
@@ -84,6 +87,11 @@ const std::vector<Case>& Cases() {
       // a derive mxfp4_dequant with cols = 48; a serving copy with n = batch - 2 (< 0 at batch = 1)
       {"P10", {{"P10", "/programs/derive.q/calls/0/args/cols"}}},
       {"P10_variable", {{"P10", "/programs/peek/calls/0/args/n"}}},
+      {"P10_experts_cols", {{"P10", "/programs/derive.e/calls/0/args/cols"}}},
+      // block_rows = 0 also leaves the scales extent ceil_div(rows, 0) undefined (S9)
+      {"P10_fp8_block_rows",
+       {{"P10", "/programs/derive.f/calls/0/args/block_rows"},
+        {"S9", "/programs/derive.f/calls/0/args/scales"}}},
       {"D1", {{"D1", "/programs/a"}}},
       {"D2_serving_writer", {{"D2", "/programs/d/calls/0/args/src"}}},
       {"D2_writer_later", {{"D2", "/programs/d/calls/0/args/src"}}},
@@ -95,6 +103,8 @@ const std::vector<Case>& Cases() {
        {{"D4", "/programs/derive.w/calls/0/args/dst"},
         {"D5", "/programs/derive.x/calls/0/args/src"}}},
       {"B1", {{"B1", "/programs/serve/calls/0/args/y"}}},
+      // fp8 scales [2, 2] where ceil_div(300, 128) * ceil_div(200, 128) = 6 are read
+      {"B1_fp8_scales", {{"B1", "/programs/derive.f/calls/0/args/scales"}}},
       // True (n*(1024-n) peaks at 262144 at n=512) but not monotone: a budget of 2 boxes cannot
       // tell.
       {"B2", {{"B2", "/programs/f/calls/0/args/dst"}}, 2},

@@ -16,6 +16,7 @@
 #include "backend/memory/memory_backend.h"
 #include "backend/checkpoint/synthetic.h"
 #include "examples/examples.h"
+#include "examples/kernels.h"
 #include "kernels/reference.h"
 #include "simulator/planner/planner.h"
 #include "tests/verified_plan.h"
@@ -224,6 +225,75 @@ TEST(HostBackend, TinyDequantRuns) {
   const HostRun run = RunHost(*model, plan);
   ASSERT_TRUE(run.result.status.ok()) << run.result.status.message();
   EXPECT_EQ(run.carries, DirectDerive(*model));
+}
+
+// The dequant-to-BF16 kernels through the verifier, planner and host backend: gpt-oss-style
+// experts into transformers' layout, and DeepSeek-style FP8 with partial 128 x 128 blocks.
+verifier::BuildResult DequantToBf16Model() {
+  using base::Dtype;
+  verifier::ManifestBuilder b("dequant-bf16");
+  b.Var("batch", 1, 4).Load(1, 0);
+  examples::AddStandardKernels(b, {"mxfp4_experts_bf16", "fp8_block_bf16", "lm_head"});
+  b.Checkpoint("e.blocks", "mlp.experts.gate_up_proj_blocks", Dtype::kU8, {2, 64, 2, 16},
+               {.encoding = "fp4_e2m1x2"});
+  b.Checkpoint("e.scales", "mlp.experts.gate_up_proj_scales", Dtype::kU8, {2, 64, 2},
+               {.encoding = "e8m0"});
+  b.Checkpoint("f.raw", "mlp.gate_proj.weight", Dtype::kF8E4M3, {300, 200});
+  b.Checkpoint("f.scale_inv", "mlp.gate_proj.weight_scale_inv", Dtype::kF32, {3, 2});
+  b.Carry("e", Dtype::kBF16, {2, 64, 64});
+  b.Carry("f", Dtype::kBF16, {300, 200});
+  b.Input("x", Dtype::kBF16, {"batch", 200});
+  b.Output("le", Dtype::kF32, {"batch", 40}, {.exported = true});
+  b.Output("lf", Dtype::kF32, {"batch", 300}, {.exported = true});
+  b.AddDerive("derive.e")
+      .Call("mxfp4_experts_bf16",
+            {{"blocks", "e.blocks"},
+             {"scales", "e.scales"},
+             {"dst", "e"},
+             {"experts", 2},
+             {"rows", 64},
+             {"cols", 64}},
+            {2});
+  b.AddDerive("derive.f")
+      .Call("fp8_block_bf16",
+            {{"src", "f.raw"},
+             {"scales", "f.scale_inv"},
+             {"dst", "f"},
+             {"rows", 300},
+             {"cols", 200},
+             {"block_rows", 128},
+             {"block_cols", 128}},
+            {1});
+  b.AddProgram("step")
+      .Batch("batch")
+      .Call("lm_head",
+            {{"x", "x"},
+             {"weight", "e"},
+             {"logits", "le"},
+             {"tokens", "batch"},
+             {"hidden", 200},
+             {"vocab", 40}},
+            {"batch"})
+      .Call("lm_head",
+            {{"x", "x"},
+             {"weight", "f"},
+             {"logits", "lf"},
+             {"tokens", "batch"},
+             {"hidden", 200},
+             {"vocab", 300}},
+            {"batch"});
+  return b.Build();
+}
+
+TEST(HostBackend, DequantToBf16KernelsRun) {
+  const auto model = MakeModel(DequantToBf16Model(), "bf16");
+  const HostRun run = RunHost(*model, PlanOf(*model));
+  ASSERT_TRUE(run.result.status.ok()) << run.result.status.message();
+  const Carries want = DirectDerive(*model);
+  EXPECT_EQ(run.carries, want);
+  ASSERT_EQ(want.at("e").size(), 2u * 64 * 64 * 2);
+  ASSERT_EQ(want.at("f").size(), 300u * 200 * 2);
+  EXPECT_TRUE(std::any_of(want.at("f").begin(), want.at("f").end(), [](uint8_t x) { return x; }));
 }
 
 // Every staged buffer whose window a test shrinks, moves or breaks: the first call's source.

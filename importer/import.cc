@@ -56,11 +56,11 @@ using Clock = std::chrono::steady_clock;
 
 // "a; b; c; ... and 12 more"
 std::string FirstFew(const std::vector<std::string>& v) {
-  const std::vector<std::string> first(v.begin(), v.begin() + static_cast<long>(std::min<size_t>(
-                                                                   kListed, v.size())));
-  return fmt::format("{}{}", fmt::join(first, "; "),
-                     v.size() > kListed ? fmt::format("; ... and {} more", v.size() - kListed)
-                                        : std::string());
+  const std::vector<std::string> first(
+      v.begin(), v.begin() + static_cast<long>(std::min<size_t>(kListed, v.size())));
+  return fmt::format(
+      "{}{}", fmt::join(first, "; "),
+      v.size() > kListed ? fmt::format("; ... and {} more", v.size() - kListed) : std::string());
 }
 
 // Milliseconds since `t`, and restarts `t`.
@@ -88,9 +88,9 @@ base::Result<verifier::Manifest> BuildVerified(const verifier::ManifestBuilder& 
     problems.push_back(fmt::format("{} {} {}", d.code, d.pointer, d.message));
   }
   if (!problems.empty()) {
-    return base::Status::Error(fmt::format("import made a manifest that does not verify clean: {}",
-                                           FirstFew(problems)),
-                               base::ErrorKind::kInternal);
+    return base::Status::Error(
+        fmt::format("import made a manifest that does not verify clean: {}", FirstFew(problems)),
+        base::ErrorKind::kInternal);
   }
   return std::move(built.manifest);
 }

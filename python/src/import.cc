@@ -37,14 +37,16 @@ nb::dict ImportModel(const std::string& dir, const std::string& recipe, const st
                      std::optional<int64_t> max_batch, std::optional<int64_t> max_ctx,
                      const std::string& name) {
   const std::optional<importer::Recipe> r = importer::ParseRecipe(recipe);
-  if (!r) RaiseStatus(base::Status::Error(fmt::format("recipe '{}' is not one of: auto, none, "
-                                                      "mxfp4-gpt-oss, mxfp4-bf16, fp8-keep, "
-                                                      "fp8-bf16",
-                                                      recipe)),
-                      "options");
+  if (!r)
+    RaiseStatus(base::Status::Error(fmt::format("recipe '{}' is not one of: auto, none, "
+                                                "mxfp4-gpt-oss, mxfp4-bf16, fp8-keep, "
+                                                "fp8-bf16",
+                                                recipe)),
+                "options");
   const std::optional<base::Dtype> kv = base::ParseDtype(kv_dtype);
-  if (!kv) RaiseStatus(base::Status::Error(fmt::format("kv_dtype '{}' is not a dtype", kv_dtype)),
-                       "options");
+  if (!kv)
+    RaiseStatus(base::Status::Error(fmt::format("kv_dtype '{}' is not a dtype", kv_dtype)),
+                "options");
   const importer::ImportOptions o{
       .recipe = *r, .kv_dtype = *kv, .max_batch = max_batch, .max_ctx = max_ctx, .name = name};
   std::optional<base::Result<importer::ImportResult>> result;

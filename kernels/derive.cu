@@ -327,10 +327,10 @@ __global__ void __launch_bounds__(kThreads)
 
 // ---- FP8 E4M3FN x F32 block scales -> BF16 ----
 
-// Round to nearest even; every NaN is 0x7FC0 (torch's), not CUDA's canonical 0x7FFF.
+// Round to nearest even; every NaN is 0x7FFF, as torch's float -> BF16 cast on CUDA writes it.
 __device__ uint32_t Bf16Rne(float f) {
   const uint32_t b = __float_as_uint(f);
-  if ((b & 0x7FFFFFFFu) > 0x7F800000u) return 0x7FC0u;
+  if ((b & 0x7FFFFFFFu) > 0x7F800000u) return 0x7FFFu;
   return (b + 0x7FFFu + ((b >> 16) & 1u)) >> 16;
 }
 

@@ -38,7 +38,7 @@ struct Fp8BlockShape {
   int64_t block_rows = 1, block_cols = 1;
 };
 // FP8 E4M3FN [rows, cols] times F32 block scales -> BF16 (bits as reference.cc's
-// Fp8BlockBf16; NaN 0x7FC0). scales 4-byte, dst 2-byte aligned.
+// Fp8BlockBf16; NaN 0x7FFF). scales 4-byte, dst 2-byte aligned.
 int LaunchFp8BlockBf16(const void* src, const void* scales, void* dst, const Fp8BlockShape& s,
                        void* stream);
 

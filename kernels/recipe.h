@@ -58,13 +58,13 @@ LOADPLAN_HD inline int64_t SwizzleOffset(int32_t r, int32_t k, int32_t K) {
   return ((a * (K >> 2) + d) * 32 + c) * 16 + 4 * b + e;
 }
 
-// BF16 bits of FP4 (E2M1) element `nib` times the E8M0 scale 2^(s - 127), built
-// from the fields: the E2M1 magnitude m = (1 + f/2) * 2^k is exact in BF16, so
-// only the biased exponent k + s decides normal, subnormal (k + s in {-1, 0})
-// or infinity (>= 255). A NaN scale (0xFF) gives NaN 0x7FC0. (The CPU reference
-// computes the same value in double arithmetic instead.)
-LOADPLAN_HD inline uint32_t Mxfp4ToBf16Bits(uint32_t nib, uint32_t s) {
-  if (s == 0xFF) return 0x7FC0u;
+// BF16 bits of FP4 (E2M1) element `nib` times 2^(s - 127) for any s in 0..255, exactly,
+// then rounded to BF16: the E2M1 magnitude m = (1 + f/2) * 2^k is exact in BF16, so only
+// the biased exponent k + s decides normal, subnormal (k + s in {-1, 0}) or infinity
+// (>= 255). This is torch.ldexp's result (measured on torch 2.11 CUDA and 2.15 CPU: no
+// intermediate overflow, 0.5 * 2^128 = 2^127, 0 * 2^128 = 0), so mxfp4_experts_bf16 uses it
+// as is.
+LOADPLAN_HD inline uint32_t Mxfp4TorchBf16Bits(uint32_t nib, uint32_t s) {
   const uint32_t sign = (nib & 8u) << 12, mag = nib & 7u;
   if (mag == 0) return sign;
   const int k = static_cast<int>(mag >> 1) - 1;
@@ -75,13 +75,11 @@ LOADPLAN_HD inline uint32_t Mxfp4ToBf16Bits(uint32_t nib, uint32_t s) {
   return sign | ((2u + f) << (be + 5));
 }
 
-// mxfp4_experts_bf16's element: as Mxfp4ToBf16Bits, except for the scale 0xFF, which
-// torch's ldexp takes as float32 2^128 = infinity: a nonzero element becomes ±infinity,
-// ±0 times infinity NaN (0x7FC0, torch's BF16 NaN). Every other product is the same
-// (exact, or infinity when it overflows float32). The CPU reference computes it in float32.
-LOADPLAN_HD inline uint32_t Mxfp4TorchBf16Bits(uint32_t nib, uint32_t s) {
-  if (s != 0xFF) return Mxfp4ToBf16Bits(nib, s);
-  return (nib & 7u) == 0 ? 0x7FC0u : ((nib & 8u) << 12) | 0x7F80u;
+// mxfp4_dequant's element (the OCP MX reading): as Mxfp4TorchBf16Bits, except that the
+// scale 0xFF is NaN, so every element of its group is NaN 0x7FC0. (The CPU reference
+// computes the same value in double arithmetic instead.)
+LOADPLAN_HD inline uint32_t Mxfp4ToBf16Bits(uint32_t nib, uint32_t s) {
+  return s == 0xFF ? 0x7FC0u : Mxfp4TorchBf16Bits(nib, s);
 }
 
 // The same bits with fewer operations, for the CUDA inner loop: for 2 <= s <= 252 no

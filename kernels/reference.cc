@@ -147,9 +147,10 @@ void Dequant(const ResolvedCall& c) {
 }
 
 // Float32 -> BF16 bits, round to nearest even (carrying into the exponent, up to
-// infinity); every NaN becomes 0x7FC0, as torch's c10::BFloat16 does.
+// infinity); every NaN becomes 0x7FFF, what torch's float -> BF16 cast writes on CUDA
+// (measured on the H200, torch 2.11; its CPU kernels write 0xFFFF).
 uint16_t Bf16Rne(float f) {
-  if (std::isnan(f)) return 0x7FC0;
+  if (std::isnan(f)) return 0x7FFF;
   uint32_t bits = 0;
   std::memcpy(&bits, &f, 4);
   return static_cast<uint16_t>((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
@@ -158,8 +159,8 @@ uint16_t Bf16Rne(float f) {
 void StoreBf16(uint8_t* dst, int64_t i, uint16_t v) { std::memcpy(dst + 2 * i, &v, 2); }
 
 // transformers' convert_moe_packed_tensors, then .transpose(1, 2): element (e, r, col)
-// is the FP4 lut value of its nibble times float32 2^(scale - 127) (torch.ldexp; 2^128
-// is infinity), cast to BF16, and lands at dst[e][col][r].
+// is the FP4 lut value of its nibble times 2^(scale - 127), exactly (torch.ldexp: no
+// intermediate overflow), rounded to BF16, and lands at dst[e][col][r].
 void ExpertsBf16(const ResolvedCall& c) {
   static constexpr float kFp4[16] = {+0.0f, 0.5f,  1.0f,  1.5f,  2.0f,  3.0f,  4.0f,  6.0f,
                                      -0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f};
@@ -173,7 +174,7 @@ void ExpertsBf16(const ResolvedCall& c) {
         const uint8_t byte = blocks[row * (c.cols / 2) + col / 2];
         const int nibble = col % 2 == 0 ? byte & 0xF : byte >> 4;
         const int s = int{scales[row * (c.cols / 32) + col / 32]} - 127;
-        const float value = kFp4[nibble] * std::ldexp(1.0f, s);
+        const float value = std::ldexp(kFp4[nibble], s);
         StoreBf16(dst, (e * c.cols + col) * c.rows + r, Bf16Rne(value));
       }
     }

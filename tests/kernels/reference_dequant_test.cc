@@ -68,12 +68,15 @@ std::vector<uint16_t> EveryCode(uint8_t scale) {
 }
 
 TEST(ExpertsBf16, ScaleEdges) {
-  std::vector<uint16_t> v = EveryCode(0xFF);  // float32 2^128 = inf (torch), not E8M0 NaN
-  EXPECT_EQ(v[0], 0x7FC0);                    // +0 * inf
-  EXPECT_EQ(v[8], 0x7FC0);                    // -0 * inf
-  EXPECT_EQ(v[16], 0x7FC0);
-  for (int c = 1; c < 8; ++c) EXPECT_EQ(v[c], 0x7F80) << c;
-  for (int c = 9; c < 16; ++c) EXPECT_EQ(v[c], 0xFF80) << c;
+  // 2^128, exactly (torch.ldexp, as measured on the H200): not E8M0 NaN, no 0 * inf.
+  std::vector<uint16_t> v = EveryCode(0xFF);
+  EXPECT_EQ(v[0], 0x0000);  // +0
+  EXPECT_EQ(v[8], 0x8000);  // -0
+  EXPECT_EQ(v[16], 0x0000);
+  EXPECT_EQ(v[1], 0x7F00);  // 0.5 * 2^128 = 2^127
+  EXPECT_EQ(v[9], 0xFF00);
+  for (int c = 2; c < 8; ++c) EXPECT_EQ(v[c], 0x7F80) << c;  // >= 2^128: infinity
+  for (int c = 10; c < 16; ++c) EXPECT_EQ(v[c], 0xFF80) << c;
   v = EveryCode(254);        // 2^127
   EXPECT_EQ(v[0], 0x0000);   // +0
   EXPECT_EQ(v[8], 0x8000);   // -0
@@ -199,12 +202,13 @@ TEST(Fp8BlockBf16, SubnormalsInfinityAndNaN) {
   const float inf = std::numeric_limits<float>::infinity();
   const float nan = std::numeric_limits<float>::quiet_NaN();
   EXPECT_EQ(Fp8One(0x38, inf), 0x7F80);
-  EXPECT_EQ(Fp8One(0x00, inf), 0x7FC0);  // 0 * inf
-  EXPECT_EQ(Fp8One(0x7F, 1), 0x7FC0);    // E4M3FN NaN
-  EXPECT_EQ(Fp8One(0xFF, 1), 0x7FC0);    // negative NaN: torch's canonical NaN all the same
-  EXPECT_EQ(Fp8One(0x38, nan), 0x7FC0);
-  EXPECT_EQ(Fp8One(0x38, -nan), 0x7FC0);
-  EXPECT_EQ(Fp8One(0x00, nan), 0x7FC0);
+  // Every NaN is 0x7FFF, as torch's float -> BF16 cast on CUDA writes it.
+  EXPECT_EQ(Fp8One(0x00, inf), 0x7FFF);  // 0 * inf
+  EXPECT_EQ(Fp8One(0x7F, 1), 0x7FFF);    // E4M3FN NaN
+  EXPECT_EQ(Fp8One(0xFF, 1), 0x7FFF);    // negative NaN: the same
+  EXPECT_EQ(Fp8One(0x38, nan), 0x7FFF);
+  EXPECT_EQ(Fp8One(0x38, -nan), 0x7FFF);
+  EXPECT_EQ(Fp8One(0x00, nan), 0x7FFF);
   EXPECT_EQ(Fp8One(0x78, 1), 0x4380);  // 256: exponent 15 is finite except S.1111.111
 }
 

@@ -9,7 +9,6 @@
 #include "base/bytes.h"
 #include "cli/pipeline.h"
 #include "importer/import.h"
-#include "verifier/writer.h"
 
 namespace loadplan::cli {
 namespace {
@@ -51,9 +50,7 @@ int RunImport(const ImportCliOptions& o) {
   options.kv_dtype = *kv;
   base::Result<importer::ImportResult> r = importer::ImportModel(o.dir, options);
   if (!r.ok()) return Fail(r.status());
-  if (base::Status st =
-          WriteOutput(o.out.empty() ? "-" : o.out, verifier::WriteManifest(r->manifest));
-      !st.ok()) {
+  if (base::Status st = WriteOutput(o.out.empty() ? "-" : o.out, r->text); !st.ok()) {
     std::fprintf(stderr, "loadplan import: %s\n", st.message().c_str());
     return 2;
   }

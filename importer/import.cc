@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -14,6 +15,7 @@
 #include "importer/kv_cache.h"
 #include "importer/tensors.h"
 #include "verifier/verify.h"
+#include "verifier/writer.h"
 
 namespace loadplan::importer {
 namespace {
@@ -71,8 +73,14 @@ double Lap(Clock::time_point& t) {
   return ms;
 }
 
-base::Result<verifier::Manifest> BuildVerified(const verifier::ManifestBuilder& b,
-                                               ImportResult::Times& ms) {
+struct Built {
+  verifier::Manifest manifest;
+  std::string text;
+};
+
+// Build(), then Verify() on this thread while a second one writes the canonical text (both
+// only read the manifest; the text is dropped if the manifest does not verify clean).
+base::Result<Built> BuildVerified(const verifier::ManifestBuilder& b, ImportResult::Times& ms) {
   Clock::time_point t = Clock::now();
   verifier::BuildResult built = b.Build();
   ms.build += Lap(t);
@@ -81,8 +89,17 @@ base::Result<verifier::Manifest> BuildVerified(const verifier::ManifestBuilder& 
         fmt::format("import built an inconsistent manifest: {}", FirstFew(built.errors)),
         base::ErrorKind::kInternal);
   }
+  double write_ms = 0;
+  std::future<std::string> text = std::async(std::launch::async, [&] {
+    Clock::time_point w = Clock::now();
+    std::string out = verifier::WriteManifest(built.manifest);
+    write_ms = Lap(w);
+    return out;
+  });
   const verifier::VerifyResult v = verifier::Verify(built.manifest);
   ms.verify = Lap(t);
+  Built out{.text = text.get()};
+  ms.write = write_ms;
   std::vector<std::string> problems;
   for (const verifier::Diagnostic& d : v.diags) {
     problems.push_back(fmt::format("{} {} {}", d.code, d.pointer, d.message));
@@ -92,7 +109,8 @@ base::Result<verifier::Manifest> BuildVerified(const verifier::ManifestBuilder& 
         fmt::format("import made a manifest that does not verify clean: {}", FirstFew(problems)),
         base::ErrorKind::kInternal);
   }
-  return std::move(built.manifest);
+  out.manifest = std::move(built.manifest);
+  return out;
 }
 
 void Count(const verifier::Manifest& m, ImportResult& r) {
@@ -149,9 +167,10 @@ base::Result<ImportResult> ImportModel(const std::string& dir, const ImportOptio
   examples::AddStandardKernels(
       b, std::vector<std::string_view>(recipe->kernels.begin(), recipe->kernels.end()));
   ms.build = Lap(t);  // the recipe and the builder calls; BuildVerified adds Build()
-  base::Result<verifier::Manifest> m = BuildVerified(b, ms);
+  base::Result<Built> m = BuildVerified(b, ms);
   if (!m.ok()) return m.status();
-  r.manifest = std::move(*m);
+  r.manifest = std::move(m->manifest);
+  r.text = std::move(m->text);
   r.notes = std::move(recipe->notes);
   NoteUnrecognised(*check, r);
   r.kv_bytes_per_token = KvBytesPerToken(c, options.kv_dtype);

@@ -25,6 +25,7 @@ struct ImportOptions {
 
 struct ImportResult {
   verifier::Manifest manifest;  // verified: no errors, no warnings
+  std::string text;             // the manifest in canonical form (verifier/writer.h)
   std::string model_type;
   Recipe recipe = Recipe::kNone;  // the one applied (kAuto resolved)
   size_t tensors = 0, shards = 0, weights = 0, sources = 0, carries = 0, kv_layers = 0;
@@ -33,6 +34,7 @@ struct ImportResult {
   // Wall time of each step, milliseconds (bench/import_time.cc reports them).
   struct Times {
     double config = 0, headers = 0, check = 0, build = 0, verify = 0;
+    double write = 0;  // the text, written while verify runs
   } ms;
 };
 

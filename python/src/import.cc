@@ -9,7 +9,6 @@
 
 #include "importer/import.h"
 #include "python/src/bindings.h"
-#include "verifier/writer.h"
 
 namespace loadplan::python {
 namespace {
@@ -54,7 +53,7 @@ nb::dict ImportModel(const std::string& dir, const std::string& recipe, const st
   {
     nb::gil_scoped_release release;
     result.emplace(importer::ImportModel(dir, o));
-    if (result->ok()) text = verifier::WriteManifest((*result)->manifest);
+    if (result->ok()) text = std::move((*result)->text);
   }
   if (!result->ok()) RaiseStatus(result->status(), "import");
   return Summary(**result, std::move(text));

@@ -34,7 +34,14 @@ struct Node {
 std::string JsonString(std::string_view s) {
   const bool plain = std::all_of(
       s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; });
-  if (plain) return fmt::format("\"{}\"", s);
+  if (plain) {
+    std::string out;
+    out.reserve(s.size() + 2);
+    out += '"';
+    out.append(s);
+    out += '"';
+    return out;
+  }
   return nlohmann::json(std::string(s))
       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -72,7 +79,11 @@ using Members = std::vector<std::pair<std::string_view, Node>>;
 Node Object(Members members) {
   std::vector<std::pair<std::string, Node>> m;
   m.reserve(members.size());
-  for (auto& [k, v] : members) m.emplace_back(JsonString(k) + ": ", std::move(v));
+  for (auto& [k, v] : members) {
+    std::string key = JsonString(k);
+    key += ": ";
+    m.emplace_back(std::move(key), std::move(v));
+  }
   return Container(true, std::move(m));
 }
 Node Array(std::vector<Node> items) {
@@ -95,7 +106,9 @@ Node Section(const std::vector<T>& items, Name name, Value value) {
   m.reserve(order.size());
   for (size_t i = 0; i < order.size(); ++i) {
     if (i + 1 < order.size() && name(items[order[i]]) == name(items[order[i + 1]])) continue;
-    m.emplace_back(JsonString(name(items[order[i]])) + ": ", value(items[order[i]]));
+    std::string key = JsonString(name(items[order[i]]));
+    key += ": ";
+    m.emplace_back(std::move(key), value(items[order[i]]));
   }
   return Container(true, std::move(m));
 }
@@ -111,6 +124,7 @@ Node Dims(const std::vector<Expr>& dims) {
 
 Node BufferNode(const Buffer& b) {
   Members m;
+  m.reserve(7);
   m.emplace_back("dtype", Str(base::DtypeName(b.dtype)));
   if (b.encoding) m.emplace_back("encoding", Str(*b.encoding));
   if (b.exported) m.emplace_back("export", True());
@@ -140,6 +154,7 @@ Node CallNode(const Call& c) {
   if (c.type == CallType::kCollective)
     return Object({{"buffer", Str(c.buffer)}, {"collective", Str(c.collective)}});
   Members m;
+  m.reserve(4);
   if (!c.args.empty())
     m.emplace_back(
         "args", Section(
@@ -218,6 +233,7 @@ void Print(const Node& n, size_t indent, size_t column, std::string& out) {
 
 std::string WriteManifest(const Manifest& m) {
   std::string out;
+  out.reserve(256 * (m.buffers.size() + m.programs.size()) + 4096);  // ~ a buffer's text
   Print(ManifestNode(m), 0, 0, out);
   out += "\n";
   return out;

@@ -145,9 +145,15 @@ base::Result<ImportResult> ImportModel(const std::string& dir, const ImportOptio
   base::Result<TensorTable> table = TensorTable::Open(dir);
   if (!table.ok()) return table.status();
   ms.headers = Lap(t);
-  const base::Result<ConfigCheck> check = CheckAgainstConfig(c, *table);
-  if (!check.ok()) return check.status();
-  ms.check = Lap(t);
+  // The check against the config runs beside the recipe and the builder calls (both only read
+  // the table; every recipe checks the ranks it indexes). Its verdict comes first: what the
+  // builder made is dropped when the tensors disagree with the config.
+  std::future<base::Result<ConfigCheck>> checking = std::async(std::launch::async, [&] {
+    Clock::time_point start = Clock::now();
+    base::Result<ConfigCheck> out = CheckAgainstConfig(c, *table);
+    ms.check = Lap(start);
+    return out;
+  });
 
   ImportResult r{.model_type = c.model_type,
                  .recipe = options.recipe == Recipe::kAuto ? ChooseRecipe(c) : options.recipe,
@@ -158,7 +164,10 @@ base::Result<ImportResult> ImportModel(const std::string& dir, const ImportOptio
       .Var("ctx", 1, options.max_ctx.value_or(c.max_positions));
   AddKvCache(b, c, options.kv_dtype);  // "kv_cache.*" names sort before the model's
   base::Result<RecipeOutcome> recipe = ApplyRecipe(r.recipe, c, *table, b);
-  if (!recipe.ok()) return recipe.status();
+  if (!recipe.ok()) {
+    const base::Result<ConfigCheck> check = checking.get();
+    return check.ok() ? recipe.status() : check.status();
+  }
   if (recipe->carries > 0) b.Load(4, 1);  // as the gpt-oss example: 4 lanes, 1 derive ahead
   for (const Tensor& t : table->all()) {
     if (recipe->claimed.contains(t.name)) continue;
@@ -167,6 +176,8 @@ base::Result<ImportResult> ImportModel(const std::string& dir, const ImportOptio
   examples::AddStandardKernels(
       b, std::vector<std::string_view>(recipe->kernels.begin(), recipe->kernels.end()));
   ms.build = Lap(t);  // the recipe and the builder calls; BuildVerified adds Build()
+  const base::Result<ConfigCheck> check = checking.get();
+  if (!check.ok()) return check.status();
   base::Result<Built> m = BuildVerified(b, ms);
   if (!m.ok()) return m.status();
   r.manifest = std::move(m->manifest);

@@ -33,7 +33,8 @@ struct ImportResult {
   std::vector<std::string> notes;  // what the recipe could not place, tied heads, unrecognised
   // Wall time of each step, milliseconds (bench/import_time.cc reports them).
   struct Times {
-    double config = 0, headers = 0, check = 0, build = 0, verify = 0;
+    double config = 0, headers = 0, build = 0, verify = 0;
+    double check = 0;  // beside the recipe and the builder calls (build)
     double write = 0;  // the text, written while verify runs
   } ms;
 };

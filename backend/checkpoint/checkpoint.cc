@@ -12,16 +12,15 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include "base/status_lines.h"
 #include "verifier/diag.h"
-#include "verifier/parse_json.h"
 
 namespace loadplan::backend {
 namespace {
 
 namespace fs = std::filesystem;
-using verifier::json::Kind;
 
 base::Status Invalid(std::string message) { return base::Status::Error(std::move(message)); }
 base::Status Io(std::string message) {
@@ -34,34 +33,129 @@ struct Resolved {
   std::map<std::string, std::string> where;  // its weight_map: tensor -> shard path
 };
 
+// The index read by a SAX handler straight into (tensor, shard name) pairs: an index is
+// megabytes of JSON (DeepSeek-V3's: 8.9 MB, 91,991 entries), and only its weight_map is used.
+// Strict all the same: one JSON object, at most kIndexDepth deep, no key twice in it or in its
+// weight_map, every weight_map value a string.
+constexpr size_t kIndexDepth = 8;
+constexpr size_t kIndexBytes = size_t{64} << 20;
+
+class IndexSax {
+ public:
+  using json = nlohmann::json;
+  std::vector<std::pair<std::string, std::string>> entries;  // weight_map, in file order
+  std::string error;                                         // empty: fine so far
+  bool has_map = false;
+
+  bool null() { return Value("null"); }
+  bool boolean(bool) { return Value("a boolean"); }
+  bool number_integer(json::number_integer_t) { return Value("a number"); }
+  bool number_unsigned(json::number_unsigned_t) { return Value("a number"); }
+  bool number_float(json::number_float_t, const std::string&) { return Value("a number"); }
+  bool binary(json::binary_t&) { return Value("binary"); }
+  bool string(std::string& v) {
+    if (!InMap()) return true;
+    entries.emplace_back(std::move(key_), std::move(v));
+    return true;
+  }
+  bool start_object(std::size_t) {
+    if (InMap()) {
+      return Fail(fmt::format("weight_map entry for '{}' is not a file name", key_));
+    } else if (depth_ == 1 && key_ == "weight_map") {
+      map_ = true;
+      has_map = true;
+    }
+    return Push();
+  }
+  bool end_object() {
+    if (depth_ == 2 && map_) map_ = false;
+    --depth_;
+    return true;
+  }
+  bool start_array(std::size_t) {
+    if (depth_ == 0) return Fail("not a JSON object");
+    if (InMap()) return Fail(fmt::format("weight_map entry for '{}' is not a file name", key_));
+    if (depth_ == 1 && key_ == "weight_map") return Fail("weight_map is not an object");
+    return Push();
+  }
+  bool end_array() {
+    --depth_;
+    return true;
+  }
+  bool key(std::string& k) {
+    // Keys of the top level must be unique (weight_map's are checked as it is read into the
+    // tensor map: a loader that trusts the map would take one of two shards); deeper objects
+    // (metadata) are not looked at.
+    if (depth_ == 1 && !top_keys_.insert(k).second)
+      return Fail(fmt::format("key '{}' appears twice", k));
+    key_ = std::move(k);
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) {
+    return Fail(fmt::format("not JSON: {}", e.what()));
+  }
+
+ private:
+  [[nodiscard]] bool InMap() const { return map_ && depth_ == 2; }
+  bool Value(std::string_view what) {
+    if (depth_ == 0) return Fail("not a JSON object");
+    if (InMap()) return Fail(fmt::format("weight_map entry for '{}' is not a file name", key_));
+    if (depth_ == 1 && key_ == "weight_map")
+      return Fail(fmt::format("weight_map is {}, not an object", what));
+    return true;
+  }
+  bool Push() {
+    if (++depth_ > kIndexDepth) return Fail(fmt::format("nested deeper than {}", kIndexDepth));
+    return true;
+  }
+  bool Fail(std::string message) {
+    if (error.empty()) error = std::move(message);
+    return false;
+  }
+  size_t depth_ = 0;
+  bool map_ = false;
+  std::string key_;
+  std::set<std::string> top_keys_;
+};
+
 // The shard files of an index, in sorted order, each listed once.
 base::Result<Resolved> ReadIndex(const fs::path& index) {
   std::ifstream in(index, std::ios::binary);
   if (!in) return Io(fmt::format("{}: cannot open", index.string()));
   std::stringstream ss;
   ss << in.rdbuf();
-  verifier::DiagSink sink;
-  const auto doc =
-      verifier::json::ReadJson(ss.str(), {.max_bytes = size_t{64} << 20, .max_depth = 8}, sink);
-  if (!doc || sink.HasErrors() || doc->kind != Kind::kObject) {
-    return Invalid(fmt::format("{}: not a valid index JSON object", index.string()));
+  const std::string text = ss.str();
+  const std::string where = index.string();
+  if (text.size() > kIndexBytes)
+    return Invalid(
+        fmt::format("{}: {} bytes, over the {} byte limit", where, text.size(), kIndexBytes));
+  // nlohmann's lexer takes a NUL for the end of its input; a raw NUL is never valid JSON.
+  if (text.find('\0') != std::string::npos)
+    return Invalid(fmt::format("{}: not a valid index JSON object: a NUL byte", where));
+  IndexSax sax;
+  const bool parsed = nlohmann::json::sax_parse(text, &sax, nlohmann::json::input_format_t::json,
+                                                /*strict=*/true);
+  if (!parsed || !sax.error.empty()) {
+    return Invalid(fmt::format("{}: not a valid index JSON object: {}", where,
+                               sax.error.empty() ? "not JSON" : sax.error));
   }
-  const auto* map = doc->Find("weight_map");
-  if (!map || map->kind != Kind::kObject)
-    return Invalid(fmt::format("{}: no weight_map object", index.string()));
+  if (!sax.has_map) return Invalid(fmt::format("{}: no weight_map object", where));
   // A few shard names repeat over many tensors: each name's path is made once.
   std::map<std::string, std::string, std::less<>> paths;
   const fs::path dir = index.parent_path();
-  Resolved out{.index = index.string()};
-  for (const auto& [tensor, file] : map->members) {
-    if (file.kind != Kind::kString || file.text.empty() || file.text == "." || file.text == ".." ||
-        file.text.find('/') != std::string::npos) {
+  Resolved out{.index = where};
+  for (auto& [tensor, file] : sax.entries) {
+    if (file.empty() || file == "." || file == ".." || file.find('/') != std::string::npos) {
       return Invalid(
-          fmt::format("{}: weight_map entry for '{}' is not a file name", index.string(), tensor));
+          fmt::format("{}: weight_map entry for '{}' is not a file name", where, tensor));
     }
-    auto it = paths.find(file.text);
-    if (it == paths.end()) it = paths.emplace(file.text, (dir / file.text).string()).first;
+    auto it = paths.find(file);
+    if (it == paths.end()) it = paths.emplace(file, (dir / file).string()).first;
+    const size_t before = out.where.size();
     out.where.emplace_hint(out.where.end(), tensor, it->second);
+    if (out.where.size() == before)
+      return Invalid(fmt::format("{}: not a valid index JSON object: weight_map lists '{}' twice",
+                                 where, tensor));
   }
   std::set<std::string> files;
   for (const auto& [name, path] : paths) files.insert(path);

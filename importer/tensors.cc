@@ -15,22 +15,27 @@ namespace loadplan::importer {
 base::Result<TensorTable> TensorTable::Open(const std::string& dir) {
   base::Result<std::unique_ptr<backend::Checkpoint>> ckpt = backend::Checkpoint::Open(dir);
   if (!ckpt.ok()) return ckpt.status();
+  std::vector<std::string> names;  // each shard's file name, once
+  for (const backend::SafetensorsFile& f : (*ckpt)->files())
+    names.push_back(std::filesystem::path(f.path()).filename().string());
   std::vector<Tensor> tensors;
-  for (const backend::SafetensorsFile& f : (*ckpt)->files()) {
-    const std::string file = std::filesystem::path(f.path()).filename().string();
-    for (const backend::TensorInfo& t : f.tensors()) {
-      Tensor out{.name = t.name, .dtype = t.dtype, .file = file};
-      out.shape.assign(t.shape.begin(), t.shape.end());
-      tensors.push_back(std::move(out));
-    }
+  const std::vector<backend::Checkpoint::Located> sorted = (*ckpt)->ByName();
+  tensors.reserve(sorted.size());
+  for (const backend::Checkpoint::Located& at : sorted) {
+    Tensor out{.name = at.info->name,
+               .dtype = at.info->dtype,
+               .file = names[static_cast<size_t>(at.file - (*ckpt)->files().data())]};
+    out.shape.assign(at.info->shape.begin(), at.info->shape.end());
+    tensors.push_back(std::move(out));
   }
   return TensorTable(std::move(tensors), (*ckpt)->files().size());
 }
 
 TensorTable::TensorTable(std::vector<Tensor> tensors, size_t files)
     : tensors_(std::move(tensors)), files_(files) {
-  std::sort(tensors_.begin(), tensors_.end(),
-            [](const Tensor& a, const Tensor& b) { return a.name < b.name; });
+  const auto less = [](const Tensor& a, const Tensor& b) { return a.name < b.name; };
+  if (!std::is_sorted(tensors_.begin(), tensors_.end(), less))
+    std::sort(tensors_.begin(), tensors_.end(), less);
 }
 
 const Tensor* TensorTable::Find(std::string_view name) const {

@@ -259,6 +259,13 @@ Checkpoint::Located Checkpoint::Find(std::string_view tensor) const {
   return {&f, f.Find(tensor)};
 }
 
+std::vector<Checkpoint::Located> Checkpoint::ByName() const {
+  std::vector<Located> out;
+  out.reserve(where_.size());
+  for (const auto& [name, file] : where_) out.push_back({&files_[file], files_[file].Find(name)});
+  return out;
+}
+
 uint64_t Checkpoint::TotalBytes() const {
   uint64_t total = 0;
   for (const auto& f : files_) {

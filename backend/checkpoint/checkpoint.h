@@ -26,6 +26,8 @@ class Checkpoint {
   // nullptr fields when absent.
   [[nodiscard]] Located Find(std::string_view tensor) const;
   [[nodiscard]] const std::vector<SafetensorsFile>& files() const { return files_; }
+  // Every tensor, sorted by name (bytewise).
+  [[nodiscard]] std::vector<Located> ByName() const;
   [[nodiscard]] uint64_t TotalBytes() const;
 
  private:

@@ -36,8 +36,9 @@ class Index : public ::testing::Test {
     return c.ok() ? std::string("ok") : c.status().message();
   }
   std::string Good() const {
-    return fmt::format(R"({{"metadata": {{"total_size": 12}}, "weight_map": {{"t0": "{}", "t1": "{}", "t2": "{}"}}}})",
-                       Shard(0), Shard(1), Shard(2));
+    return fmt::format(
+        R"({{"metadata": {{"total_size": 12}}, "weight_map": {{"t0": "{}", "t1": "{}", "t2": "{}"}}}})",
+        Shard(0), Shard(1), Shard(2));
   }
 
   fs::path dir_;
@@ -66,8 +67,9 @@ TEST_F(Index, StrictAboutItsJson) {
             std::string::npos);
   EXPECT_NE(Open(R"({"weight_map": {}, "weight_map": {}})").find("key 'weight_map' appears twice"),
             std::string::npos);
-  EXPECT_NE(Open(R"({"weight_map": {"t0": 7}})").find("weight_map entry for 't0' is not a file name"),
-            std::string::npos);
+  EXPECT_NE(
+      Open(R"({"weight_map": {"t0": 7}})").find("weight_map entry for 't0' is not a file name"),
+      std::string::npos);
   EXPECT_NE(Open(R"({"weight_map": {"t0": "../x.safetensors"}})").find("is not a file name"),
             std::string::npos);
   EXPECT_NE(Open(R"({"a": [[[[[[[[[1]]]]]]]]], "weight_map": {}})").find("nested deeper than 8"),
@@ -77,8 +79,8 @@ TEST_F(Index, StrictAboutItsJson) {
 
 TEST_F(Index, TheMapMustSayWhereEachTensorIs) {
   // t1 is in shard 2, the map says shard 1.
-  const std::string wrong = fmt::format(R"({{"weight_map": {{"t0": "{}", "t1": "{}", "t2": "{}"}}}})",
-                                        Shard(0), Shard(0), Shard(2));
+  const std::string wrong = fmt::format(
+      R"({{"weight_map": {{"t0": "{}", "t1": "{}", "t2": "{}"}}}})", Shard(0), Shard(0), Shard(2));
   EXPECT_NE(Open(wrong).find("weight_map lists 't1' in"), std::string::npos);
   fs::remove(dir_ / Shard(1));
   EXPECT_NE(Open(Good()).find(Shard(1)), std::string::npos);  // a shard missing

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <future>
+#include <memory>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -89,27 +90,33 @@ base::Result<Built> BuildVerified(const verifier::ManifestBuilder& b, ImportResu
         fmt::format("import built an inconsistent manifest: {}", FirstFew(built.errors)),
         base::ErrorKind::kInternal);
   }
+  // Shared with the verifier (the builder's output is in name order, so it verifies this
+  // object rather than a sorted copy) and, read-only, with the writer.
+  auto shared = std::make_shared<verifier::Manifest>(std::move(built.manifest));
   double write_ms = 0;
   std::future<std::string> text = std::async(std::launch::async, [&] {
     Clock::time_point w = Clock::now();
-    std::string out = verifier::WriteManifest(built.manifest);
+    std::string out = verifier::WriteManifest(*shared);
     write_ms = Lap(w);
     return out;
   });
-  const verifier::VerifyResult v = verifier::Verify(built.manifest);
+  std::vector<std::string> problems;
+  {
+    const verifier::VerifyResult v =
+        verifier::Verify(std::shared_ptr<const verifier::Manifest>(shared));
+    for (const verifier::Diagnostic& d : v.diags) {
+      problems.push_back(fmt::format("{} {} {}", d.code, d.pointer, d.message));
+    }
+  }  // the verifier's references go here
   ms.verify = Lap(t);
   Built out{.text = text.get()};
   ms.write = write_ms;
-  std::vector<std::string> problems;
-  for (const verifier::Diagnostic& d : v.diags) {
-    problems.push_back(fmt::format("{} {} {}", d.code, d.pointer, d.message));
-  }
   if (!problems.empty()) {
     return base::Status::Error(
         fmt::format("import made a manifest that does not verify clean: {}", FirstFew(problems)),
         base::ErrorKind::kInternal);
   }
-  out.manifest = std::move(built.manifest);
+  out.manifest = std::move(*shared);  // the last owner: nothing else sees it any more
   return out;
 }
 

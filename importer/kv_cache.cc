@@ -1,6 +1,9 @@
 // KV-cache state buffers from the config.
 #include "importer/kv_cache.h"
 
+#include <algorithm>
+#include <vector>
+
 #include <fmt/format.h>
 
 namespace loadplan::importer {
@@ -21,7 +24,13 @@ int64_t SlotElements(const HfConfig& c) {
 std::string KvCacheName(int64_t layer) { return fmt::format("kv_cache.{}", layer); }
 
 void AddKvCache(verifier::ManifestBuilder& b, const HfConfig& c, base::Dtype dtype) {
-  for (int64_t l = 0; l < c.layers; ++l) {
+  // In name order ("kv_cache.10" before "kv_cache.2"): the builder then has nothing to sort
+  // when the rest comes in name order too.
+  std::vector<int64_t> layers(static_cast<size_t>(c.layers));
+  for (int64_t l = 0; l < c.layers; ++l) layers[static_cast<size_t>(l)] = l;
+  std::sort(layers.begin(), layers.end(),
+            [](int64_t x, int64_t y) { return KvCacheName(x) < KvCacheName(y); });
+  for (const int64_t l : layers) {
     const std::string slots =
         Sliding(c, l) ? fmt::format("min(ctx, {})", *c.sliding_window) : "ctx";
     if (c.mla()) {

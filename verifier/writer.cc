@@ -122,17 +122,83 @@ Node Dims(const std::vector<Expr>& dims) {
   return Array(std::move(items));
 }
 
-Node BufferNode(const Buffer& b) {
-  Members m;
-  m.reserve(7);
-  m.emplace_back("dtype", Str(base::DtypeName(b.dtype)));
-  if (b.encoding) m.emplace_back("encoding", Str(*b.encoding));
-  if (b.exported) m.emplace_back("export", True());
-  m.emplace_back("kind", Str(BufferKindName(b.kind)));
-  if (b.lane) m.emplace_back("lane", Int(*b.lane));
-  m.emplace_back("shape", Dims(b.shape));
-  if (b.tensor) m.emplace_back("tensor", Str(*b.tensor));
-  return Object(std::move(m));
+// A buffer's text where Print would put it (starting at `column` of a line indented by
+// `indent`), made directly: what Print would write for the buffer's object (keys dtype,
+// encoding, export, kind, lane, shape, tensor), byte for byte, without the tree (the golden
+// outputs and canonical files check it). A buffer is at most two
+// levels deep (its shape), so it goes on one line when that line fits, else one member per
+// line with the shape on one line when it fits there.
+std::string BufferText(const Buffer& b, size_t indent, size_t column) {
+  std::string shape = "[";
+  for (size_t i = 0; i < b.shape.size(); ++i) {
+    if (i > 0) shape += ", ";
+    shape += ExprNode(b.shape[i]).text;
+  }
+  shape += "]";
+  std::pair<std::string_view, std::string> m[7];
+  size_t n = 0;
+  m[n++] = {"\"dtype\": ", JsonString(base::DtypeName(b.dtype))};
+  if (b.encoding) m[n++] = {"\"encoding\": ", JsonString(*b.encoding)};
+  if (b.exported) m[n++] = {"\"export\": ", "true"};
+  m[n++] = {"\"kind\": ", JsonString(BufferKindName(b.kind))};
+  if (b.lane) m[n++] = {"\"lane\": ", std::to_string(*b.lane)};
+  const size_t shape_at = n;
+  m[n++] = {"\"shape\": ", shape};
+  if (b.tensor) m[n++] = {"\"tensor\": ", JsonString(*b.tensor)};
+  std::string line = "{";
+  for (size_t i = 0; i < n; ++i) {
+    if (i > 0) line += ", ";
+    line += m[i].first;
+    line += m[i].second;
+  }
+  line += "}";
+  if (column + line.size() <= kLineWidth) return line;
+  const std::string pad(indent + 2, ' ');
+  std::string out = "{\n";
+  for (size_t i = 0; i < n; ++i) {
+    if (i > 0) out += ",\n";
+    out += pad;
+    out += m[i].first;
+    if (i != shape_at || pad.size() + m[i].first.size() + shape.size() <= kLineWidth) {
+      out += m[i].second;
+      continue;
+    }
+    out += "[\n";
+    for (size_t d = 0; d < b.shape.size(); ++d) {
+      if (d > 0) out += ",\n";
+      out.append(indent + 4, ' ');
+      out += ExprNode(b.shape[d]).text;
+    }
+    out += "\n";
+    out += pad;
+    out += "]";
+  }
+  out += "\n";
+  out.append(indent, ' ');
+  out += "}";
+  return out;
+}
+
+// The buffers section at top level (indent 2, so each buffer at indent 4), each buffer's text
+// made directly (BufferText). Its nodes keep a buffer's depth (2), so the section is never put
+// on one line, as with the full tree.
+Node BuffersSection(const std::vector<Buffer>& buffers) {
+  std::vector<size_t> order(buffers.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const auto less = [&](size_t a, size_t b) { return buffers[a].name < buffers[b].name; };
+  if (!std::is_sorted(order.begin(), order.end(), less))
+    std::stable_sort(order.begin(), order.end(), less);
+  std::vector<std::pair<std::string, Node>> m;
+  m.reserve(order.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    const Buffer& b = buffers[order[i]];
+    if (i + 1 < order.size() && b.name == buffers[order[i + 1]].name) continue;  // last wins
+    std::string key = JsonString(b.name);
+    key += ": ";
+    const size_t column = 4 + key.size();
+    m.emplace_back(std::move(key), Node{.text = BufferText(b, 4, column), .depth = 2});
+  }
+  return Container(true, std::move(m));
 }
 
 Node ParamNode(const Param& p) {
@@ -185,7 +251,7 @@ const std::string& NameOf(const T& item) {
 
 Node ManifestNode(const Manifest& m) {
   Members o;
-  if (!m.buffers.empty()) o.emplace_back("buffers", Section(m.buffers, NameOf<Buffer>, BufferNode));
+  if (!m.buffers.empty()) o.emplace_back("buffers", BuffersSection(m.buffers));
   if (!m.kernels.empty()) {
     o.emplace_back("kernels", Section(m.kernels, NameOf<Kernel>, [](const Kernel& k) {
                      return Object({{"params", Section(k.params, NameOf<Param>, ParamNode)}});

@@ -9,10 +9,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <limits>
+#include <set>
 
 #include <fmt/format.h>
 
-#include "verifier/parse_json.h"
+#include <nlohmann/json.hpp>
 
 namespace loadplan::backend {
 namespace {
@@ -21,9 +23,6 @@ base::Status Invalid(std::string message) { return base::Status::Error(std::move
 base::Status Io(std::string message) {
   return base::Status::Error(std::move(message), base::ErrorKind::kIo);
 }
-
-using verifier::json::Kind;
-using verifier::json::Node;
 
 bool ValidUtf8(std::string_view s) {
   static constexpr uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
@@ -57,57 +56,223 @@ bool ValidUtf8(std::string_view s) {
   return true;
 }
 
-// Reads a non-negative integer (u64 in the reference: usize).
-std::optional<uint64_t> Unsigned(const Node& n) {
-  if (n.kind != Kind::kInt || n.integer < 0) return std::nullopt;
-  return static_cast<uint64_t>(n.integer);
-}
+// The header read by a SAX handler straight into TensorInfo (no JSON tree: a 163-shard
+// checkpoint's headers hold ~14 MB of JSON). Problems are reported as a tree-based reader
+// reports them: the JSON's own (syntax, a key twice in any object, nesting past kMaxDepth)
+// win over the entries'; of those, the first member's in document order, each entry's
+// checks in a fixed order (CheckEntry). Entry problems are collected while parsing goes on.
+constexpr size_t kMaxDepth = 16;
 
-std::string ParseTensor(const std::string& name, const Node& v, TensorInfo& t) {
-  if (v.kind != Kind::kObject) return fmt::format("tensor '{}': entry is not an object", name);
-  t.name = name;
-  const Node* dtype = v.Find("dtype");
-  const Node* shape = v.Find("shape");
-  const Node* offsets = v.Find("data_offsets");
-  if (!dtype || !shape || !offsets) {
+// One tensor entry's pieces as they come.
+struct Entry {
+  std::string name;
+  bool is_object = false;
+  bool has_dtype = false, dtype_string = false;
+  std::string dtype;
+  bool has_shape = false, shape_array = false, shape_bad = false;
+  std::vector<uint64_t> shape;
+  bool has_offsets = false, offsets_array = false, offsets_bad = false;
+  size_t offset_items = 0;
+  std::vector<uint64_t> offsets;
+};
+
+// The checks of one entry, in order: an object, dtype/shape/data_offsets present, a known
+// dtype, a shape of non-negative integers, data_offsets [begin, end] of non-negative integers.
+std::string CheckEntry(Entry& e, TensorInfo& t) {
+  const std::string& name = e.name;
+  if (!e.is_object) return fmt::format("tensor '{}': entry is not an object", name);
+  if (!e.has_dtype || !e.has_shape || !e.has_offsets) {
     return fmt::format("tensor '{}': missing {}", name,
-                       !dtype   ? "dtype"
-                       : !shape ? "shape"
-                                : "data_offsets");
+                       !e.has_dtype   ? "dtype"
+                       : !e.has_shape ? "shape"
+                                      : "data_offsets");
   }
-  const auto d = dtype->kind == Kind::kString ? base::ParseDtype(dtype->text) : std::nullopt;
+  const auto d = e.dtype_string ? base::ParseDtype(e.dtype) : std::nullopt;
   if (!d)
     return fmt::format("tensor '{}': unknown dtype {}", name,
-                       dtype->kind == Kind::kString ? dtype->text : "(not a string)");
+                       e.dtype_string ? e.dtype : "(not a string)");
   t.dtype = *d;
-  if (shape->kind != Kind::kArray) return fmt::format("tensor '{}': shape is not an array", name);
-  for (const Node& dim : shape->items) {
-    const auto u = Unsigned(dim);
-    if (!u)
-      return fmt::format("tensor '{}': shape has a dimension that is not a non-negative integer",
-                         name);
-    t.shape.push_back(*u);
-  }
-  if (offsets->kind != Kind::kArray || offsets->items.size() != 2) {
+  if (!e.shape_array) return fmt::format("tensor '{}': shape is not an array", name);
+  if (e.shape_bad)
+    return fmt::format("tensor '{}': shape has a dimension that is not a non-negative integer",
+                       name);
+  t.shape = std::move(e.shape);
+  if (!e.offsets_array || e.offset_items != 2)
     return fmt::format("tensor '{}': data_offsets is not [begin, end]", name);
-  }
-  const auto b = Unsigned(offsets->items[0]), e = Unsigned(offsets->items[1]);
-  if (!b || !e) return fmt::format("tensor '{}': data_offsets are not non-negative integers", name);
-  t.begin = *b;
-  t.end = *e;
+  if (e.offsets_bad)
+    return fmt::format("tensor '{}': data_offsets are not non-negative integers", name);
+  t.begin = e.offsets[0];
+  t.end = e.offsets[1];
+  t.name = std::move(e.name);
   return {};
 }
 
-std::string ParseMetadata(const Node& v, std::map<std::string, std::string>& out) {
-  if (v.kind == Kind::kNull) return {};
-  if (v.kind != Kind::kObject) return "__metadata__ is not an object of strings";
-  for (const auto& [k, s] : v.members) {
-    if (s.kind != Kind::kString)
-      return fmt::format("__metadata__ value of '{}' is not a string", k);
-    out[k] = s.text;
+class HeaderSax {
+ public:
+  using json = nlohmann::json;
+  HeaderSax() { frames_.reserve(kMaxDepth); }
+  ParsedHeader out;
+  std::string json_error;   // the JSON's own problem: wins
+  std::string entry_error;  // the first member's problem in document order
+
+  bool null() { return Scalar(Value::kNull, 0, nullptr); }
+  bool boolean(bool) { return Scalar(Value::kOther, 0, nullptr); }
+  bool number_integer(json::number_integer_t v) {
+    return v < 0 ? Scalar(Value::kOther, 0, nullptr)
+                 : Scalar(Value::kUnsigned, static_cast<uint64_t>(v), nullptr);
   }
-  return {};
-}
+  bool number_unsigned(json::number_unsigned_t v) {
+    // Past int64 is no size here (a tree reader held integers as int64 too).
+    return v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
+               ? Scalar(Value::kOther, 0, nullptr)
+               : Scalar(Value::kUnsigned, v, nullptr);
+  }
+  bool number_float(json::number_float_t, const std::string&) {
+    return Scalar(Value::kOther, 0, nullptr);
+  }
+  bool binary(json::binary_t&) { return Scalar(Value::kOther, 0, nullptr); }
+  bool string(std::string& v) { return Scalar(Value::kString, 0, &v); }
+
+  bool start_object(std::size_t) { return Push(true); }
+  bool start_array(std::size_t) { return Push(false); }
+  bool end_object() { return Pop(); }
+  bool end_array() { return Pop(); }
+
+  bool key(std::string& k) {
+    Frame& f = frames_.back();
+    if (f.type == Type::kTop) {
+      if (!top_keys_.insert(k).second) return Json(fmt::format("key '{}' appears twice", k));
+      entry_ = Entry{.name = k};
+      metadata_ = k == "__metadata__";
+      meta_not_object_ = false;
+      meta_bad_key_.clear();
+    } else {
+      // The three fields of an entry by bit; other keys (rare) by list.
+      const int bit = k == "dtype" ? 1 : k == "shape" ? 2 : k == "data_offsets" ? 4 : 0;
+      const bool twice = bit != 0 ? (f.fields & bit) != 0
+                                  : std::find(f.keys.begin(), f.keys.end(), k) != f.keys.end();
+      if (twice) return Json(fmt::format("key '{}' appears twice", k));
+      if (bit != 0) {
+        f.fields |= bit;
+      } else {
+        f.keys.push_back(k);
+      }
+    }
+    f.key = std::move(k);
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) {
+    return Json(fmt::format("not JSON: {}", e.what()));
+  }
+
+ private:
+  enum class Value { kNull, kString, kUnsigned, kContainer, kOther };
+  enum class Type { kTop, kEntry, kMeta, kShape, kOffsets, kIgnored };
+  struct Frame {
+    Type type;
+    std::string key;                // objects: the key whose value comes next
+    int fields = 0;                 // dtype 1, shape 2, data_offsets 4: seen
+    std::vector<std::string> keys;  // objects but the top: other keys seen
+  };
+
+  // What a value (a scalar, or a container that starts) means where it stands.
+  Type Place(Value v, uint64_t u, const std::string* text) {
+    if (frames_.empty()) return Type::kTop;
+    Frame& f = frames_.back();
+    switch (f.type) {
+      case Type::kTop:
+        if (metadata_) {
+          if (v == Value::kContainer && container_is_object_) return Type::kMeta;
+          if (v != Value::kNull) meta_not_object_ = true;
+          return Type::kIgnored;
+        }
+        entry_.is_object = v == Value::kContainer && container_is_object_;
+        return entry_.is_object ? Type::kEntry : Type::kIgnored;
+      case Type::kEntry:
+        if (f.key == "dtype") {
+          entry_.has_dtype = true;
+          entry_.dtype_string = v == Value::kString;
+          if (text) entry_.dtype = *text;
+        } else if (f.key == "shape") {
+          entry_.has_shape = true;
+          entry_.shape_array = v == Value::kContainer && !container_is_object_;
+          if (entry_.shape_array) return Type::kShape;
+        } else if (f.key == "data_offsets") {
+          entry_.has_offsets = true;
+          entry_.offsets_array = v == Value::kContainer && !container_is_object_;
+          if (entry_.offsets_array) return Type::kOffsets;
+        }
+        return Type::kIgnored;
+      case Type::kMeta:
+        if (v == Value::kString) {
+          out.metadata[f.key] = *text;
+        } else if (meta_bad_key_.empty()) {
+          meta_bad_key_ = f.key;
+        }
+        return Type::kIgnored;
+      case Type::kShape:
+        if (v == Value::kUnsigned) {
+          entry_.shape.push_back(u);
+        } else {
+          entry_.shape_bad = true;
+        }
+        return Type::kIgnored;
+      case Type::kOffsets:
+        ++entry_.offset_items;
+        if (v == Value::kUnsigned) {
+          entry_.offsets.push_back(u);
+        } else {
+          entry_.offsets_bad = true;
+        }
+        return Type::kIgnored;
+      case Type::kIgnored: return Type::kIgnored;
+    }
+    return Type::kIgnored;
+  }
+
+  bool Scalar(Value v, uint64_t u, const std::string* text) {
+    Place(v, u, text);
+    if (frames_.size() == 1) EndMember();  // a top-level member's value was this scalar
+    return true;
+  }
+  bool Push(bool object) {
+    if (frames_.size() >= kMaxDepth) return Json(fmt::format("nested deeper than {}", kMaxDepth));
+    container_is_object_ = object;
+    const Type t = Place(Value::kContainer, 0, nullptr);
+    frames_.push_back({t, {}, 0, {}});
+    return true;
+  }
+  bool Pop() {
+    frames_.pop_back();
+    if (frames_.size() == 1) EndMember();  // a top-level member's value closed
+    return true;
+  }
+
+  void EndMember() {
+    if (!entry_error.empty()) return;
+    if (metadata_) {
+      if (meta_not_object_) {
+        entry_error = "__metadata__ is not an object of strings";
+      } else if (!meta_bad_key_.empty()) {
+        entry_error = fmt::format("__metadata__ value of '{}' is not a string", meta_bad_key_);
+      }
+      return;
+    }
+    entry_error = CheckEntry(entry_, out.tensors.emplace_back());
+  }
+
+  bool Json(std::string message) {
+    if (json_error.empty()) json_error = std::move(message);
+    return false;
+  }
+
+  std::vector<Frame> frames_;
+  std::set<std::string> top_keys_;
+  bool container_is_object_ = false;
+  bool metadata_ = false, meta_not_object_ = false;
+  std::string meta_bad_key_;
+  Entry entry_;
+};
 
 // The reference's validate(): sorted by offsets, tiling [0, end), sizes = shape x dtype.
 std::string ValidateLayout(std::vector<TensorInfo>& tensors, uint64_t data_bytes) {
@@ -150,24 +315,24 @@ std::string ValidateLayout(std::vector<TensorInfo>& tensors, uint64_t data_bytes
 }  // namespace
 
 base::Result<ParsedHeader> ParseSafetensorsHeader(std::string_view header, uint64_t data_bytes) {
-  ParsedHeader r;
   if (!ValidUtf8(header)) return Invalid("header is not valid UTF-8");
   if (header.empty() || header.front() != '{') return Invalid("header does not start with '{'");
-  verifier::DiagSink sink;
-  verifier::ParseLimits limits{.max_bytes = kMaxHeaderBytes, .max_depth = 16};
-  const std::optional<Node> doc = verifier::json::ReadJson(header, limits, sink);
-  if (!doc || sink.HasErrors()) {
-    const auto& d = sink.All();
+  if (header.size() > kMaxHeaderBytes)
     return Invalid(
-        fmt::format("header is not the expected JSON: {}{}", d.empty() ? "" : d.front().message,
-                    d.empty() || d.front().pointer.empty() ? "" : " at " + d.front().pointer));
+        fmt::format("header is {} bytes, over the limit of {}", header.size(), kMaxHeaderBytes));
+  // nlohmann's lexer takes a NUL for the end of its input; a raw NUL is never valid JSON.
+  if (header.find('\0') != std::string_view::npos)
+    return Invalid("header is not the expected JSON: a NUL byte (binary data?)");
+  HeaderSax sax;
+  const bool parsed = nlohmann::json::sax_parse(header.begin(), header.end(), &sax,
+                                                nlohmann::json::input_format_t::json,
+                                                /*strict=*/true);
+  if (!parsed || !sax.json_error.empty()) {
+    return Invalid(fmt::format("header is not the expected JSON: {}",
+                               sax.json_error.empty() ? "not JSON" : sax.json_error));
   }
-  if (doc->kind != Kind::kObject) return Invalid("header is not a JSON object");
-  for (const auto& [name, value] : doc->members) {
-    std::string err = name == "__metadata__" ? ParseMetadata(value, r.metadata)
-                                             : ParseTensor(name, value, r.tensors.emplace_back());
-    if (!err.empty()) return Invalid(err);
-  }
+  if (!sax.entry_error.empty()) return Invalid(sax.entry_error);
+  ParsedHeader r = std::move(sax.out);
   if (std::string err = ValidateLayout(r.tensors, data_bytes); !err.empty()) return Invalid(err);
   return r;
 }

@@ -126,7 +126,53 @@ const BadCase kBadCases[] = {
     {"duplicate_tensor",
      R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})",
      1, "not the expected JSON"},
+    // The SAX reader reports what the tree reader did (each check, in its order).
+    {"duplicate_field", R"({"a":{"dtype":"U8","dtype":"U8","shape":[1],"data_offsets":[0,1]}})", 1,
+     "not the expected JSON"},
+    {"duplicate_deep", R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1],"x":{"k":1,"k":2}}})",
+     1, "not the expected JSON"},
+    {"too_deep", R"({"a":{"x":[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]}})", 0, "not the expected JSON"},
+    {"entry_scalar", R"({"a":3})", 0, "tensor 'a': entry is not an object"},
+    {"entry_array", R"({"a":[1]})", 0, "tensor 'a': entry is not an object"},
+    {"dtype_not_string", R"({"a":{"dtype":7,"shape":[1],"data_offsets":[0,1]}})", 1,
+     "unknown dtype (not a string)"},
+    {"missing_dtype_first", R"({"a":{"shape":"x"}})", 0, "missing dtype"},
+    {"shape_not_array", R"({"a":{"dtype":"U8","shape":{"n":1},"data_offsets":[0,1]}})", 1,
+     "shape is not an array"},
+    {"shape_nested", R"({"a":{"dtype":"U8","shape":[[1]],"data_offsets":[0,1]}})", 1,
+     "not a non-negative integer"},
+    {"shape_float", R"({"a":{"dtype":"U8","shape":[1.0],"data_offsets":[0,1]}})", 1,
+     "not a non-negative integer"},
+    {"shape_huge", R"({"a":{"dtype":"U8","shape":[9223372036854775808],"data_offsets":[0,1]}})", 1,
+     "not a non-negative integer"},
+    {"offsets_one", R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[0]}})", 1,
+     "data_offsets is not [begin, end]"},
+    {"offsets_three", R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1,2]}})", 1,
+     "data_offsets is not [begin, end]"},
+    {"offsets_string", R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[0,"1"]}})", 1,
+     "data_offsets are not non-negative integers"},
+    {"metadata_array", R"({"__metadata__":["x"]})", 0, "__metadata__ is not an object of strings"},
+    {"metadata_string", R"({"__metadata__":"x"})", 0, "__metadata__ is not an object of strings"},
+    {"first_member_wins",
+     R"({"a":{"dtype":"U7","shape":[1],"data_offsets":[0,1]},"b":{"dtype":"U9","shape":[1],"data_offsets":[1,2]}})",
+     2, "unknown dtype U7"},
+    {"syntax_after_entry_error", R"({"a":{"dtype":"U7","shape":[1],"data_offsets":[0,1]},"b":)", 1,
+     "not the expected JSON"},
 };
+
+TEST_F(SafetensorsTest, IgnoresUnknownFieldsAndNullMetadata) {
+  const std::string ok =
+      R"({"__metadata__":null,"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2],"extra":{"x":[1,{"y":null}]}}})";
+  const auto h = ParseSafetensorsHeader(ok, 2);
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  ASSERT_EQ(h->tensors.size(), 1u);
+  EXPECT_EQ(h->tensors[0].shape, std::vector<uint64_t>{2});
+  EXPECT_TRUE(h->metadata.empty());
+  const auto m = ParseSafetensorsHeader(R"({"__metadata__":{"format":"pt","k":"v"}})", 0);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->metadata.at("format"), "pt");
+  EXPECT_EQ(m->metadata.at("k"), "v");
+}
 
 INSTANTIATE_TEST_SUITE_P(All, SafetensorsBadHeader, ::testing::ValuesIn(kBadCases),
                          [](const auto& info) { return std::string(info.param.name); });

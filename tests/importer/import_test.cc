@@ -11,23 +11,12 @@ namespace loadplan::importer {
 namespace {
 
 using base::Dtype;
+using testing::Find;
 using testing::LlamaConfig;
 using testing::LlamaTensors;
 using testing::ModelFolder;
+using testing::ShapeOf;
 using testing::Tensors;
-
-const verifier::Buffer* Find(const verifier::Manifest& m, std::string_view name) {
-  for (const verifier::Buffer& b : m.buffers) {
-    if (b.name == name) return &b;
-  }
-  return nullptr;
-}
-
-std::string ShapeOf(const verifier::Buffer& b) {
-  std::string s;
-  for (const verifier::Expr& d : b.shape) s += (s.empty() ? "" : ",") + verifier::ToString(d);
-  return s;
-}
 
 base::Result<ImportResult> Import(const ModelFolder& f, ImportOptions o = {}) {
   return ImportModel(f.dir(), o);

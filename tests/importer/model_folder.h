@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backend/checkpoint/safetensors_write.h"
+#include "verifier/manifest.h"
 
 namespace loadplan::importer::testing {
 
@@ -65,6 +66,21 @@ class ModelFolder {
   static inline int counter_ = 0;
   std::filesystem::path dir_;
 };
+
+// The buffer `name` of m, or nullptr.
+inline const verifier::Buffer* Find(const verifier::Manifest& m, std::string_view name) {
+  for (const verifier::Buffer& b : m.buffers) {
+    if (b.name == name) return &b;
+  }
+  return nullptr;
+}
+
+// "batch,min(ctx, 128),2,8,64"
+inline std::string ShapeOf(const verifier::Buffer& b) {
+  std::string s;
+  for (const verifier::Expr& d : b.shape) s += (s.empty() ? "" : ",") + verifier::ToString(d);
+  return s;
+}
 
 // A Llama-family config and its tensors: H hidden, I intermediate, L layers, V vocab,
 // 4 heads of 16, 2 KV heads.

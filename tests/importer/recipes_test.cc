@@ -10,21 +10,10 @@ namespace loadplan::importer {
 namespace {
 
 using base::Dtype;
+using testing::Find;
 using testing::ModelFolder;
+using testing::ShapeOf;
 using testing::Tensors;
-
-const verifier::Buffer* Find(const verifier::Manifest& m, std::string_view name) {
-  for (const verifier::Buffer& b : m.buffers) {
-    if (b.name == name) return &b;
-  }
-  return nullptr;
-}
-
-std::string ShapeOf(const verifier::Buffer& b) {
-  std::string s;
-  for (const verifier::Expr& d : b.shape) s += (s.empty() ? "" : ",") + verifier::ToString(d);
-  return s;
-}
 
 // gpt-oss: 2 layers (sliding, full), 4 experts, H = I = 128, 4 heads of 32, 2 KV heads.
 nlohmann::json GptOssConfig() {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <future>
 #include <fstream>
 #include <map>
 #include <set>
@@ -228,14 +229,49 @@ std::vector<base::Result<std::unique_ptr<SafetensorsFile>>> OpenAll(
   return out;
 }
 
+// The .safetensors files of a folder, sorted (none when it cannot be listed: whoever needs
+// them opens them by name later and says why they cannot be).
+std::vector<std::string> ListShards(const fs::path& dir) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() == ".safetensors") found.push_back(it->path().string());
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
 }  // namespace
 
 base::Result<std::unique_ptr<Checkpoint>> Checkpoint::Open(const std::string& path) {
+  // A folder with an index: the shards' headers are read while the index is (an index is
+  // megabytes of JSON too). They are listed from the folder and kept only where the index
+  // names them; the others are closed unread, their problems unreported.
+  using Opened = base::Result<std::unique_ptr<SafetensorsFile>>;
+  std::error_code ec;
+  std::vector<std::string> listed;
+  std::future<std::vector<Opened>> early;
+  if (fs::is_directory(path, ec) &&
+      fs::exists(fs::path(path) / "model.safetensors.index.json", ec)) {
+    listed = ListShards(path);
+    early = std::async(std::launch::async, [&listed] { return OpenAll(listed); });
+  }
   base::Result<Resolved> resolved = Resolve(path);
+  std::vector<Opened> pre = early.valid() ? early.get() : std::vector<Opened>{};
   if (!resolved.ok()) return resolved.status();
   const Resolved& r = *resolved;
   std::unique_ptr<Checkpoint> c(new Checkpoint());
-  std::vector<base::Result<std::unique_ptr<SafetensorsFile>>> opened = OpenAll(r.files);
+  std::vector<Opened> opened;
+  std::vector<std::string> rest;  // index files the folder listing did not have
+  opened.reserve(r.files.size());
+  for (const std::string& f : r.files) {
+    const auto it = std::lower_bound(listed.begin(), listed.end(), f);
+    if (it != listed.end() && *it == f) {
+      opened.push_back(std::move(pre[static_cast<size_t>(it - listed.begin())]));
+    } else {
+      opened.push_back(SafetensorsFile::Open(f));
+    }
+  }
   for (auto& f : opened) {
     if (!f.ok()) return f.status();  // the first failing file in sorted order: deterministic
     c->files_.push_back(std::move(**f));

@@ -2,7 +2,8 @@
 # Runs every `loadplan` command shown in README.md, examples/README.md and docs/*.md, so the
 # docs cannot name a file or a command that does not exist:
 # - code-block lines starting with `$L ` or `loadplan ` run in order, in one scratch directory
-#   that has examples/ and ../shared/ (so later commands see earlier outputs);
+#   that has examples/, scripts/ and ../shared/ (so later commands see earlier outputs), and so
+#   do the lines starting with `python3 scripts/` (the docs' helpers: model skeletons);
 # - inline `loadplan CMD ARGS` spans run too; a bare `loadplan CMD` (or a synopsis with
 #   placeholders: FILE, [--x], ...) must at least name a command (`CMD --help` exits 0).
 # Each must exit 0, except `run` without a GPU (exit 3, "no CUDA device") and `plan` over
@@ -15,6 +16,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/cwd"
 ln -s "$src/examples" "$work/cwd/examples"
+ln -s "$src/scripts" "$work/cwd/scripts"
 ln -s "$shared" "$work/shared"
 docs=("$src/README.md" "$src/examples/README.md" "$src"/docs/*.md)
 n=0 bad=0
@@ -24,7 +26,8 @@ fail() { echo "FAIL $*"; bad=$((bad + 1)); }
 # Lines of fenced code blocks that are loadplan commands, "file<TAB>command".
 block_commands() {
   awk '/^[[:space:]]*```/ { inside = !inside; next }
-       inside && /^[[:space:]]*(\$L|loadplan) / { sub(/^[[:space:]]*(\$L|loadplan) /, ""); print FILENAME "\t" $0 }' "${docs[@]}"
+       inside && /^[[:space:]]*(\$L|loadplan) / { sub(/^[[:space:]]*(\$L|loadplan) /, ""); print FILENAME "\t" $0 }
+       inside && /^[[:space:]]*python3 scripts\// { sub(/^[[:space:]]*/, ""); print FILENAME "\t!" $0 }' "${docs[@]}"
 }
 # Inline `loadplan ...` spans, "file<TAB>span" (a span cut by a line end still names its command).
 inline_commands() {
@@ -36,6 +39,13 @@ inline_commands() {
 run_one() {  # file, command text
   local file=$1 cmd=$2
   cmd=${cmd%%#*}                                           # the trailing comment
+  if [[ $cmd == '!'* ]]; then                              # a python3 scripts/ helper line
+    n=$((n + 1))
+    local pout
+    pout=$(cd "$work/cwd" && eval "timeout 300 ${cmd#!}" 2>&1 </dev/null) ||
+      fail "$file: ${cmd#!}: $(tail -c 400 <<<"$pout")"
+    return
+  fi
   cmd=$(sed -E 's/--cases [0-9]+/--cases 3/' <<<"$cmd")
   local word=${cmd%% *}
   [[ $word =~ [A-Z] ]] && return                           # `loadplan COMMAND --help`: a placeholder

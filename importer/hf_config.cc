@@ -16,6 +16,13 @@ namespace {
 
 using nlohmann::json;
 
+// Upper bounds of config integers: widths and counts of dims (2^20), vocabulary and positions
+// (2^26: Llama 4's 10M context fits), layers, experts (a CUDA grid dimension), MTP layers.
+constexpr int64_t kMaxDim = int64_t{1} << 20;
+constexpr int64_t kMaxLong = int64_t{1} << 26;
+constexpr int64_t kMaxLayers = 4096;
+constexpr int64_t kMaxExperts = 65535;
+
 base::Status Invalid(const std::string& path, std::string_view what) {
   return base::Status::Error(fmt::format("{}: {}", path, what));
 }
@@ -34,20 +41,24 @@ class Reader {
     return nullptr;
   }
 
-  // An integer >= min under the first present key; `fallback` when none is present and a
-  // fallback is given, else an error naming the first key.
+  // An integer in [min, max] under the first present key; `fallback` when none is present and
+  // a fallback is given, else an error naming the first key. The bounds keep every product the
+  // import forms (shapes, bytes per token) far inside int64 and every loop over layers and
+  // experts short.
   int64_t Int(std::initializer_list<const char*> keys, int64_t min,
-              std::optional<int64_t> fallback = std::nullopt) {
+              std::optional<int64_t> fallback = std::nullopt, int64_t max = kMaxDim) {
     const json* v = Find(keys);
     if (v == nullptr) {
       if (fallback) return *fallback;
       Fail(fmt::format("{} is missing", *keys.begin()));
       return 0;
     }
-    if (!v->is_number_integer() || v->get<int64_t>() < min ||
-        (v->is_number_unsigned() &&
-         v->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))) {
-      Fail(fmt::format("{} is {}; expected an integer >= {}", KeyOf(keys), v->dump(), min));
+    const bool in_range = v->is_number_integer() &&
+                          !(v->is_number_unsigned() && v->get<uint64_t>() > uint64_t(max)) &&
+                          v->get<int64_t>() >= min && v->get<int64_t>() <= max;
+    if (!in_range) {
+      Fail(fmt::format("{} is {}; expected an integer in [{}, {}]", KeyOf(keys), v->dump(), min,
+                       max));
       return 0;
     }
     return v->get<int64_t>();
@@ -90,7 +101,7 @@ void ReadSliding(Reader& r, HfConfig& c) {
   const json* types = r.Find({"layer_types"});
   const bool enabled = r.Bool("use_sliding_window", true);
   if (const json* w = r.Find({"sliding_window"}); w != nullptr && enabled) {
-    c.sliding_window = r.Int({"sliding_window"}, 1);
+    c.sliding_window = r.Int({"sliding_window"}, 1, std::nullopt, kMaxLong);
   }
   c.sliding_layers.assign(static_cast<size_t>(c.layers), false);
   if (types != nullptr) {
@@ -114,11 +125,11 @@ void ReadSliding(Reader& r, HfConfig& c) {
 }
 
 void ReadMoe(Reader& r, HfConfig& c) {
-  c.experts = r.Int({"num_experts", "num_local_experts", "n_routed_experts"}, 0, 0);
+  c.experts = r.Int({"num_experts", "num_local_experts", "n_routed_experts"}, 0, 0, kMaxExperts);
   c.moe_intermediate = r.Int({"moe_intermediate_size"}, 1, c.intermediate);
-  c.shared_experts = r.Int({"n_shared_experts"}, 0, 0);
-  c.first_dense_layers = r.Int({"first_k_dense_replace"}, 0, 0);
-  c.mtp_layers = r.Int({"num_nextn_predict_layers"}, 0, 0);
+  c.shared_experts = r.Int({"n_shared_experts"}, 0, 0, kMaxExperts);
+  c.first_dense_layers = r.Int({"first_k_dense_replace"}, 0, 0, kMaxLayers);
+  c.mtp_layers = r.Int({"num_nextn_predict_layers"}, 0, 0, 64);
 }
 
 void ReadMla(Reader& r, HfConfig& c) {
@@ -171,13 +182,13 @@ base::Result<HfConfig> ReadHfConfig(const std::string& path) {
     return Invalid(path, fmt::format("model_type \"{}\" is not one loadplan imports ({})",
                                      c.model_type, fmt::join(SupportedModelTypes(), ", ")));
   }
-  c.layers = r.Int({"num_hidden_layers"}, 1);
+  c.layers = r.Int({"num_hidden_layers"}, 1, std::nullopt, kMaxLayers);
   c.hidden = r.Int({"hidden_size"}, 1);
   c.heads = r.Int({"num_attention_heads"}, 1);
   c.kv_heads = r.Int({"num_key_value_heads"}, 1, c.heads);
   c.head_dim = r.Int({"head_dim"}, 1, c.heads > 0 ? c.hidden / c.heads : 0);
-  c.vocab = r.Int({"vocab_size"}, 1);
-  c.max_positions = r.Int({"max_position_embeddings"}, 1);
+  c.vocab = r.Int({"vocab_size"}, 1, std::nullopt, kMaxLong);
+  c.max_positions = r.Int({"max_position_embeddings"}, 1, std::nullopt, kMaxLong);
   c.intermediate = r.Int({"intermediate_size"}, 1, 0);
   c.tie_given = r.Find({"tie_word_embeddings"}) != nullptr;
   c.tie_embeddings = r.Bool("tie_word_embeddings", false);

@@ -149,8 +149,18 @@ TEST(ImportErrors, ConfigProblemsNameTheFileAndKey) {
   c = LlamaConfig();
   c["num_hidden_layers"] = "two";
   f.Config(c);
-  EXPECT_NE(ErrorOf(Import(f)).find("num_hidden_layers is \"two\"; expected an integer >= 1"),
+  EXPECT_NE(ErrorOf(Import(f)).find("num_hidden_layers is \"two\"; expected an integer in"),
             std::string::npos);
+  c = LlamaConfig();
+  c["num_hidden_layers"] = int64_t{1} << 50;  // no allocation of a 2^50-entry table
+  f.Config(c);
+  EXPECT_NE(ErrorOf(Import(f)).find("num_hidden_layers is 1125899906842624; expected an integer "
+                                    "in [1, 4096]"),
+            std::string::npos);
+  c = LlamaConfig();
+  c["hidden_size"] = int64_t{1} << 40;  // no int64 overflow in the shapes it implies
+  f.Config(c);
+  EXPECT_NE(ErrorOf(Import(f)).find("hidden_size is 1099511627776"), std::string::npos);
   EXPECT_EQ(ImportModel(f.path("nothing")).status().kind(), base::ErrorKind::kIo);
 }
 

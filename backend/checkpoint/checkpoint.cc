@@ -152,15 +152,11 @@ base::Result<Resolved> ReadIndex(const fs::path& index) {
     }
     auto it = paths.find(file);
     if (it == paths.end()) it = paths.emplace(file, (dir / file).string()).first;
-    const size_t before = out.where.size();
-    out.where.emplace_hint(out.where.end(), tensor, it->second);
-    if (out.where.size() == before)
+    if (!out.where.try_emplace(tensor, it->second).second)
       return Invalid(fmt::format("{}: not a valid index JSON object: weight_map lists '{}' twice",
                                  where, tensor));
   }
-  std::set<std::string> files;
-  for (const auto& [name, path] : paths) files.insert(path);
-  out.files.assign(files.begin(), files.end());
+  for (const auto& [name, path] : paths) out.files.push_back(path);  // sorted: one directory
   return out;
 }
 
@@ -220,7 +216,14 @@ std::vector<base::Result<std::unique_ptr<SafetensorsFile>>> OpenAll(
       {files.size(), kOpenThreads, std::max(1u, std::thread::hardware_concurrency())}));
   std::atomic<size_t> next{0};
   const auto work = [&] {
-    for (size_t i = next++; i < files.size(); i = next++) out[i] = SafetensorsFile::Open(files[i]);
+    for (size_t i = next++; i < files.size(); i = next++) {
+      try {  // nothing may escape a thread: an allocation failure on a hostile header included
+        out[i] = SafetensorsFile::Open(files[i]);
+      } catch (const std::exception& e) {
+        out[i] = base::Status::Error(fmt::format("{}: {}", files[i], e.what()),
+                                     base::ErrorKind::kInternal);
+      }
+    }
   };
   std::vector<std::jthread> pool;
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);

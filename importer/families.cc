@@ -133,8 +133,6 @@ std::string FullName(int64_t layer, const std::string& key, int64_t expert = -1)
   return layer < 0 ? k : fmt::format("model.layers.{}.{}", layer, k);
 }
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 class Checker {
  public:
   Checker(const HfConfig& c, const TensorTable& t) : c_(c), t_(t) {
@@ -192,7 +190,9 @@ class Checker {
  private:
   static constexpr size_t kMaxErrors = 20;
 
-  const Expect* Lookup(const std::string& name) {
+  // The Expect of `name`, or nullptr. `report`: a layer or expert past the config's counts is
+  // an error (said once, by CheckTensors; CheckScale looks up the weight beside a scale quietly).
+  const Expect* Lookup(const std::string& name, bool report = true) {
     const auto split = SplitLayer(name);
     if (!split) {
       const auto it = model_.find(name);
@@ -200,6 +200,7 @@ class Checker {
     }
     const auto [layer, rest] = *split;
     if (layer >= static_cast<int64_t>(layers_.size())) {
+      if (!report) return nullptr;
       errors_.push_back(fmt::format("{}: layer {} is past num_hidden_layers {}{}", Where(name),
                                     layer, c_.layers,
                                     c_.mtp_layers ? fmt::format(" + {} MTP", c_.mtp_layers) : ""));
@@ -209,7 +210,7 @@ class Checker {
     const std::string key = ExpertKey(rest, expert);
     const auto it = layers_[layer].find(key);
     if (it == layers_[layer].end()) return nullptr;
-    if (expert >= c_.experts) {
+    if (expert >= c_.experts && report) {
       errors_.push_back(fmt::format("{}: expert {} is past the config's {} experts", Where(name),
                                     expert, c_.experts));
     }
@@ -218,15 +219,16 @@ class Checker {
 
   // FP8 block scales: [ceil(rows/block_rows), ceil(cols/block_cols)] of the weight beside it.
   void CheckScale(const Tensor& t) {
-    const std::string weight = t.name.substr(0, t.name.size() - 10);  // "_scale_inv"
+    constexpr std::string_view kScale = "_scale_inv";
+    const std::string weight = t.name.substr(0, t.name.size() - kScale.size());
     const Tensor* w = t_.Find(weight);
-    const Expect* e = w ? Lookup(weight) : nullptr;
+    const Expect* e = w ? Lookup(weight, /*report=*/false) : nullptr;
     if (!w || !e) {
       out_.unrecognised.push_back(t.name);
       return;
     }
     if (w->shape.size() != 2) return;  // the weight's own check reports it
-    Shape(t, {CeilDiv(w->shape[0], c_.block_rows), CeilDiv(w->shape[1], c_.block_cols)},
+    Shape(t, BlockScaleShape(w->shape, c_),
           fmt::format("the blocks of {} {} at weight_block_size [{}, {}]", weight,
                       ShapeText(w->shape), c_.block_rows, c_.block_cols));
   }
@@ -265,6 +267,11 @@ std::span<const std::string_view> SupportedModelTypes() { return kTypes; }
 
 bool Supported(std::string_view model_type) {
   return std::binary_search(kTypes.begin(), kTypes.end(), model_type);
+}
+
+std::vector<int64_t> BlockScaleShape(const std::vector<int64_t>& weight, const HfConfig& c) {
+  const auto ceil_div = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  return {ceil_div(weight[0], c.block_rows), ceil_div(weight[1], c.block_cols)};
 }
 
 std::vector<Expect> ModelExpects(const HfConfig& c) {

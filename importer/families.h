@@ -31,6 +31,10 @@ struct Expect {
 std::vector<Expect> ModelExpects(const HfConfig& c);
 std::vector<Expect> LayerExpects(const HfConfig& c, int64_t layer);  // layers + mtp_layers of them
 
+// The F32 block scales `X.weight_scale_inv` of an FP8 weight [rows, cols]: [ceil(rows /
+// block_rows), ceil(cols / block_cols)] at the config's weight_block_size.
+std::vector<int64_t> BlockScaleShape(const std::vector<int64_t>& weight, const HfConfig& c);
+
 struct ConfigCheck {
   std::vector<std::string>
       unrecognised;           // tensors no Expect covers (bound as weights all the same)

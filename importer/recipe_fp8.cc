@@ -2,6 +2,7 @@
 // kept as stored (fp8-keep) or dequantized to a BF16 carry named `X.weight` (fp8-bf16).
 #include <fmt/format.h>
 
+#include "importer/families.h"
 #include "importer/recipes.h"
 
 namespace loadplan::importer {
@@ -9,13 +10,12 @@ namespace {
 
 using base::Dtype;
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 }  // namespace
 
 base::Result<RecipeOutcome> ApplyFp8(const HfConfig& c, const TensorTable& t, bool to_bf16,
                                      verifier::ManifestBuilder& b) {
   RecipeOutcome out;
+  size_t pairs = 0;  // FP8 weights with their scales
   const std::string name = to_bf16 ? "fp8-bf16" : "fp8-keep";
   constexpr std::string_view kScale = "_scale_inv";
   for (const Tensor& s : t.all()) {
@@ -28,15 +28,16 @@ base::Result<RecipeOutcome> ApplyFp8(const HfConfig& c, const TensorTable& t, bo
       continue;
     }
     const int64_t rows = w->shape[0], cols = w->shape[1];
-    const std::vector<int64_t> want = {CeilDiv(rows, c.block_rows), CeilDiv(cols, c.block_cols)};
+    const std::vector<int64_t> want = BlockScaleShape(w->shape, c);
     if (s.dtype != Dtype::kF32 || s.shape != want) {
       return base::Status::Error(fmt::format(
           "recipe {}: {} (in {}) is {} {}; weight_block_size [{}, {}] of {} {} needs F32 {}", name,
           s.name, s.file, base::DtypeName(s.dtype), ShapeText(s.shape), c.block_rows, c.block_cols,
           weight, ShapeText(w->shape), ShapeText(want)));
     }
-    ++out.carries;
+    ++pairs;
     if (!to_bf16) continue;  // both stay weights, bound as stored
+    ++out.carries;
     const std::string src = weight + ".fp8";
     b.Checkpoint(src, weight, Dtype::kF8E4M3, {rows, cols});
     b.Checkpoint(s.name, s.name, Dtype::kF32, {want[0], want[1]});
@@ -50,19 +51,18 @@ base::Result<RecipeOutcome> ApplyFp8(const HfConfig& c, const TensorTable& t, bo
                {"cols", cols},
                {"block_rows", c.block_rows},
                {"block_cols", c.block_cols}},
-              {CeilDiv(rows, c.block_rows)});
+              {want[0]});
     out.claimed.insert(weight);
     out.claimed.insert(s.name);
   }
-  if (out.carries == 0) {
+  if (pairs == 0) {
     return base::Status::Error(fmt::format(
         "recipe {}: no FP8 block-scaled weight (X.weight F8_E4M3 with X.weight_scale_inv F32) in "
         "the checkpoint",
         name));
   }
   if (!to_bf16) {
-    out.notes.push_back(fmt::format("{} FP8 weights kept with their block scales", out.carries));
-    out.carries = 0;
+    out.notes.push_back(fmt::format("{} FP8 weights kept with their block scales", pairs));
   } else {
     out.kernels = {"fp8_block_bf16"};
   }

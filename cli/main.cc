@@ -21,6 +21,7 @@
 #include "cli/cmd_run.h"
 #include "cli/cmd_timeline.h"
 #include "cli/completion.h"
+#include "importer/recipes.h"
 #include "simulator/placement/placement.h"
 #include "verifier/diag.h"
 
@@ -141,6 +142,12 @@ void AddGen(CLI::App& app, Commands& c) {
   cmd->callback([&c] { c.code = cli::RunGen(c.gen); });
 }
 
+std::vector<std::string> RecipeChoices() {
+  std::vector<std::string> v;
+  for (std::string_view n : loadplan::importer::RecipeNames()) v.emplace_back(n);
+  return v;
+}
+
 void AddImport(CLI::App& app, Commands& c) {
   auto* cmd = app.add_subcommand(
       "import", "Make a manifest from a Hugging Face model folder (config.json + safetensors)");
@@ -152,7 +159,7 @@ void AddImport(CLI::App& app, Commands& c) {
   WithChoices(cmd,
               cmd->add_option("--recipe", o.recipe,
                               "What derive programs to make (auto: from quantization_config)"),
-              {"auto", "none", "mxfp4-gpt-oss", "mxfp4-bf16", "fp8-keep", "fp8-bf16"});
+              RecipeChoices());
   auto* kv = cmd->add_option("--kv-dtype", o.kv_dtype, "KV-cache element type");
   const std::vector<std::string> kv_names = {"bf16", "f16", "f32", "f8_e4m3", "f8_e5m2"};
   Choices()["import --kv-dtype"] = kv_names;

@@ -33,12 +33,11 @@ std::string FolderName(const std::string& dir) {
   return n.empty() || n == "." ? std::string("model") : n;
 }
 
-base::Status CheckOptions(const HfConfig& c, const ImportOptions& o) {
+base::Status CheckOptions(const ImportOptions& o) {
   if (o.max_batch && *o.max_batch < 1)
     return base::Status::Error(fmt::format("--max-batch {} is not >= 1", *o.max_batch));
   if (o.max_ctx && *o.max_ctx < 1)
     return base::Status::Error(fmt::format("--max-ctx {} is not >= 1", *o.max_ctx));
-  (void)c;
   return base::Status::Ok();
 }
 
@@ -148,7 +147,7 @@ base::Result<ImportResult> ImportModel(const std::string& dir, const ImportOptio
   ms.config = Lap(t);
   if (!config.ok()) return config.status();
   const HfConfig& c = *config;
-  if (base::Status st = CheckOptions(c, options); !st.ok()) return st;
+  if (base::Status st = CheckOptions(options); !st.ok()) return st;
   base::Result<TensorTable> table = TensorTable::Open(dir);
   if (!table.ok()) return table.status();
   ms.headers = Lap(t);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
@@ -36,12 +37,11 @@ nb::dict ImportModel(const std::string& dir, const std::string& recipe, const st
                      std::optional<int64_t> max_batch, std::optional<int64_t> max_ctx,
                      const std::string& name) {
   const std::optional<importer::Recipe> r = importer::ParseRecipe(recipe);
-  if (!r)
-    RaiseStatus(base::Status::Error(fmt::format("recipe '{}' is not one of: auto, none, "
-                                                "mxfp4-gpt-oss, mxfp4-bf16, fp8-keep, "
-                                                "fp8-bf16",
-                                                recipe)),
+  if (!r) {
+    RaiseStatus(base::Status::Error(fmt::format("recipe '{}' is not one of: {}", recipe,
+                                                fmt::join(importer::RecipeNames(), ", "))),
                 "options");
+  }
   const std::optional<base::Dtype> kv = base::ParseDtype(kv_dtype);
   if (!kv)
     RaiseStatus(base::Status::Error(fmt::format("kv_dtype '{}' is not a dtype", kv_dtype)),

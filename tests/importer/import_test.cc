@@ -40,7 +40,9 @@ TEST(Import, LlamaEveryTensorIsAWeightWithItsNameDtypeAndShape) {
     EXPECT_EQ(b->kind, verifier::BufferKind::kWeight);
     EXPECT_EQ(b->tensor, s.name);
     EXPECT_EQ(b->dtype, s.dtype);
-    EXPECT_EQ(b->shape.size(), s.shape.size());
+    std::string want;
+    for (uint64_t d : s.shape) want += (want.empty() ? "" : ",") + std::to_string(d);
+    EXPECT_EQ(ShapeOf(*b), want) << s.name;
   }
   const verifier::VerifyResult v = verifier::Verify(r->manifest);
   EXPECT_TRUE(v.ok());

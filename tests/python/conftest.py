@@ -25,3 +25,15 @@ def cli():
 
     run.path = path
     return run
+
+
+TINY = next(p for p in EXAMPLES if p.name == "tiny.json")
+
+
+@pytest.fixture(scope="module")
+def checkpoint(cli, tmp_path_factory):
+    """A checkpoint of examples/tiny.json written by `loadplan gen`."""
+    out = tmp_path_factory.mktemp("ckpt")
+    subprocess.run([str(cli.path), "gen", str(TINY), "-o", str(out)], check=True,
+                   capture_output=True)
+    return out

@@ -10,20 +10,11 @@ import threading
 import pytest
 
 import loadplan
-from conftest import EXAMPLES
+from conftest import TINY
 
 torch = pytest.importorskip("torch")
 pytestmark = [pytest.mark.gpu,
               pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")]
-TINY = next(p for p in EXAMPLES if p.name == "tiny.json")
-
-
-@pytest.fixture(scope="module")
-def checkpoint(cli, tmp_path_factory):
-    out = tmp_path_factory.mktemp("ckpt")
-    subprocess.run([str(cli.path), "gen", str(TINY), "-o", str(out)], check=True,
-                   capture_output=True)
-    return out
 
 
 def _free():

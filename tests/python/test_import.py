@@ -66,17 +66,9 @@ def _serve(p):
     return next(ph.at["max"] for ph in p.phases if ph.name == "serve")
 
 
-def _largest_batch(manifest, ctx, device, top=1024):
-    def fits(b):
-        return loadplan.plan(manifest, at={"batch": b, "ctx": ctx},
-                             device_memory=device).to_dict()["device"]["fits_at"]
-    if not fits(1):
-        return 0
-    lo, hi = 1, top
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
-    return hi if fits(hi) else lo
+def _fits(manifest, batch, ctx, device):
+    return loadplan.plan(manifest, at={"batch": batch, "ctx": ctx},
+                         device_memory=device).to_dict()["device"]["fits_at"]
 
 
 @pytest.mark.parametrize("model", ["llama-3.1-8b", "gpt-oss-120b"])
@@ -86,12 +78,17 @@ def test_models_doc_rows_are_what_plan_computes(tmp_path, model):
     row = next(line for line in (ROOT / "docs" / "models.md").read_text().splitlines()
                if line.startswith(f"| {model} |"))
     cells = [c.strip() for c in row.strip("|").split("|")]
-    m = loadplan.import_model(skeleton(tmp_path, model), max_ctx=131072, max_batch=1024).manifest
+    imported = loadplan.import_model(skeleton(tmp_path, model), max_ctx=131072, max_batch=1024)
+    m = imported.manifest
     p = loadplan.plan(m)
-    got = [model, cells[1], f"{p.load_peak / 2**30:.2f}", f"{p.naive_peak / 2**30:.2f}"]
+    got = [model, imported.recipe, f"{p.load_peak / 2**30:.2f}", f"{p.naive_peak / 2**30:.2f}"]
     for ctx in (8192, 131072):
         for batch in (1, 32):
             got.append(f"{_serve(loadplan.plan(m, at={'batch': batch, 'ctx': ctx})) / 2**30:.2f}")
-    got.append(cells[8])  # KV bytes per token: checked by the import summary tests
-    got += [str(_largest_batch(m, 131072, "h200")), str(_largest_batch(m, 131072, "b200"))]
-    assert got == cells
+    got.append(str(imported.kv_bytes_per_token))
+    assert got == cells[:9]
+    # The largest batch at 128k the doc names fits, one more does not (or 0: one does not).
+    for device, cell in (("h200", cells[9]), ("b200", cells[10])):
+        n = int(cell)
+        assert n == 0 or _fits(m, n, 131072, device), (device, n)
+        assert not _fits(m, n + 1, 131072, device), (device, n + 1)

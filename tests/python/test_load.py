@@ -5,9 +5,8 @@ import subprocess
 import pytest
 
 import loadplan
-from conftest import EXAMPLES
+from conftest import TINY
 
-TINY = next(p for p in EXAMPLES if p.name == "tiny.json")
 
 
 def _has_gpu():
@@ -15,14 +14,6 @@ def _has_gpu():
         return subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0
     except OSError:
         return False
-
-
-@pytest.fixture(scope="module")
-def checkpoint(cli, tmp_path_factory):
-    out = tmp_path_factory.mktemp("ckpt")
-    subprocess.run([str(cli.path), "gen", str(TINY), "-o", str(out)], check=True,
-                   capture_output=True)
-    return out
 
 
 @pytest.mark.skipif(_has_gpu(), reason="this test is for machines without a GPU")

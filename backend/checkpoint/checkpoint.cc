@@ -29,9 +29,10 @@ base::Status Io(std::string message) {
 }
 
 struct Resolved {
-  std::vector<std::string> files;
-  std::string index;                         // the index file, when there is one
-  std::map<std::string, std::string> where;  // its weight_map: tensor -> shard path
+  std::vector<std::string> files;  // sorted
+  std::string index;               // the index file, when there is one
+  // Its weight_map, sorted by tensor name (each once): tensor -> `files` index.
+  std::vector<std::pair<std::string, uint32_t>> where;
 };
 
 // The index read by a SAX handler straight into (tensor, shard name) pairs: an index is
@@ -141,22 +142,34 @@ base::Result<Resolved> ReadIndex(const fs::path& index) {
                                sax.error.empty() ? "not JSON" : sax.error));
   }
   if (!sax.has_map) return Invalid(fmt::format("{}: no weight_map object", where));
-  // A few shard names repeat over many tensors: each name's path is made once.
-  std::map<std::string, std::string, std::less<>> paths;
-  const fs::path dir = index.parent_path();
-  Resolved out{.index = where};
-  for (auto& [tensor, file] : sax.entries) {
+  // A few shard names repeat over many tensors: each is looked up among the names seen so far
+  // and numbered in sorted order once all are known.
+  std::map<std::string, uint32_t, std::less<>> shards;  // name -> sorted rank
+  std::vector<std::map<std::string, uint32_t, std::less<>>::iterator> shard_of;
+  shard_of.reserve(sax.entries.size());
+  for (const auto& [tensor, file] : sax.entries) {
     if (file.empty() || file == "." || file == ".." || file.find('/') != std::string::npos) {
       return Invalid(
           fmt::format("{}: weight_map entry for '{}' is not a file name", where, tensor));
     }
-    auto it = paths.find(file);
-    if (it == paths.end()) it = paths.emplace(file, (dir / file).string()).first;
-    if (!out.where.try_emplace(tensor, it->second).second)
-      return Invalid(fmt::format("{}: not a valid index JSON object: weight_map lists '{}' twice",
-                                 where, tensor));
+    shard_of.push_back(shards.try_emplace(file, 0).first);
   }
-  for (const auto& [name, path] : paths) out.files.push_back(path);  // sorted: one directory
+  const fs::path dir = index.parent_path();
+  Resolved out{.index = where};
+  for (auto& [name, rank] : shards) {  // sorted: one directory
+    rank = static_cast<uint32_t>(out.files.size());
+    out.files.push_back((dir / name).string());
+  }
+  out.where.reserve(sax.entries.size());
+  for (size_t i = 0; i < sax.entries.size(); ++i)
+    out.where.emplace_back(std::move(sax.entries[i].first), shard_of[i]->second);
+  std::sort(out.where.begin(), out.where.end());
+  const auto twice =
+      std::adjacent_find(out.where.begin(), out.where.end(),
+                         [](const auto& a, const auto& b) { return a.first == b.first; });
+  if (twice != out.where.end())
+    return Invalid(fmt::format("{}: not a valid index JSON object: weight_map lists '{}' twice",
+                               where, twice->first));
   return out;
 }
 
@@ -189,8 +202,9 @@ base::Result<Resolved> Resolve(const std::string& path) {
 // shard's tensor the map leaves out is allowed (it is found by the shard's header).
 base::Status CheckIndex(const Checkpoint& c, const Resolved& r) {
   if (r.index.empty()) return base::Status::Ok();
-  for (const auto& [tensor, path] : r.where) {
+  for (const auto& [tensor, file] : r.where) {
     const Checkpoint::Located at = c.Find(tensor);
+    const std::string& path = r.files[file];
     if (at.info == nullptr) {
       return Invalid(fmt::format("{}: weight_map lists '{}' in {}, which does not hold it", r.index,
                                  tensor, path));
@@ -280,28 +294,39 @@ base::Result<std::unique_ptr<Checkpoint>> Checkpoint::Open(const std::string& pa
     c->files_.push_back(std::move(**f));
   }
   for (size_t i = 0; i < c->files_.size(); ++i) {
-    for (const TensorInfo& t : c->files_[i].tensors()) {
-      if (!c->where_.emplace(t.name, i).second) {
-        return Invalid(fmt::format("tensor '{}' is stored twice: in {} and {}", t.name,
-                                   c->files_[c->where_.at(t.name)].path(), c->files_[i].path()));
-      }
-    }
+    const std::vector<TensorInfo>& tensors = c->files_[i].tensors();
+    for (size_t k = 0; k < tensors.size(); ++k)
+      c->by_name_.push_back({static_cast<uint32_t>(i), static_cast<uint32_t>(k)});
+  }
+  // Sorted by name, and by file where one name is in two (stable: files are in order).
+  std::stable_sort(c->by_name_.begin(), c->by_name_.end(),
+                   [&c](Ref a, Ref b) { return c->Name(a) < c->Name(b); });
+  const auto twice = std::adjacent_find(c->by_name_.begin(), c->by_name_.end(),
+                                        [&c](Ref a, Ref b) { return c->Name(a) == c->Name(b); });
+  if (twice != c->by_name_.end()) {
+    return Invalid(fmt::format("tensor '{}' is stored twice: in {} and {}", c->Name(*twice),
+                               c->files_[twice->file].path(), c->files_[twice[1].file].path()));
   }
   if (base::Status st = CheckIndex(*c, r); !st.ok()) return st;
   return c;
 }
 
+const std::string& Checkpoint::Name(Ref r) const { return files_[r.file].tensors()[r.tensor].name; }
+
+Checkpoint::Located Checkpoint::At(Ref r) const {
+  return {&files_[r.file], &files_[r.file].tensors()[r.tensor]};
+}
+
 Checkpoint::Located Checkpoint::Find(std::string_view tensor) const {
-  const auto it = where_.find(tensor);
-  if (it == where_.end()) return {};
-  const SafetensorsFile& f = files_[it->second];
-  return {&f, f.Find(tensor)};
+  const auto it = std::lower_bound(by_name_.begin(), by_name_.end(), tensor,
+                                   [this](Ref r, std::string_view n) { return Name(r) < n; });
+  return it != by_name_.end() && Name(*it) == tensor ? At(*it) : Located{};
 }
 
 std::vector<Checkpoint::Located> Checkpoint::ByName() const {
   std::vector<Located> out;
-  out.reserve(where_.size());
-  for (const auto& [name, file] : where_) out.push_back({&files_[file], files_[file].Find(name)});
+  out.reserve(by_name_.size());
+  for (const Ref r : by_name_) out.push_back(At(r));
   return out;
 }
 

@@ -2,6 +2,7 @@
 // with its weight_map), and the check of a manifest's `tensor` bindings against it.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,8 +32,15 @@ class Checkpoint {
   [[nodiscard]] uint64_t TotalBytes() const;
 
  private:
+  struct Ref {
+    uint32_t file = 0;    // files_ index
+    uint32_t tensor = 0;  // its tensors() index
+  };
+  [[nodiscard]] const std::string& Name(Ref r) const;
+  [[nodiscard]] Located At(Ref r) const;
+
   std::vector<SafetensorsFile> files_;
-  std::map<std::string, size_t, std::less<>> where_;  // tensor -> files_ index
+  std::vector<Ref> by_name_;  // every tensor, sorted by name (each name once)
 };
 
 // Every `tensor` binding of the plan against the checkpoint: missing tensors, dtype and shape

@@ -10,7 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <limits>
-#include <set>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -267,7 +267,7 @@ class HeaderSax {
   }
 
   std::vector<Frame> frames_;
-  std::set<std::string> top_keys_;
+  std::unordered_set<std::string> top_keys_;
   bool container_is_object_ = false;
   bool metadata_ = false, meta_not_object_ = false;
   std::string meta_bad_key_;
@@ -372,7 +372,10 @@ base::Result<std::unique_ptr<SafetensorsFile>> SafetensorsFile::Open(const std::
   if (!h.ok()) return h.status().WithContext(path);
   f->tensors_ = std::move(h->tensors);
   f->metadata_ = std::move(h->metadata);
-  for (size_t i = 0; i < f->tensors_.size(); ++i) f->index_.emplace(f->tensors_[i].name, i);
+  f->by_name_.resize(f->tensors_.size());
+  for (size_t i = 0; i < f->tensors_.size(); ++i) f->by_name_[i] = static_cast<uint32_t>(i);
+  std::sort(f->by_name_.begin(), f->by_name_.end(),
+            [&t = f->tensors_](uint32_t a, uint32_t b) { return t[a].name < t[b].name; });
   return f;
 }
 
@@ -387,7 +390,7 @@ SafetensorsFile& SafetensorsFile::operator=(SafetensorsFile&& o) noexcept {
     data_offset_ = o.data_offset_;
     tensors_ = std::move(o.tensors_);
     metadata_ = std::move(o.metadata_);
-    index_ = std::move(o.index_);
+    by_name_ = std::move(o.by_name_);
   }
   return *this;
 }
@@ -397,8 +400,10 @@ SafetensorsFile::~SafetensorsFile() {
 }
 
 const TensorInfo* SafetensorsFile::Find(std::string_view name) const {
-  const auto it = index_.find(name);
-  return it == index_.end() ? nullptr : &tensors_[it->second];
+  const auto it =
+      std::lower_bound(by_name_.begin(), by_name_.end(), name,
+                       [this](uint32_t i, std::string_view n) { return tensors_[i].name < n; });
+  return it != by_name_.end() && tensors_[*it].name == name ? &tensors_[*it] : nullptr;
 }
 
 std::span<const uint8_t> SafetensorsFile::Data(const TensorInfo& t) const {

@@ -69,7 +69,7 @@ class SafetensorsFile {
   uint64_t data_offset_ = 0;  // 8 + header length
   std::vector<TensorInfo> tensors_;
   std::map<std::string, std::string> metadata_;
-  std::map<std::string, size_t, std::less<>> index_;  // name -> tensors_ index
+  std::vector<uint32_t> by_name_;  // tensors_ indices, sorted by name (names are unique)
 };
 
 }  // namespace loadplan::backend

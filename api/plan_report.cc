@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "api/plan_frontier.h"
 #include "simulator/plan_totals.h"
 
 namespace loadplan::api {
@@ -73,21 +74,35 @@ json DeviceJson(const PlanReport& r) {
   if (!r.device_bytes) return nullptr;
   return {{"label", r.device_label},
           {"bytes", *r.device_bytes},
+          {"figure", r.device_figure.empty() ? json(nullptr) : json(r.device_figure)},
+          {"reserve", r.reserve_bytes},
+          {"budget", *r.BudgetBytes()},
           {"fits_every_value", *r.FitsBox()},
           {"fits_at", r.FitsAt() ? json(*r.FitsAt()) : json(nullptr)}};
 }
 
 }  // namespace
 
+std::optional<uint64_t> PlanReport::BudgetBytes() const {
+  if (!device_bytes) return std::nullopt;
+  return *device_bytes > reserve_bytes ? *device_bytes - reserve_bytes : 0;
+}
+
 std::optional<bool> PlanReport::FitsBox() const {
   if (!device_bytes) return std::nullopt;
   if (!phases.peak || !phases.peak->exact) return false;  // an unknown peak is not a fit
-  return phases.peak->value >= 0 && static_cast<uint64_t>(phases.peak->value) <= *device_bytes;
+  return phases.peak->value >= 0 && static_cast<uint64_t>(phases.peak->value) <= *BudgetBytes();
 }
 
 std::optional<bool> PlanReport::FitsAt() const {
   if (!device_bytes || !phases.peak_at) return std::nullopt;
-  return static_cast<uint64_t>(phases.peak_at->max) <= *device_bytes;
+  return static_cast<uint64_t>(phases.peak_at->max) <= *BudgetBytes();
+}
+
+std::optional<bool> PlanReport::Fits(const verifier::Manifest& m) const {
+  bool point = true;
+  for (const verifier::Variable& v : m.vars) point = point && at.contains(v.name);
+  return point && FitsAt() ? FitsAt() : FitsBox();
 }
 
 json ReportJson(const verifier::Manifest& m, const PlanReport& r) {
@@ -146,7 +161,8 @@ json ReportJson(const verifier::Manifest& m, const PlanReport& r) {
                        ? json{{"min", r.phases.peak_at->min}, {"max", r.phases.peak_at->max}}
                        : json(nullptr)}}},
           {"widest", WidestJson(r)},
-          {"device", DeviceJson(r)}};
+          {"device", DeviceJson(r)},
+          {"frontier", FrontierJson(ReportFrontier(m, r))}};
 }
 
 }  // namespace loadplan::api

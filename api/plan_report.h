@@ -23,11 +23,17 @@ struct PlanReport {
   verifier::Assignment at;               // the user's --at values
   std::optional<uint64_t> device_bytes;  // --device-memory
   std::string device_label;              // "h200 (measured)" or the size text
+  std::string device_figure;             // "total" (presets), "free" (read now), "" (a size)
+  uint64_t reserve_bytes = 0;            // --reserve: bytes the manifest does not hold
   size_t warnings = 0;                   // verifier warnings (lints)
 
-  // Does the peak fit the device for every admissible value (box) / at the user's values?
+  // What the manifest's buffers may use: device less reserve (0 when the reserve is larger).
+  [[nodiscard]] std::optional<uint64_t> BudgetBytes() const;
+  // Does the peak fit the budget for every admissible value (box) / at the user's values?
   [[nodiscard]] std::optional<bool> FitsBox() const;
   [[nodiscard]] std::optional<bool> FitsAt() const;
+  // The verdict: at the --at point when it binds every variable of `m`, else over the box.
+  [[nodiscard]] std::optional<bool> Fits(const verifier::Manifest& m) const;
 };
 
 nlohmann::json ReportJson(const verifier::Manifest& m, const PlanReport& r);

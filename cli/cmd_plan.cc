@@ -1,8 +1,13 @@
 // `loadplan plan`: read and verify a manifest, plan it, compute the phases, print the report.
 #include "cli/cmd_plan.h"
 
+#include <cctype>
 #include <cstdio>
 
+#include <fmt/format.h>
+
+#include "backend/cuda/free_memory.h"
+#include "base/bytes.h"
 #include "cli/cmd_plan_report.h"
 #include "cli/json_out.h"
 #include "cli/pipeline.h"
@@ -24,20 +29,71 @@ bool BindAt(const verifier::Manifest& m, const std::vector<std::string>& texts,
   return true;
 }
 
+// `--device-memory free`: what the GPU has free now (after this process's context).
+bool ReadFreeMemory(int device, PlanReport& r) {
+  base::Result<backend::DeviceMemInfo> info = backend::QueryDeviceMemory(device);
+  if (!info.ok()) {
+    std::fprintf(stderr, "loadplan plan: --device-memory free: cannot read GPU %d: %s\n", device,
+                 info.status().message().c_str());
+    return false;
+  }
+  r.device_bytes = info->free;
+  r.device_label = fmt::format("free on GPU {} ({}, {} total)", device, info->name,
+                               base::FormatGiB(info->total));
+  r.device_figure = "free";
+  return true;
+}
+
 bool ResolveDevice(const PlanCliOptions& o, PlanReport& r) {
-  if (!o.device_memory) return true;
+  if (!o.device_memory) {
+    if (o.svg.empty()) return true;
+    std::fprintf(stderr, "loadplan plan: --svg %s: needs --device-memory (the picture's budget)\n",
+                 o.svg.c_str());
+    return false;
+  }
+  std::string lower = *o.device_memory;
+  for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (lower == "free") return ReadFreeMemory(o.device, r);
   const std::optional<simulator::DeviceMemory> device =
       simulator::ResolveDeviceMemory(*o.device_memory);
   if (!device) {
     std::fprintf(stderr,
-                 "loadplan plan: --device-memory %s: not a size (\"139.8GiB\", \"288GB\", bytes) "
-                 "or a preset "
-                 "(h200, b200, gb300)\n",
+                 "loadplan plan: --device-memory %s: not a size (\"139.8GiB\", \"288GB\", bytes), "
+                 "a preset (h200, b200, gb300) or free\n",
                  o.device_memory->c_str());
     return false;
   }
   r.device_bytes = device->bytes;
   r.device_label = device->label;
+  r.device_figure = device->preset != nullptr ? std::string(device->preset->figure) : "";
+  return true;
+}
+
+// --reserve: a size, below the device memory (a budget of 0 bytes or less fits nothing).
+bool ResolveReserve(const PlanCliOptions& o, PlanReport& r) {
+  if (!o.reserve) return true;
+  if (!o.device_memory) {
+    std::fprintf(stderr,
+                 "loadplan plan: --reserve %s: needs --device-memory (it is taken from it)\n",
+                 o.reserve->c_str());
+    return false;
+  }
+  const std::optional<uint64_t> bytes = simulator::ParseByteSize(*o.reserve);
+  if (!bytes) {
+    std::fprintf(
+        stderr,
+        "loadplan plan: --reserve %s: not a size (\"512MiB\", \"1.5GiB\", \"2GB\", bytes)\n",
+        o.reserve->c_str());
+    return false;
+  }
+  if (*bytes >= *r.device_bytes) {
+    std::fprintf(stderr,
+                 "loadplan plan: --reserve %s (%s) leaves no budget: --device-memory %s is %s\n",
+                 o.reserve->c_str(), base::FormatGiB(*bytes).c_str(), o.device_memory->c_str(),
+                 base::FormatGiB(*r.device_bytes).c_str());
+    return false;
+  }
+  r.reserve_bytes = *bytes;
   return true;
 }
 
@@ -55,7 +111,8 @@ int RunPlan(const PlanCliOptions& options) {
   if (!in.ok()) return in.exit_code();
   const verifier::Manifest& m = *in->check.manifest;
   PlanReport r{.display_name = in->display_name};
-  if (!BindAt(m, options.at, r.at) || !ResolveDevice(options, r)) return 2;
+  if (!BindAt(m, options.at, r.at) || !ResolveDevice(options, r) || !ResolveReserve(options, r))
+    return 2;
   r.warnings = CountWarnings(in->check.result.diags);
   Outcome<simulator::LoadPlan> plan =
       PlanChecked(*in->check.result.verified, options.plan, "loadplan plan");
@@ -63,12 +120,15 @@ int RunPlan(const PlanCliOptions& options) {
   r.plan = std::move(*plan);
   r.phases = simulator::ComputePhases(m, r.plan, r.at);
   r.widest = simulator::FindWidestMoment(r.plan);
+  if (!options.svg.empty()) {
+    if (const int rc = WriteCapacitySvg(m, r, options.svg); rc != 0) return rc;
+  }
   if (options.format == Format::kJson) {
     std::puts(DumpJson(ReportJson(m, r)).c_str());
   } else {
     std::fputs(ReportText(m, r).c_str(), stdout);
   }
-  return r.FitsBox().value_or(true) ? 0 : 1;
+  return r.Fits(m).value_or(true) ? 0 : 1;
 }
 
 }  // namespace loadplan::cli

@@ -15,16 +15,23 @@ struct PlanCliOptions {
   std::string file;             // manifest; empty: the embedded gpt-oss-120b example
   std::vector<std::string> at;  // --at VAR=VALUE (repeatable)
   std::optional<std::string>
-      device_memory;              // --device-memory: a size ("139.8GiB") or a preset ("h200")
-  Format format = Format::kText;  // --format text|json
-  simulator::PlanOptions plan;    // --lanes, --prefetch, --placement
+      device_memory;  // --device-memory: a size ("139.8GiB"), a preset ("h200") or "free"
+  std::optional<std::string> reserve;  // --reserve: a size the manifest does not hold
+  int device = 0;                      // --device: the GPU `--device-memory free` reads
+  std::string svg;                     // --svg PATH: the capacity picture (needs --device-memory)
+  Format format = Format::kText;       // --format text|json
+  simulator::PlanOptions plan;         // --lanes, --prefetch, --placement
 };
 
 // Prints the report on stdout (docs/planner.md, "The report"). Exit code:
-// 0 planned (and fits the device memory, when one is given);
-// 1 verification errors (printed), or the peak over the whole variable box exceeds the
-//   given device memory (the report still prints);
-// 2 unreadable input / not JSON, or a bad option value (--at, --device-memory).
+// 0 planned (and fits the budget, when --device-memory is given: device less --reserve);
+// 1 verification errors (printed), or the peak exceeds the budget (the report still prints,
+//   with the fit frontier): judged at the --at point when --at binds every variable, else
+//   over the whole variable box;
+// 2 unreadable input / not JSON, or a bad option value (--at, --device-memory, --reserve, a
+//   reserve that leaves no budget, --reserve without --device-memory), or --device-memory
+//   free without a usable GPU, or --svg without --device-memory, on a manifest with fewer than
+//   two variables, or unwritable.
 int RunPlan(const PlanCliOptions& options);
 
 }  // namespace loadplan::cli

@@ -140,30 +140,45 @@ std::string WidestSection(const PlanReport& r) {
   return out;
 }
 
-std::string DeviceSection(const PlanReport& r) {
+std::string FigureText(std::string_view figure) {
+  if (figure == "total") return ", the device's total memory";
+  if (figure == "free") return ", free memory read from the GPU now";
+  return {};
+}
+
+std::string DeviceSection(const verifier::Manifest& m, const PlanReport& r) {
   if (!r.device_bytes) return {};
   const uint64_t peak = r.phases.peak ? static_cast<uint64_t>(r.phases.peak->value) : 0;
-  std::string out = fmt::format("\ndevice memory: {} = {} ({} B)\n", r.device_label,
-                                FormatGiB(*r.device_bytes), *r.device_bytes);
+  const uint64_t budget = *r.BudgetBytes();
+  std::string out =
+      fmt::format("\ndevice memory: {} = {} ({} B){}\n", r.device_label, FormatGiB(*r.device_bytes),
+                  *r.device_bytes, FigureText(r.device_figure));
+  out +=
+      fmt::format("  reserve {} ({} B, --reserve): budget {} ({} B) for the manifest's buffers\n",
+                  FormatGiB(r.reserve_bytes), r.reserve_bytes, FormatGiB(budget), budget);
   if (*r.FitsBox()) {
     out += fmt::format("  fits for every admissible value: peak {}, {} to spare\n", FormatGiB(peak),
-                       FormatGiB(*r.device_bytes - peak));
+                       FormatGiB(budget - peak));
   } else {
     out += fmt::format(
         "  DOES NOT FIT: peak {} {}, {} over\n", FormatGiB(peak),
         r.phases.peak ? "at " + verifier::FormatAssignment(r.phases.peak->at) : "unknown",
-        FormatGiB(peak > *r.device_bytes ? peak - *r.device_bytes : 0));
+        FormatGiB(peak > budget ? peak - budget : 0));
   }
-  if (r.FitsAt() && !r.at.empty())
-    out += fmt::format("  at {}: {}\n", verifier::FormatAssignment(r.at),
-                       *r.FitsAt() ? "fits" : "does not fit");
+  if (r.FitsAt() && !r.at.empty()) {
+    const bool point = r.at.size() == m.vars.size();
+    out += fmt::format("  at {}: {}{}\n", verifier::FormatAssignment(r.at),
+                       *r.FitsAt() ? "fits" : "does not fit",
+                       point ? " (every variable bound: the verdict is judged at this point)" : "");
+  }
   return out;
 }
 
 }  // namespace
 
 std::string ReportText(const verifier::Manifest& m, const PlanReport& r) {
-  return Header(m, r) + LoadSection(r) + PhaseSection(r) + WidestSection(r) + DeviceSection(r);
+  return Header(m, r) + LoadSection(r) + PhaseSection(r) + WidestSection(r) + DeviceSection(m, r) +
+         FrontierText(m, r);
 }
 
 }  // namespace loadplan::cli

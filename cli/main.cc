@@ -194,7 +194,14 @@ void AddPlan(CLI::App& app, Commands& c) {
   cmd->add_option("file", c.plan.file, "Manifest (none: the embedded gpt-oss-120b example)");
   cmd->add_option("--at", c.plan.at, "Evaluate at VAR=VALUE (repeatable, once per variable)");
   cmd->add_option("--device-memory", c.plan.device_memory,
-                  "Device memory: a size (141GiB, 288GB, bytes) or a preset (h200, b200, gb300)");
+                  "Device memory: a size (141GiB, 288GB, bytes), a preset (h200, b200, gb300) or "
+                  "free (read from the GPU now)");
+  cmd->add_option("--reserve", c.plan.reserve,
+                  "Bytes the manifest does not hold (CUDA context, allocator slack): the budget is "
+                  "device memory less this");
+  cmd->add_option("--device", c.plan.device, "CUDA device index for --device-memory free");
+  cmd->add_option("--svg", c.plan.svg,
+                  "Write the capacity picture (peak heat map, fit frontier) to this SVG file");
   AddFormat(cmd, c.plan.format);
   AddPlanOptions(cmd, c.plan.plan, c.plan_placement);
   cmd->footer(

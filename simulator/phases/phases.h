@@ -85,6 +85,9 @@ struct DevicePreset {
   uint64_t bytes = 0;
   bool measured = false;    // true: what cudaMemGetInfo reported; false: nominal (marketed)
   std::string_view source;  // where the figure comes from
+  // "total": the device's whole memory (what cudaMemGetInfo calls total), of which the serving
+  // process's CUDA context and allocator slack still take a share (--reserve); never "free".
+  std::string_view figure = "total";
 };
 const std::vector<DevicePreset>& DevicePresets();
 // A preset name (case-insensitive) or a size.

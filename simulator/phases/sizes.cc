@@ -64,10 +64,12 @@ const std::vector<DevicePreset>& DevicePresets() {
        "139.8 GiB: total cudaMemGetInfo reports on the lent NVIDIA H200 (143771 MiB as nvidia-smi "
        "counts it, less what the driver holds), measured to 0.1 GiB (docs/planner.md, device "
        "presets); "
-       "the byte count is 139.8 * 2^30 rounded down"},
+       "the byte count is 139.8 * 2^30 rounded down",
+       "total"},
       {"b200", 180000000000, false,
-       "180 GB nominal: NVIDIA DGX B200 datasheet, 1,440 GB of HBM3e over 8 GPUs"},
-      {"gb300", 288000000000, false, "288 GB nominal: NVIDIA GB300 marketed HBM3e per GPU"},
+       "180 GB nominal: NVIDIA DGX B200 datasheet, 1,440 GB of HBM3e over 8 GPUs", "total"},
+      {"gb300", 288000000000, false, "288 GB nominal: NVIDIA GB300 marketed HBM3e per GPU",
+       "total"},
   };
   return kPresets;
 }

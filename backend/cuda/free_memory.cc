@@ -1,0 +1,20 @@
+// QueryDeviceMemory: cudaMemGetInfo on one device, with the no-device reason when there is none.
+#include "backend/cuda/free_memory.h"
+
+#include "backend/cuda/cuda_backend.h"
+#include "backend/cuda/cuda_check.h"
+
+namespace loadplan::backend {
+
+base::Result<DeviceMemInfo> QueryDeviceMemory(int device) {
+  if (const std::string why = NoDeviceReason(device); !why.empty())
+    return base::Status::Error(why, base::ErrorKind::kDevice);
+  LOADPLAN_CUDA_TRY(cudaSetDevice(device));
+  cudaDeviceProp prop{};
+  LOADPLAN_CUDA_TRY(cudaGetDeviceProperties(&prop, device));
+  cuda::MemInfo info{};
+  if (base::Status s = cuda::GetMemInfo(info); !s.ok()) return s;
+  return DeviceMemInfo{.free = info.free, .total = info.total, .name = prop.name};
+}
+
+}  // namespace loadplan::backend

@@ -8,9 +8,8 @@ using nlohmann::json;
 namespace cap = simulator::capacity;
 
 json PeakJson(const cap::PeakValue& v) {
-  json out = {{"bytes", v.bytes ? json(*v.bytes) : json(nullptr)},
-              {"at", v.at},
-              {"exact", v.exact}};
+  json out = {
+      {"bytes", v.bytes ? json(*v.bytes) : json(nullptr)}, {"at", v.at}, {"exact", v.exact}};
   if (!v.error.empty()) out["error"] = v.error;
   return out;
 }
@@ -64,9 +63,9 @@ json FrontierJson(const std::optional<cap::Frontier>& f) {
     tables.push_back({{"pinned", t.pinned}, {"solved", t.solved}, {"rows", rows}});
   }
   for (const cap::Limit& l : f->projections) projections.push_back(LimitJson(l));
-  return {{"budget", f->budget},      {"fits_nowhere", f->fits_nowhere},
-          {"main", f->main},          {"ladders", f->ladders},
-          {"tables", tables},         {"projections", projections},
+  return {{"budget", f->budget}, {"fits_nowhere", f->fits_nowhere},
+          {"main", f->main},     {"ladders", f->ladders},
+          {"tables", tables},    {"projections", projections},
           {"kv", KvJson(f->kv)}};
 }
 

@@ -49,7 +49,9 @@ std::string Table(const cap::LimitTable& t, int64_t budget, bool kv) {
                                 "headroom", fmt::format("{} + 1: over", t.solved));
   for (const cap::Limit& l : t.rows) {
     const std::string tokens =
-        !kv ? "" : fmt::format(" {:>12}", l.largest ? fmt::format("{}", *l.largest * l.pinned.at(t.pinned)) : "");
+        !kv ? ""
+            : fmt::format(" {:>12}",
+                          l.largest ? fmt::format("{}", *l.largest * l.pinned.at(t.pinned)) : "");
     out += fmt::format("  {:>10} {:>10}{}  {:>14}  {:>12}  {:>16}\n", l.pinned.at(t.pinned),
                        Largest(l), tokens, l.largest ? Bytes(l.at_largest.bytes) : "",
                        Headroom(l, budget), Past(l, budget));
@@ -77,9 +79,8 @@ std::string Kv(const cap::Frontier& f) {
 std::string FrontierText(const verifier::Manifest& m, const PlanReport& r) {
   const std::optional<cap::Frontier> f = api::ReportFrontier(m, r);
   if (!f) return {};
-  std::string out =
-      fmt::format("\nwhat fits {} ({} B; the fit frontier, docs/capacity.md)\n",
-                  base::FormatGiB(static_cast<uint64_t>(f->budget)), f->budget);
+  std::string out = fmt::format("\nwhat fits {} ({} B; the fit frontier, docs/capacity.md)\n",
+                                base::FormatGiB(static_cast<uint64_t>(f->budget)), f->budget);
   if (f->fits_nowhere) out += "  nothing fits: the peak at every variable's minimum is over it\n";
   for (size_t i = 0; i < f->tables.size(); ++i) {
     const cap::LimitTable& t = f->tables[i];

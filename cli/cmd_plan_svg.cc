@@ -11,8 +11,8 @@ namespace loadplan::cli {
 int WriteCapacitySvg(const verifier::Manifest& m, const PlanReport& r, const std::string& path) {
   const simulator::capacity::PeakModel model = api::PeakModelOf(m, r);
   const simulator::capacity::Frontier f = api::FrontierOf(m, r);
-  const base::Result<std::string> svg = render::RenderCapacitySvg(
-      model, f, "capacity of " + m.name + " on " + r.device_label);
+  const base::Result<std::string> svg =
+      render::RenderCapacitySvg(model, f, "capacity of " + m.name + " on " + r.device_label);
   if (!svg.ok()) {
     std::fprintf(stderr, "loadplan plan: --svg %s: %s\n", path.c_str(),
                  svg.status().message().c_str());

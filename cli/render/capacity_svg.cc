@@ -29,8 +29,9 @@ struct Axis {
 
   [[nodiscard]] double T(double v) const {
     if (hi == lo) return 0.5;
-    if (log) return (std::log2(v) - std::log2(static_cast<double>(lo))) /
-                    (std::log2(static_cast<double>(hi)) - std::log2(static_cast<double>(lo)));
+    if (log)
+      return (std::log2(v) - std::log2(static_cast<double>(lo))) /
+             (std::log2(static_cast<double>(hi)) - std::log2(static_cast<double>(lo)));
     return (v - static_cast<double>(lo)) / static_cast<double>(hi - lo);
   }
   [[nodiscard]] double Px(double v) const { return p0 + (p1 - p0) * T(v); }
@@ -83,9 +84,8 @@ void DrawCells(SvgWriter& svg, const cap::PeakModel& m, const Axis& x, const Axi
     for (int i = 0; i < nx; ++i) {
       const int64_t xv = x.At((i + 0.5) / nx), yv = y.At((j + 0.5) / ny);
       const cap::PeakValue v = cap::PeakAtPoint(m, {{x.var, xv}, {y.var, yv}});
-      svg.Rect(kLeft + i * w, kTop + kPlotH - (j + 1) * h, w + 0.3, h + 0.3,
-               Colour(v, m.budget), "cell",
-               fmt::format("{}={}, {}={}: peak {}", x.var, xv, y.var, yv, Bytes(v.bytes)));
+      svg.Rect(kLeft + i * w, kTop + kPlotH - (j + 1) * h, w + 0.3, h + 0.3, Colour(v, m.budget),
+               "cell", fmt::format("{}={}, {}={}: peak {}", x.var, xv, y.var, yv, Bytes(v.bytes)));
     }
   }
 }
@@ -173,11 +173,14 @@ void DrawLegend(SvgWriter& svg, int64_t budget) {
     const double fr = fractions[k];
     const int64_t bytes = static_cast<int64_t>(fr * static_cast<double>(budget));
     const double y = y0 + 14 + 22 * static_cast<double>(k);
-    svg.Rect(x0, y, 18, 18, Colour(cap::PeakValue{.bytes = bytes, .at = {}, .exact = true, .error = {}}, budget),
+    svg.Rect(x0, y, 18, 18,
+             Colour(cap::PeakValue{.bytes = bytes, .at = {}, .exact = true, .error = {}}, budget),
              "legend-swatch");
     svg.Text(x0 + 26, y + 13,
              fmt::format("{}{}", Bytes(bytes),
-                         fr == 1 ? " = budget" : fr > 1 ? fmt::format(" ({:.0f}x)", fr) : ""),
+                         fr == 1  ? " = budget"
+                         : fr > 1 ? fmt::format(" ({:.0f}x)", fr)
+                                  : ""),
              "start", 11, "legend");
   }
   const double y = y0 + 14 + 22 * static_cast<double>(std::size(fractions)) + 10;
@@ -192,15 +195,14 @@ base::Result<std::string> RenderCapacitySvg(const cap::PeakModel& m, const cap::
                                             std::string_view title) {
   if (f.main.size() < 2 || f.tables.size() < 2)
     return base::Status::Error(
-        fmt::format("the capacity picture needs two variables; the manifest has {}",
-                    m.box.size()));
+        fmt::format("the capacity picture needs two variables; the manifest has {}", m.box.size()));
   const Axis x = AxisOf(m, f.main[0], kLeft, kLeft + kPlotW);
   const Axis y = AxisOf(m, f.main[1], kTop + kPlotH, kTop);
   SvgWriter svg(kWidth, kHeight);
   svg.Text(kLeft, 28, std::string(title), "start", 15, "title");
   svg.Text(kLeft, 48,
-           fmt::format("peak over {} x {}; budget {} ({} B){}", x.var, y.var,
-                       Bytes(f.budget), f.budget, f.fits_box ? ": fits everywhere" : ""),
+           fmt::format("peak over {} x {}; budget {} ({} B){}", x.var, y.var, Bytes(f.budget),
+                       f.budget, f.fits_box ? ": fits everywhere" : ""),
            "start", 11, "subtitle");
   DrawCells(svg, m, x, y);
   svg.Raw(fmt::format(R"(<rect class="plot-frame" x="{}" y="{}" width="{}" height="{}" )"

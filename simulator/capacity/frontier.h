@@ -44,16 +44,16 @@ struct KvRow {
   bool operator==(const KvRow&) const = default;
 };
 struct KvCapacity {
-  std::vector<KvRow> rows;        // one per ladder ctx
+  std::vector<KvRow> rows;       // one per ladder ctx
   std::optional<KvRow> largest;  // the row with the most tokens (the smallest ctx on ties)
   bool operator==(const KvCapacity&) const = default;
 };
 
 struct Frontier {
   int64_t budget = 0;
-  bool fits_box = false;     // the peak fits over the whole box: every limit is the max
-  bool fits_nowhere = false;  // not even at every variable's minimum
-  std::vector<std::string> main;                      // the two (or one) main variables
+  bool fits_box = false;          // the peak fits over the whole box: every limit is the max
+  bool fits_nowhere = false;      // not even at every variable's minimum
+  std::vector<std::string> main;  // the two (or one) main variables
   std::map<std::string, std::vector<int64_t>> ladders;  // per main variable
   std::vector<LimitTable> tables;  // [0]: main[1] per ladder main[0]; [1]: the other way
   std::vector<Limit> projections;  // per variable (name order), the others over their box

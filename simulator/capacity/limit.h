@@ -34,7 +34,7 @@ struct Limit {
   verifier::Assignment pinned;  // held at these values; the others range over their box
   std::optional<int64_t> largest;
   LimitStatus status = LimitStatus::kUnknown;
-  PeakValue at_largest;        // the peak with var = largest (max over the free variables)
+  PeakValue at_largest;           // the peak with var = largest (max over the free variables)
   std::optional<PeakValue> past;  // where it stops fitting: var = largest + 1 (var.min for
                                   // kNone); empty when largest == var.max
   bool operator==(const Limit&) const = default;

@@ -35,8 +35,8 @@ constexpr std::string_view kServe =
 constexpr int64_t kH200 = 150109106995;
 
 PeakModel GptOss(int64_t budget = kH200) {
-  return Model({"69201821696", "68071456768", kServe},
-               {{"batch", {1, 256}}, {"ctx", {1, 131072}}}, budget);
+  return Model({"69201821696", "68071456768", kServe}, {{"batch", {1, 256}}, {"ctx", {1, 131072}}},
+               budget);
 }
 
 bool FitsAt(const PeakModel& m, const verifier::Assignment& at) {
@@ -129,8 +129,8 @@ RC_GTEST_PROP(SolveLimit, MatchesBruteForce, ()) {
   const int64_t budget = *rc::gen::inRange<int64_t>(0, 400);
   const int64_t xmax = *rc::gen::inRange<int64_t>(0, 12), ymax = *rc::gen::inRange<int64_t>(0, 24);
   const int64_t x = *rc::gen::inRange<int64_t>(0, xmax + 1);
-  const std::string text = fmt::format("{} * x * y + {} * y + {} * min(y, {}) + y * y + 100", a,
-                                       b, c, k);
+  const std::string text =
+      fmt::format("{} * x * y + {} * y + {} * min(y, {}) + y * y + 100", a, b, c, k);
   const PeakModel m = Model({text}, {{"x", {0, xmax}}, {"y", {0, ymax}}}, budget);
   std::optional<int64_t> expected;
   for (int64_t y = 0; y <= ymax && FitsAt(m, {{"x", x}, {"y", y}}); ++y) expected = y;

@@ -11,6 +11,7 @@
 
 #include "simulator/phases/phases.h"
 #include "simulator/plan.h"
+#include "simulator/timing/fit.h"
 #include "verifier/manifest.h"
 
 namespace loadplan::api {
@@ -24,6 +25,11 @@ struct PlanReport {
   std::optional<uint64_t> device_bytes;  // --device-memory
   std::string device_label;              // "h200 (measured)" or the size text
   size_t warnings = 0;                   // verifier warnings (lints)
+  // plan --machine / --fit (simulator/timing): the profile used, the plan's predicted load
+  // time, the configuration search. JSON keys "load_time" and "fit" (plan_report_time.cc).
+  std::optional<simulator::timing::MachineProfile> machine;
+  std::optional<simulator::timing::LoadTimePrediction> load_time;
+  std::optional<simulator::timing::FitResult> fit;
 
   // Does the peak fit the device for every admissible value (box) / at the user's values?
   [[nodiscard]] std::optional<bool> FitsBox() const;
@@ -31,5 +37,7 @@ struct PlanReport {
 };
 
 nlohmann::json ReportJson(const verifier::Manifest& m, const PlanReport& r);
+// Adds "load_time" and "fit" to a ReportJson object when the report has them.
+void AddTimingJson(const PlanReport& r, nlohmann::json& j);
 
 }  // namespace loadplan::api

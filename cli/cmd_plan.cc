@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "cli/cmd_plan_report.h"
+#include "cli/cmd_plan_time.h"
 #include "cli/json_out.h"
 #include "cli/pipeline.h"
 #include "verifier/bind_assignment.h"
@@ -61,14 +62,15 @@ int RunPlan(const PlanCliOptions& options) {
       PlanChecked(*in->check.result.verified, options.plan, "loadplan plan");
   if (!plan.ok()) return plan.exit_code();
   r.plan = std::move(*plan);
+  if (int rc = AddLoadTime(options, *in->check.result.verified, r); rc != 0) return rc;
   r.phases = simulator::ComputePhases(m, r.plan, r.at);
   r.widest = simulator::FindWidestMoment(r.plan);
   if (options.format == Format::kJson) {
     std::puts(DumpJson(ReportJson(m, r)).c_str());
   } else {
-    std::fputs(ReportText(m, r).c_str(), stdout);
+    std::fputs((ReportText(m, r) + LoadTimeText(r)).c_str(), stdout);
   }
-  return r.FitsBox().value_or(true) ? 0 : 1;
+  return r.FitsBox().value_or(true) && FitFound(r) ? 0 : 1;
 }
 
 }  // namespace loadplan::cli

@@ -11,6 +11,7 @@
 
 #include "simulator/phases/phases.h"
 #include "simulator/plan.h"
+#include "simulator/timing/fit.h"
 #include "verifier/manifest.h"
 
 namespace loadplan::api {
@@ -26,6 +27,11 @@ struct PlanReport {
   std::string device_figure;             // "total" (presets), "free" (read now), "" (a size)
   uint64_t reserve_bytes = 0;            // --reserve: bytes the manifest does not hold
   size_t warnings = 0;                   // verifier warnings (lints)
+  // plan --machine / --fit (simulator/timing): the profile used, the plan's predicted load
+  // time, the configuration search. JSON keys "load_time" and "fit" (plan_report_time.cc).
+  std::optional<simulator::timing::MachineProfile> machine;
+  std::optional<simulator::timing::LoadTimePrediction> load_time;
+  std::optional<simulator::timing::FitResult> fit;
 
   // What the manifest's buffers may use: device less reserve (0 when the reserve is larger).
   [[nodiscard]] std::optional<uint64_t> BudgetBytes() const;
@@ -37,5 +43,7 @@ struct PlanReport {
 };
 
 nlohmann::json ReportJson(const verifier::Manifest& m, const PlanReport& r);
+// Adds "load_time" and "fit" to a ReportJson object when the report has them.
+void AddTimingJson(const PlanReport& r, nlohmann::json& j);
 
 }  // namespace loadplan::api

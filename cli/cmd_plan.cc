@@ -9,6 +9,7 @@
 #include "backend/cuda/free_memory.h"
 #include "base/bytes.h"
 #include "cli/cmd_plan_report.h"
+#include "cli/cmd_plan_time.h"
 #include "cli/json_out.h"
 #include "cli/pipeline.h"
 #include "verifier/bind_assignment.h"
@@ -118,6 +119,7 @@ int RunPlan(const PlanCliOptions& options) {
       PlanChecked(*in->check.result.verified, options.plan, "loadplan plan");
   if (!plan.ok()) return plan.exit_code();
   r.plan = std::move(*plan);
+  if (int rc = AddLoadTime(options, *in->check.result.verified, r); rc != 0) return rc;
   r.phases = simulator::ComputePhases(m, r.plan, r.at);
   r.widest = simulator::FindWidestMoment(r.plan);
   if (!options.svg.empty()) {
@@ -126,9 +128,9 @@ int RunPlan(const PlanCliOptions& options) {
   if (options.format == Format::kJson) {
     std::puts(DumpJson(ReportJson(m, r)).c_str());
   } else {
-    std::fputs(ReportText(m, r).c_str(), stdout);
+    std::fputs((ReportText(m, r) + LoadTimeText(r)).c_str(), stdout);
   }
-  return r.Fits(m).value_or(true) ? 0 : 1;
+  return r.Fits(m).value_or(true) && FitFound(r) ? 0 : 1;
 }
 
 }  // namespace loadplan::cli

@@ -21,6 +21,11 @@ struct PlanCliOptions {
   std::string svg;                     // --svg PATH: the capacity picture (needs --device-memory)
   Format format = Format::kText;       // --format text|json
   simulator::PlanOptions plan;         // --lanes, --prefetch, --placement
+  // Load time (docs/load-time.md): --machine PROFILE (else, for --fit, the built-in H200
+  // default), --cache hot|cold, --fit SIZE (the fastest configuration whose load peak fits).
+  std::optional<std::string> machine;
+  std::string cache = "hot";
+  std::optional<std::string> fit;
 };
 
 // Prints the report on stdout (docs/planner.md, "The report"). Exit code:
@@ -31,7 +36,8 @@ struct PlanCliOptions {
 // 2 unreadable input / not JSON, or a bad option value (--at, --device-memory, --reserve, a
 //   reserve that leaves no budget, --reserve without --device-memory), or --device-memory
 //   free without a usable GPU, or --svg without --device-memory, on a manifest with fewer than
-//   two variables, or unwritable.
+//   two variables, or unwritable; a bad --machine, --cache or --fit;
+// 1 also when, with --fit, no configuration fits SIZE.
 int RunPlan(const PlanCliOptions& options);
 
 }  // namespace loadplan::cli

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli/cmd_calibrate.h"
 #include "cli/cmd_check.h"
 #include "cli/cmd_fuzz.h"
 #include "cli/cmd_gen.h"
@@ -105,6 +106,7 @@ struct Commands {
   cli::PlaceOptions place;
   cli::PlanCliOptions plan;
   cli::RunCliOptions run;
+  cli::CalibrateCliOptions calibrate;
   cli::FuzzCliOptions fuzz;
   cli::GraphOptions graph;
   cli::TimelineOptions timeline;
@@ -204,12 +206,38 @@ void AddPlan(CLI::App& app, Commands& c) {
                   "Write the capacity picture (peak heat map, fit frontier) to this SVG file");
   AddFormat(cmd, c.plan.format);
   AddPlanOptions(cmd, c.plan.plan, c.plan_placement);
+  cmd->add_option("--machine", c.plan.machine,
+                  "Machine profile (loadplan calibrate): predict the load time");
+  WithChoices(cmd,
+              cmd->add_option("--cache", c.plan.cache,
+                              "Checkpoint in the page cache (hot) or evicted (cold)"),
+              {"hot", "cold"});
+  cmd->add_option("--fit", c.plan.fit,
+                  "Fastest lanes/prefetch/placement/staged-or-naive whose load peak fits SIZE");
   cmd->footer(
-      "Example:\n  loadplan plan examples/gpt-oss-120b.json --at batch=64 --device-memory h200");
+      "Example:\n  loadplan plan examples/gpt-oss-120b.json --at batch=64 --device-memory h200\n"
+      "  loadplan plan m8.json --fit 20GiB --machine h200.json --cache cold");
   cmd->callback([&c] {
     ApplyPlacement(c.plan_placement, c.plan.plan);
     c.code = cli::RunPlan(c.plan);
   });
+}
+
+void AddCalibrate(CLI::App& app, Commands& c) {
+  auto* cmd = app.add_subcommand(
+      "calibrate", "Measure this GPU machine's load rates into a profile for plan --machine");
+  auto& o = c.calibrate;
+  cmd->add_option("-o,--output", o.out, "Profile file (default: stdout)");
+  cmd->add_option("--device", o.device, "CUDA device index");
+  cmd->add_option("--dir", o.dir, "Directory for the scratch file (read hot, then evicted)");
+  cmd->add_option("--scratch-gib", o.scratch_gib, "Scratch file size in GiB")
+      ->check(CLI::Range(0.0625, 1024.0));
+  cmd->add_option("--io-threads", o.io_threads, "I/O threads of the measured pipeline")
+      ->check(IntIn(1, 256));
+  cmd->add_option("--chunk-mib", o.chunk_mib, "Chunk size of the measured pipeline in MiB")
+      ->check(CLI::Range(0.00390625, 1024.0));
+  cmd->footer("Example:\n  loadplan calibrate -o h200.json --dir /tmp");
+  cmd->callback([&c] { c.code = cli::RunCalibrate(c.calibrate); });
 }
 
 void AddRun(CLI::App& app, Commands& c) {
@@ -402,6 +430,7 @@ int main(int argc, char** argv) {
   AddExample(app, c);
   AddPlan(app, c);
   AddRun(app, c);
+  AddCalibrate(app, c);
   AddFuzz(app, c);
   AddPlace(app, c);
   AddGraph(app, c);

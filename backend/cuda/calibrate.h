@@ -1,0 +1,31 @@
+// `loadplan calibrate`: measures a machine profile (simulator/timing/profile.h) on a GPU
+// machine: context start and its device memory, pinned H2D, page-cache and evicted-file read
+// rates and the I/O pool's pipeline rates from a scratch file, per-chunk cost, every registry
+// kernel's rate, launch overhead. docs/load-time.md says what each figure is.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "base/status.h"
+#include "simulator/timing/profile.h"
+
+namespace loadplan::backend {
+
+struct CalibrateOptions {
+  int device = 0;
+  std::string dir = ".";  // where the scratch file is written (then removed)
+  uint64_t scratch_bytes = uint64_t{4} << 30;
+  uint64_t cold_bytes = uint64_t{2} << 30;  // read from the evicted file per cold measurement
+  uint32_t io_threads = 12;                 // the CUDA backend's defaults
+  uint64_t chunk_bytes = uint64_t{4} << 20;
+  std::function<void(const std::string&)> note;  // progress lines ("pinned H2D 55.1 GB/s")
+};
+
+// Must be the process's first CUDA work (it times the context start; it calls
+// PrepareCudaProcess itself). kDevice without a usable device, kIo when the scratch file
+// cannot be written, read or evicted; device memory and the scratch file are freed on every path.
+base::Result<simulator::timing::MachineProfile> Calibrate(const CalibrateOptions& options);
+
+}  // namespace loadplan::backend

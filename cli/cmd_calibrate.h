@@ -1,0 +1,23 @@
+// `loadplan calibrate`: measures this machine's load-time profile (docs/load-time.md) and
+// writes it as JSON for `loadplan plan --machine`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace loadplan::cli {
+
+struct CalibrateCliOptions {
+  std::string out;           // -o FILE (default: stdout)
+  int device = 0;            // --device
+  std::string dir = ".";     // --dir: where the scratch file goes
+  double scratch_gib = 4;    // --scratch-gib: scratch file size
+  uint32_t io_threads = 12;  // --io-threads (the pipeline rates hold for this pool)
+  double chunk_mib = 4;      // --chunk-mib
+};
+
+// Exit code: 0 written; 2 no usable CUDA device, the scratch file or the output cannot be
+// written; 3 a CUDA error while measuring.
+int RunCalibrate(const CalibrateCliOptions& options);
+
+}  // namespace loadplan::cli

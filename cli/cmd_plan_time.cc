@@ -1,0 +1,63 @@
+// `plan --machine/--cache/--fit`: see cmd_plan_time.h.
+#include "cli/cmd_plan_time.h"
+
+#include <cstdio>
+
+#include "simulator/phases/phases.h"
+
+namespace loadplan::cli {
+
+namespace timing = simulator::timing;
+
+int AddLoadTime(const PlanCliOptions& o, const verifier::VerifiedManifest& verified,
+                PlanReport& r) {
+  if (!o.machine && !o.fit) return 0;
+  if (o.cache != "hot" && o.cache != "cold") {
+    std::fprintf(stderr, "loadplan plan: --cache %s: expected hot or cold\n", o.cache.c_str());
+    return 2;
+  }
+  if (o.machine) {
+    base::Result<timing::MachineProfile> p = timing::ReadProfileFile(*o.machine);
+    if (!p.ok()) {
+      std::fprintf(stderr, "loadplan plan: --machine %s\n", p.status().message().c_str());
+      return 2;
+    }
+    r.machine = std::move(*p);
+  } else {
+    r.machine = timing::DefaultH200Profile();
+  }
+  const timing::PredictOptions predict{.cache = o.cache == "hot" ? timing::Cache::kHot
+                                                                 : timing::Cache::kCold};
+  if (o.fit) {
+    const std::optional<simulator::DeviceMemory> size = simulator::ResolveDeviceMemory(*o.fit);
+    if (!size) {
+      std::fprintf(stderr,
+                   "loadplan plan: --fit %s: not a size (\"80GiB\", \"16GB\", bytes) or a "
+                   "preset (h200, b200, gb300)\n",
+                   o.fit->c_str());
+      return 2;
+    }
+    timing::FitOptions f{.size = size->bytes, .predict = predict, .base = o.plan};
+    // Options the user fixed are not varied.
+    if (o.plan.lanes) f.lanes = {std::max<uint32_t>(*o.plan.lanes, 1)};
+    if (o.plan.prefetch) f.prefetch = {*o.plan.prefetch};
+    if (o.plan.naive) f.prefetch.clear();
+    r.fit = timing::FitSearch(verified, *r.machine, f);
+    const timing::FitCandidate* pick = r.fit->choice() ? r.fit->choice() : r.fit->smallest();
+    if (pick != nullptr) r.plan = simulator::Plan(verified, pick->options);
+  }
+  r.load_time = timing::PredictLoad(r.plan, *r.machine, predict);
+  return 0;
+}
+
+std::string LoadTimeText(const PlanReport& r) {
+  if (!r.machine) return "";
+  std::string s = "\n";
+  if (r.fit) s += timing::FitText(*r.fit, *r.machine) + "\n";
+  if (r.load_time) s += timing::PredictionText(*r.load_time, *r.machine);
+  return s;
+}
+
+bool FitFound(const PlanReport& r) { return !r.fit || r.fit->choice() != nullptr; }
+
+}  // namespace loadplan::cli

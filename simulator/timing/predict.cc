@@ -1,0 +1,160 @@
+// The load-time model of predict.h: one pass over the plan's steps.
+#include "simulator/timing/predict.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace loadplan::simulator::timing {
+namespace {
+
+struct Clock {
+  double stream = 0;   // when the byte stream is free (last chunk copied)
+  double compute = 0;  // when the compute stream is free
+  double host = 0;     // earliest a fill may start (after a FreeArena drain)
+  std::vector<double> done;
+  double WaitsDone(const Step& s) const {
+    double t = 0;
+    for (StepIndex w : s.waits)
+      if (Index(w) < done.size()) t = std::max(t, done[Index(w)]);
+    return t;
+  }
+};
+
+uint64_t CallBytes(const PlannedCall& c) {
+  uint64_t b = 0;
+  for (const PlannedArg& a : c.args) b += a.bytes == UINT64_MAX ? 0 : a.bytes;
+  return b;
+}
+
+}  // namespace
+
+std::string_view CacheName(Cache c) { return c == Cache::kHot ? "hot" : "cold"; }
+
+LoadTimePrediction PredictLoad(const LoadPlan& plan, const MachineProfile& profile,
+                               const PredictOptions& options) {
+  const bool hot = options.cache == Cache::kHot;
+  LoadTimePrediction out{.cache = options.cache};
+  const double rate = hot ? profile.pipeline_hot : profile.pipeline_cold;
+  const double read_rate = hot ? profile.page_cache_read : profile.direct_read;
+  const double threads = std::max<uint32_t>(profile.io_threads, 1);
+  const uint64_t chunk = std::max<uint64_t>(profile.chunk_bytes, 1);
+  const double slots = 2 * threads * static_cast<double>(chunk);  // read-ahead bytes
+  out.rate = rate;
+  Clock c{.done = std::vector<double>(plan.steps.size(), 0)};
+  // The first chunk of each thread is read before anything is copied.
+  c.stream = rate > 0 && read_rate > 0 ? static_cast<double>(chunk) * threads / read_rate : 0;
+  uint32_t allocations = 0;
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const Step& s = plan.steps[i];
+    double& done = c.done[i];
+    switch (s.kind) {
+      case StepKind::kAllocResident:
+      case StepKind::kAllocArena: ++allocations; break;
+      case StepKind::kFill: {
+        if (!s.buffer || Index(*s.buffer) >= plan.buffers.size()) break;
+        const uint64_t bytes = plan.buffer(*s.buffer).bytes;
+        const double gate = std::max(c.host, c.WaitsDone(s));
+        double fast = 0;  // bytes read ahead while the stream waited
+        if (gate > c.stream) {
+          out.stall_s += gate - c.stream;
+          ++out.stalls;
+          fast = std::min({static_cast<double>(bytes), slots, (gate - c.stream) * read_rate});
+          c.stream = gate;
+        }
+        const uint64_t chunks = (bytes + chunk - 1) / chunk;
+        double t = 0;
+        if (profile.pinned_h2d > 0) t += fast / profile.pinned_h2d;
+        if (rate > 0) t += (static_cast<double>(bytes) - fast) / rate;
+        // A small fill costs its fixed overhead; a large one hides it behind other chunks.
+        c.stream += std::max(t, profile.per_fill_s);
+        done = c.stream;
+        out.fill_bytes += bytes;
+        out.chunks += chunks;
+        ++out.fills;
+        break;
+      }
+      case StepKind::kLaunch: {
+        if (!s.call || Index(*s.call) >= plan.calls.size()) break;
+        const PlannedCall& call = plan.call(*s.call);
+        double t = profile.launch_overhead_s;
+        if (options.derive) {
+          bool measured = true;
+          const double k = KernelRate(profile, call.kernel, &measured);
+          if (!measured && std::find(out.unmeasured_kernels.begin(), out.unmeasured_kernels.end(),
+                                     call.kernel) == out.unmeasured_kernels.end())
+            out.unmeasured_kernels.push_back(call.kernel);
+          if (k > 0) t += static_cast<double>(CallBytes(call)) / k;
+        }
+        const double start = std::max(c.compute, c.WaitsDone(s));
+        c.compute = start + t;
+        done = c.compute;
+        out.derive_s += t;
+        ++out.launches;
+        break;
+      }
+      case StepKind::kRelease: done = c.WaitsDone(s); break;
+      case StepKind::kFreeArena:
+        // The host drains the pool and the compute stream before it frees the arena.
+        c.host = std::max({c.stream, c.compute, c.WaitsDone(s)});
+        done = c.host;
+        break;
+    }
+  }
+  std::sort(out.unmeasured_kernels.begin(), out.unmeasured_kernels.end());
+  out.wall_s = out.fills + out.launches == 0 ? 0 : std::max(c.stream, c.compute);
+  out.tail_s = std::max(0.0, c.compute - c.stream);
+  if (read_rate > 0) out.read_s = out.fill_bytes / read_rate;
+  if (profile.pinned_h2d > 0) out.copy_s = out.fill_bytes / profile.pinned_h2d;
+  out.setup_s = profile.context_start_s + profile.setup_s + allocations * profile.alloc_s;
+  out.total_s = out.setup_s + out.wall_s;
+  return out;
+}
+
+nlohmann::json PredictionJson(const LoadTimePrediction& p, const MachineProfile& profile) {
+  return {{"cache", CacheName(p.cache)},
+          {"profile",
+           {{"device", profile.device},
+            {"measured", profile.measured},
+            {"source", profile.source},
+            {"builtin", profile.builtin}}},
+          {"wall_s", p.wall_s},
+          {"total_s", p.total_s},
+          {"phases",
+           {{"setup_s", p.setup_s},
+            {"read_s", p.read_s},
+            {"copy_s", p.copy_s},
+            {"derive_s", p.derive_s},
+            {"stall_s", p.stall_s},
+            {"tail_s", p.tail_s}}},
+          {"rate", p.rate},
+          {"gbps", p.wall_s > 0 ? p.fill_bytes / p.wall_s / 1e9 : 0.0},
+          {"fill_bytes", p.fill_bytes},
+          {"chunks", p.chunks},
+          {"fills", p.fills},
+          {"launches", p.launches},
+          {"stalls", p.stalls},
+          {"unmeasured_kernels", p.unmeasured_kernels}};
+}
+
+std::string PredictionText(const LoadTimePrediction& p, const MachineProfile& profile) {
+  std::string s = fmt::format(
+      "Load time ({} page cache, profile: {}{}):\n"
+      "  wall {:.3f} s for {:.2f} GB ({:.2f} GB/s), plus setup {:.3f} s = {:.3f} s\n"
+      "  read {:.3f} s and copy {:.3f} s overlapped at {:.2f} GB/s; derive {:.3f} s in {} "
+      "launches ({:.3f} s after the last copy); {:.3f} s stalled in {} waits\n",
+      CacheName(p.cache), profile.device.empty() ? "?" : profile.device,
+      profile.builtin ? ", built-in default from docs/performance.md" : ", " + profile.measured,
+      p.wall_s, p.fill_bytes / 1e9, p.wall_s > 0 ? p.fill_bytes / p.wall_s / 1e9 : 0.0, p.setup_s,
+      p.total_s, p.read_s, p.copy_s, p.rate / 1e9, p.derive_s, p.launches, p.tail_s, p.stall_s,
+      p.stalls);
+  if (!p.unmeasured_kernels.empty()) {
+    std::string names;
+    for (const std::string& k : p.unmeasured_kernels) names += (names.empty() ? "" : ", ") + k;
+    s += fmt::format("  not in the profile (timed at {:.0f} GB/s): {}\n",
+                     profile.default_kernel_rate / 1e9, names);
+  }
+  return s;
+}
+
+}  // namespace loadplan::simulator::timing

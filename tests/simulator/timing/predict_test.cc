@@ -1,0 +1,165 @@
+// The load-time model on hand-built plans whose times follow by hand, and on planned manifests.
+#include "simulator/timing/predict.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/simulator/plan_fixtures.h"
+#include "tests/verified_plan.h"
+
+namespace loadplan::simulator::timing {
+namespace {
+
+// Round numbers: 2 threads x 1000-byte chunks; read 4e6 B/s hot, 1e5 cold; the pipeline 1e6
+// hot, 5e4 cold; pinned H2D 2e6; kernel "k" 1000 B/s; nothing fixed.
+MachineProfile Round() {
+  MachineProfile p{.io_threads = 2,
+                   .chunk_bytes = 1000,
+                   .pinned_h2d = 2e6,
+                   .page_cache_read = 4e6,
+                   .direct_read = 1e5,
+                   .pipeline_hot = 1e6,
+                   .pipeline_cold = 5e4,
+                   .default_kernel_rate = 1e9};
+  p.kernels["k"] = 1000;
+  return p;
+}
+
+// Buffers: s0, s1 (staged, 2000 B), x (carry, 1000 B), w (weight, 1000 B). Calls c0, c1 of
+// kernel "k", each reading s<i> and writing x: 3000 bytes, 3 s at 1000 B/s.
+LoadPlan Base() {
+  LoadPlan p;
+  auto buffer = [&](const char* name, Residence r, uint64_t bytes) {
+    p.buffers.push_back({.id = BufferId{static_cast<uint32_t>(p.buffers.size())},
+                         .name = name,
+                         .residence = r,
+                         .bytes = bytes});
+  };
+  buffer("s0", Residence::kStaged, 2000);
+  buffer("s1", Residence::kStaged, 2000);
+  buffer("x", Residence::kResident, 1000);
+  buffer("w", Residence::kResident, 1000);
+  for (uint32_t i = 0; i < 2; ++i) {
+    p.calls.push_back({.id = CallId{i},
+                       .kernel = "k",
+                       .args = {{.param = "src", .buffer = BufferId{i}, .bytes = 2000},
+                                {.param = "dst",
+                                 .buffer = BufferId{2},
+                                 .access = verifier::Access::kWrite,
+                                 .bytes = 1000}}});
+  }
+  p.steps = {{.kind = StepKind::kAllocResident}, {.kind = StepKind::kAllocArena}};
+  return p;
+}
+StepIndex Add(LoadPlan& p, Step s) {
+  p.steps.push_back(std::move(s));
+  return StepIndex{static_cast<uint32_t>(p.steps.size() - 1)};
+}
+StepIndex Fill(LoadPlan& p, uint32_t b, std::vector<StepIndex> waits = {}) {
+  return Add(p, {.kind = StepKind::kFill, .buffer = BufferId{b}, .waits = std::move(waits)});
+}
+StepIndex Launch(LoadPlan& p, uint32_t c, std::vector<StepIndex> waits) {
+  return Add(p, {.kind = StepKind::kLaunch, .call = CallId{c}, .waits = std::move(waits)});
+}
+
+TEST(Predict, OneFillThenOneLaunch) {
+  LoadPlan p = Base();
+  const StepIndex f = Fill(p, 0);
+  Add(p, {.kind = StepKind::kFreeArena, .waits = {Launch(p, 0, {f})}});
+  const LoadTimePrediction hot = PredictLoad(p, Round());
+  // Ramp: one 1000-byte chunk per thread at 4e6 B/s = 0.0005 s; the fill 2000 / 1e6 = 0.002 s;
+  // the launch 3000 / 1000 = 3 s after it.
+  EXPECT_DOUBLE_EQ(hot.wall_s, 0.0005 + 0.002 + 3.0);
+  EXPECT_DOUBLE_EQ(hot.derive_s, 3.0);
+  EXPECT_DOUBLE_EQ(hot.tail_s, 3.0);
+  EXPECT_EQ(hot.stalls, 0u);
+  EXPECT_EQ(hot.fill_bytes, 2000u);
+  EXPECT_EQ(hot.chunks, 2u);
+  EXPECT_DOUBLE_EQ(hot.read_s, 2000 / 4e6);
+  EXPECT_DOUBLE_EQ(hot.copy_s, 2000 / 2e6);
+  const LoadTimePrediction cold = PredictLoad(p, Round(), {.cache = Cache::kCold});
+  EXPECT_DOUBLE_EQ(cold.wall_s, 1000.0 * 2 / 1e5 + 2000 / 5e4 + 3.0);
+  const LoadTimePrediction no_derive = PredictLoad(p, Round(), {.derive = false});
+  EXPECT_DOUBLE_EQ(no_derive.wall_s, 0.0005 + 0.002);
+}
+
+TEST(Predict, AFillThatWaitsForALaunchStallsTheStreamAndReadsAhead) {
+  LoadPlan p = Base();
+  const StepIndex f0 = Fill(p, 0);
+  const StepIndex l0 = Launch(p, 0, {f0});
+  const StepIndex f1 = Fill(p, 1, {l0});  // s1 reuses s0's bytes
+  Add(p, {.kind = StepKind::kFreeArena, .waits = {Launch(p, 1, {f1})}});
+  const LoadTimePrediction t = PredictLoad(p, Round());
+  EXPECT_EQ(t.stalls, 1u);
+  EXPECT_DOUBLE_EQ(t.stall_s, 3.0);  // from 0.0025 to 3.0025
+  // s1 was read ahead during the stall (2000 B < 2 x 2 x 1000 B of slots): it only copies,
+  // 2000 / 2e6 = 0.001 s; then c1's 3 s.
+  EXPECT_DOUBLE_EQ(t.wall_s, 3.0025 + 0.001 + 3.0);
+}
+
+TEST(Predict, FillsAfterFreeArenaWaitForTheDrain) {
+  LoadPlan p = Base();
+  const StepIndex f0 = Fill(p, 0);
+  Add(p, {.kind = StepKind::kFreeArena, .waits = {Launch(p, 0, {f0})}});
+  Fill(p, 3);  // weight w, no waits: still after the drain
+  const LoadTimePrediction t = PredictLoad(p, Round());
+  EXPECT_DOUBLE_EQ(t.wall_s, 3.0025 + 1000 / 2e6);
+  EXPECT_DOUBLE_EQ(t.tail_s, 0);
+}
+
+TEST(Predict, ASmallFillCostsAtLeastThePerFillTime) {
+  LoadPlan p = Base();
+  Fill(p, 0);  // 2000 B: 0.002 s at the pipeline rate
+  Fill(p, 1);
+  MachineProfile m = Round();
+  m.per_fill_s = 0.01;
+  m.context_start_s = 1;
+  m.setup_s = 0.5;
+  m.alloc_s = 0.25;
+  const LoadTimePrediction t = PredictLoad(p, m);
+  EXPECT_DOUBLE_EQ(t.wall_s, 0.0005 + 2 * 0.01);
+  EXPECT_DOUBLE_EQ(t.setup_s, 1 + 0.5 + 2 * 0.25);
+  EXPECT_DOUBLE_EQ(t.total_s, t.setup_s + t.wall_s);
+  m.per_fill_s = 0.001;  // below the bytes' time: hidden
+  EXPECT_DOUBLE_EQ(PredictLoad(p, m).wall_s, 0.0005 + 2 * 0.002);
+}
+
+TEST(Predict, UnmeasuredKernelsAreNamed) {
+  LoadPlan p = Base();
+  p.calls[0].kernel = "other";
+  Launch(p, 0, {Fill(p, 0)});
+  const LoadTimePrediction t = PredictLoad(p, Round());
+  EXPECT_EQ(t.unmeasured_kernels, std::vector<std::string>{"other"});
+  EXPECT_DOUBLE_EQ(t.derive_s, 3000 / 1e9);
+}
+
+// Four calls, each reading its own 4000-byte source: with prefetch 0 each source reuses the
+// bytes of the one before, so every fill waits for the previous launch; with prefetch 1 the
+// next fill overlaps the running launch.
+TEST(Predict, PrefetchOverlapsCopiesWithDerive) {
+  testing::ManifestMaker mk("seq", 1, 0);
+  for (int i = 0; i < 4; ++i) {
+    mk.Bytes(fmt::format("s{}", i), verifier::BufferKind::kSource, 4000)
+        .Bytes(fmt::format("x{}", i), verifier::BufferKind::kCarry, 4000)
+        .Call("derive.p", {fmt::format("s{}", i)}, {fmt::format("x{}", i)});
+  }
+  const verifier::Manifest m = mk.Done();
+  MachineProfile prof = Round();
+  prof.default_kernel_rate = 8000 / 0.004;  // each launch about as long as its fill (0.004 s)
+  const LoadTimePrediction p0 =
+      PredictLoad(test_support::PlanOf(m, {.prefetch = 0, .alignment = 1}), prof);
+  const LoadTimePrediction p1 =
+      PredictLoad(test_support::PlanOf(m, {.prefetch = 1, .alignment = 1}), prof);
+  EXPECT_GT(p0.stalls, 0u);
+  EXPECT_GT(p0.wall_s, p1.wall_s);
+  EXPECT_LT(p1.stall_s, p0.stall_s);
+  // Never faster than the bytes at the faster of the two copy rates, nor than the derive work.
+  for (const LoadTimePrediction& t : {p0, p1}) {
+    EXPECT_GE(t.wall_s, 16000 / 2e6);
+    EXPECT_GE(t.wall_s, t.derive_s);
+    EXPECT_EQ(t.fill_bytes, 16000u);
+    EXPECT_EQ(t.launches, 4u);
+  }
+}
+
+}  // namespace
+}  // namespace loadplan::simulator::timing

@@ -1,0 +1,87 @@
+// Machine profiles: JSON round trip, and every bad input named by its JSON pointer.
+#include "simulator/timing/profile.h"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace loadplan::simulator::timing {
+namespace {
+
+std::string Text(const MachineProfile& p) { return ProfileJson(p).dump(); }
+
+// The error message of parsing `p` after `edit` changed its JSON.
+template <class Edit>
+std::string ErrorAfter(Edit edit) {
+  nlohmann::json j = ProfileJson(DefaultH200Profile());
+  edit(j);
+  base::Result<MachineProfile> r = ParseProfile(j.dump());
+  EXPECT_FALSE(r.ok()) << j.dump();
+  return r.ok() ? "" : r.status().message();
+}
+
+TEST(Profile, RoundTrips) {
+  MachineProfile p = DefaultH200Profile();
+  p.kernels["copy"] = 1.5e12;
+  p.context_device_bytes = 123456789;
+  base::Result<MachineProfile> back = ParseProfile(Text(p));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(*back, p);
+}
+
+TEST(Profile, MissingRateNamesItsPointer) {
+  EXPECT_EQ(ErrorAfter([](nlohmann::json& j) { j["rates"].erase("pinned_h2d"); }),
+            "/rates/pinned_h2d: missing");
+}
+
+TEST(Profile, NonPositiveRateIsRefused) {
+  EXPECT_EQ(ErrorAfter([](nlohmann::json& j) { j["rates"]["pipeline_cold"] = 0; }),
+            "/rates/pipeline_cold: expected a number > 0");
+  EXPECT_EQ(ErrorAfter([](nlohmann::json& j) { j["kernels"]["rates"]["copy"] = "fast"; }),
+            "/kernels/rates/copy: expected a number > 0");
+  EXPECT_EQ(ErrorAfter([](nlohmann::json& j) { j["io"]["threads"] = 0; }),
+            "/io/threads: expected an integer > 0");
+}
+
+TEST(Profile, WrongVersionSchemaAndShape) {
+  EXPECT_EQ(ErrorAfter([](nlohmann::json& j) { j["version"] = 2; }),
+            "/version: 2, this loadplan reads version 1");
+  EXPECT_EQ(ErrorAfter([](nlohmann::json& j) { j["schema"] = "x"; }),
+            "/schema: \"x\", expected \"loadplan-machine-profile\"");
+  EXPECT_EQ(ErrorAfter([](nlohmann::json& j) { j["rates"] = 5; }), "/rates: expected an object");
+}
+
+TEST(Profile, UnknownKeyIsNamed) {
+  EXPECT_EQ(ErrorAfter([](nlohmann::json& j) { j["rates"]["pinned_h2dd"] = 1; }),
+            "/rates/pinned_h2dd: unknown key");
+}
+
+TEST(Profile, DuplicateKeyIsAnError) {
+  std::string text = Text(DefaultH200Profile());
+  const std::string key = "\"pinned_h2d\":";
+  const size_t at = text.find(key);
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at, key + "1,");
+  base::Result<MachineProfile> r = ParseProfile(text);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "/rates/pinned_h2d: duplicate key");
+}
+
+TEST(Profile, NotJson) {
+  base::Result<MachineProfile> r = ParseProfile("{\"schema\": ");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("not JSON"), std::string::npos);
+  EXPECT_FALSE(ReadProfileFile("/nonexistent/profile.json").ok());
+}
+
+TEST(Profile, KernelRateFallsBackToTheDefault) {
+  MachineProfile p = DefaultH200Profile();
+  bool measured = true;
+  EXPECT_EQ(KernelRate(p, "no_such_kernel", &measured), p.default_kernel_rate);
+  EXPECT_FALSE(measured);
+  EXPECT_EQ(KernelRate(p, "copy", &measured), p.kernels.at("copy"));
+  EXPECT_TRUE(measured);
+}
+
+}  // namespace
+}  // namespace loadplan::simulator::timing

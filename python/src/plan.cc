@@ -40,6 +40,7 @@ base::Status Fill(const verifier::Manifest& m, const PlanArgs& a, api::PlanRepor
   }
   r.device_bytes = d->bytes;
   r.device_label = d->label;
+  r.device_figure = d->preset != nullptr ? std::string(d->preset->figure) : "";
   return {};
 }
 

@@ -12,18 +12,7 @@ cd "$work"
 gpt=$src/examples/gpt-oss-120b.json k3=$src/examples/k3-stage.json
 n=0 bad=0
 
-expect() {  # RC PATTERN CMD...: exit code and combined output matching the extended regex
-  local want=$1 pattern=$2
-  shift 2
-  n=$((n + 1))
-  local out rc
-  out=$("$@" 2>&1 </dev/null)
-  rc=$?
-  if [[ $rc != "$want" ]] || ! grep -qE -- "$pattern" <<<"$out"; then
-    echo "FAIL [$*]: exit $rc (want $want), output: $(head -c 600 <<<"$out")"
-    bad=$((bad + 1))
-  fi
-}
+source "$src/tests/cli/expect.sh"
 
 # The picture's frontier points are the JSON's, exactly (both tables, the --at ladder value).
 n=$((n + 1))

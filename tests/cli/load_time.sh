@@ -10,18 +10,7 @@ cd "$work"
 prof=$src/tests/data/timing/profile.json
 n=0 bad=0
 
-expect() {  # RC PATTERN CMD...: exit code RC and combined output matching the extended regex
-  local want=$1 pattern=$2
-  shift 2
-  n=$((n + 1))
-  local out rc
-  out=$("$@" 2>&1 </dev/null)
-  rc=$?
-  if [[ $rc != "$want" ]] || ! grep -qE -- "$pattern" <<<"$out"; then
-    echo "FAIL [$*]: exit $rc (want $want), output: $(head -c 600 <<<"$out")"
-    bad=$((bad + 1))
-  fi
-}
+source "$src/tests/cli/expect.sh"
 
 "$L" example gpt-oss-120b --layers 2 -o m2.json || exit 1
 expect 0 'Load time \(hot page cache, profile: NVIDIA H200, test fixture' "$L" plan m2.json --machine "$prof"

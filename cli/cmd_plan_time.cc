@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "cli/pipeline.h"
 #include "simulator/phases/phases.h"
 
 namespace loadplan::cli {
@@ -44,7 +45,11 @@ int AddLoadTime(const PlanCliOptions& o, const verifier::VerifiedManifest& verif
     if (o.plan.naive) f.prefetch.clear();
     r.fit = timing::FitSearch(verified, *r.machine, f);
     const timing::FitCandidate* pick = r.fit->choice() ? r.fit->choice() : r.fit->smallest();
-    if (pick != nullptr) r.plan = simulator::Plan(verified, pick->options);
+    if (pick != nullptr) {  // the report describes the chosen plan, checked like any other
+      Outcome<simulator::LoadPlan> chosen = PlanChecked(verified, pick->options, "loadplan plan");
+      if (!chosen.ok()) return chosen.exit_code();
+      r.plan = std::move(*chosen);
+    }
   }
   r.load_time = timing::PredictLoad(r.plan, *r.machine, predict);
   return 0;

@@ -154,9 +154,8 @@ std::string FitText(const FitResult& r, const MachineProfile& profile, size_t ru
   }
   const FitCandidate* best = r.smallest();
   if (best == nullptr) return s + "  nothing to plan\n";
-  s += fmt::format("  nothing fits: the smallest peak is {} ({}), {} more than {}: needs {} more\n",
-                   Gib(best->load_peak), best->Label(), Gib(best->load_peak - r.size), Gib(r.size),
-                   Gib(best->load_peak - r.size));
+  s += fmt::format("  nothing fits: the smallest peak is {} ({}): needs {} more than {}\n",
+                   Gib(best->load_peak), best->Label(), Gib(best->load_peak - r.size), Gib(r.size));
   if (best->floor < best->load_peak)
     s += fmt::format(
         "  no placement of that plan goes below {} (resident + the arena's lower bound)\n",

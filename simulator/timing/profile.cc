@@ -15,6 +15,8 @@ namespace {
 using base::Status;
 using nlohmann::json;
 
+constexpr uint64_t kMaxIoThreads = 4096;
+
 // Reads the fields of one object, remembering what it took: Done() names any key left over.
 class Fields {
  public:
@@ -118,30 +120,31 @@ struct DuplicateFinder {
 }  // namespace
 
 MachineProfile DefaultH200Profile() {
-  // docs/performance.md, 2026-12-01/02 on the lent H200: pinned H2D 55.27 GB/s, host read
-  // 64.83 GB/s, the staged 16.30 GB load at 48.32 GB/s end to end, a cold file at 1.46 GB/s,
-  // the derive kernels' table (bench_kernels_gpu), D2D copy 4.2 TB/s (ANCHORS.md).
-  MachineProfile p{.device = "NVIDIA H200",
-                   .measured = "2026-12-01/02 figures of docs/performance.md",
-                   .source = "built-in default (docs/performance.md, not this machine)",
-                   .builtin = true,
-                   .pinned_h2d = 55.27e9,
-                   .page_cache_read = 64.83e9,
-                   .direct_read = 1.50e9,
-                   .pipeline_hot = 48.9e9,
-                   .pipeline_cold = 1.46e9,
-                   .per_fill_s = 70e-6,
-                   .default_kernel_rate = 2.0e12,
-                   .launch_overhead_s = 5e-6,
-                   .context_start_s = 0.3,
-                   .context_device_bytes = uint64_t{512} << 20,
-                   .setup_s = 0.05,
-                   .alloc_s = 1e-3};
-  p.kernels = {{"copy", 4.2e12},
-               {"fp8_block_bf16", 1.85e12},
-               {"mxfp4_experts_bf16", 2.70e12},
-               {"mxfp4_fc1_weight", 3.89e12},
-               {"mxfp4_fc2_weight", 3.89e12}};
+  // `loadplan calibrate` on the lent H200, 2026-12-02T09:25:57Z (examples/profiles/h200.json,
+  // docs/performance.md), to 4 significant figures.
+  MachineProfile p{
+      .device = "NVIDIA H200",
+      .measured = "2026-12-02T09:25:57Z on the lent H200 (examples/profiles/h200.json)",
+      .source = "built-in default (docs/performance.md, not this machine)",
+      .builtin = true,
+      .pinned_h2d = 55.46e9,
+      .page_cache_read = 80.69e9,
+      .direct_read = 1.516e9,
+      .pipeline_hot = 50.90e9,
+      .pipeline_cold = 1.498e9,
+      .per_fill_s = 56.14e-6,
+      .default_kernel_rate = 2.440e12,
+      .launch_overhead_s = 5.867e-6,
+      .context_start_s = 0.3469,
+      .context_device_bytes = 552402944,
+      .setup_s = 0.04715,
+      .alloc_s = 8.807e-5};
+  p.kernels = {{"cast_bf16_f32", 3.837e12},      {"copy", 4.014e12},
+               {"fp8_block_bf16", 1.789e12},     {"mxfp4_dequant", 2.068e12},
+               {"mxfp4_experts_bf16", 2.718e12}, {"mxfp4_fc1_bias", 0.4238e12},
+               {"mxfp4_fc1_scales", 2.440e12},   {"mxfp4_fc1_weight", 3.464e12},
+               {"mxfp4_fc2_bias", 0.2338e12},    {"mxfp4_fc2_scales", 2.089e12},
+               {"mxfp4_fc2_weight", 3.421e12}};
   return p;
 }
 
@@ -175,7 +178,10 @@ base::Result<MachineProfile> ParseProfile(std::string_view text) {
   if (io) {
     uint64_t threads = 0;
     io->Unsigned("threads", threads, true);
-    p.io_threads = static_cast<uint32_t>(std::min<uint64_t>(threads, 4096));
+    if (threads > kMaxIoThreads)
+      io->Fail(
+          fmt::format("{}: {} threads, more than {}", io->Ptr("threads"), threads, kMaxIoThreads));
+    p.io_threads = static_cast<uint32_t>(std::min<uint64_t>(threads, kMaxIoThreads));
     io->Unsigned("chunk_bytes", p.chunk_bytes, true);
   }
   Merge(top, io);

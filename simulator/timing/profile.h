@@ -45,8 +45,8 @@ struct MachineProfile {
   bool operator==(const MachineProfile&) const = default;
 };
 
-// The documented default: the H200 figures of docs/performance.md and shared ANCHORS.md
-// (2026-12-01/02), labelled as such (builtin = true).
+// The documented default: the H200's calibration of 2026-12-02T09:25Z (examples/profiles/
+// h200.json), labelled as such (builtin = true).
 MachineProfile DefaultH200Profile();
 
 // Parses a profile; an error names the JSON pointer of the offending value ("/rates/pinned_h2d:

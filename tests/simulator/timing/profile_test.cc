@@ -41,6 +41,8 @@ TEST(Profile, NonPositiveRateIsRefused) {
             "/kernels/rates/copy: expected a number > 0");
   EXPECT_EQ(ErrorAfter([](nlohmann::json& j) { j["io"]["threads"] = 0; }),
             "/io/threads: expected an integer > 0");
+  EXPECT_EQ(ErrorAfter([](nlohmann::json& j) { j["io"]["threads"] = 5000; }),
+            "/io/threads: 5000 threads, more than 4096");
 }
 
 TEST(Profile, WrongVersionSchemaAndShape) {

@@ -11,8 +11,8 @@ namespace loadplan::cli {
 
 struct TimelineOptions {
   std::string file;                   // manifest; empty: the embedded gpt-oss-120b example
-  std::string output;                 // out.svg | out.json; "-": stdout
-  std::optional<std::string> format;  // "svg" | "json": overrides the output's extension
+  std::string output;                 // out.svg | out.png | out.json; "-": stdout
+  std::optional<std::string> format;  // "svg" | "png" | "json": overrides the extension
   simulator::PlanOptions plan;        // --lanes, --prefetch, --placement
 };
 

@@ -203,7 +203,7 @@ void AddPlan(CLI::App& app, Commands& c) {
                   "device memory less this");
   cmd->add_option("--device", c.plan.device, "CUDA device index for --device-memory free");
   cmd->add_option("--svg", c.plan.svg,
-                  "Write the capacity picture (peak heat map, fit frontier) to this SVG file");
+                  "Write the capacity picture (peak heat map, fit frontier) to this .svg or .png");
   AddFormat(cmd, c.plan.format);
   AddPlanOptions(cmd, c.plan.plan, c.plan_placement);
   cmd->add_option("--machine", c.plan.machine,
@@ -317,13 +317,26 @@ void AddPlace(CLI::App& app, Commands& c) {
 }
 
 void AddGraph(CLI::App& app, Commands& c) {
-  auto* cmd = app.add_subcommand("graph",
-                                 "Draw the buffer liveness graph (Graphviz): -o out.svg | out.dot");
+  auto* cmd = app.add_subcommand(
+      "graph", "Draw buffer liveness on the plan's clock (-o out.svg | out.png), or the dataflow");
   cmd->add_option("file", c.graph.file, "Manifest (none: the embedded gpt-oss-120b example)");
-  cmd->add_option("-o,--output", c.graph.output, "out.svg, out.dot or '-'")->required();
-  cmd->add_option("--format", c.graph.format, "svg or dot (default: from the extension)");
+  cmd->add_option("-o,--output", c.graph.output, "out.svg, out.png, out.dot or '-'")->required();
+  cmd->add_option("--format", c.graph.format, "svg, png or dot (default: from the extension)");
+  WithChoices(cmd,
+              cmd->add_option("--view", c.graph.view,
+                              "liveness (bars on the clock) or dataflow (Graphviz; DOT's only "
+                              "view; default: liveness, dataflow for .dot)"),
+              {"liveness", "dataflow"});
+  WithChoices(cmd,
+              cmd->add_option("--rows", c.graph.rows,
+                              "Liveness rows: one per buffer, per layer, or auto (per layer past "
+                              "64 buffers)")
+                  ->capture_default_str(),
+              {"auto", "buffers", "layers"});
   AddPlanOptions(cmd, c.graph.plan, c.graph_placement);
-  cmd->footer("Example:\n  loadplan graph examples/tiny.json -o tiny.svg");
+  cmd->footer(
+      "Examples:\n  loadplan graph examples/tiny.json -o tiny.svg\n  loadplan graph "
+      "examples/tiny.json --view dataflow -o tiny-dataflow.svg");
   cmd->callback([&c] {
     ApplyPlacement(c.graph_placement, c.graph.plan);
     c.code = cli::RunGraph(c.graph);
@@ -334,8 +347,9 @@ void AddTimeline(CLI::App& app, Commands& c) {
   auto* cmd = app.add_subcommand(
       "timeline", "Memory over the plan's clock: -o out.svg, or Chrome trace -o out.json");
   cmd->add_option("file", c.timeline.file, "Manifest (none: the embedded gpt-oss-120b example)");
-  cmd->add_option("-o,--output", c.timeline.output, "out.svg, out.json or '-'")->required();
-  cmd->add_option("--format", c.timeline.format, "svg or json (default: from the extension)");
+  cmd->add_option("-o,--output", c.timeline.output, "out.svg, out.png, out.json or '-'")
+      ->required();
+  cmd->add_option("--format", c.timeline.format, "svg, png or json (default: from the extension)");
   AddPlanOptions(cmd, c.timeline.plan, c.timeline_placement);
   cmd->footer(
       "Example:\n  loadplan timeline examples/tiny.json -o tiny.json   # Chrome trace "

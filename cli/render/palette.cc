@@ -8,10 +8,12 @@ namespace loadplan::render {
 std::string_view KindColour(verifier::BufferKind kind) {
   using K = verifier::BufferKind;
   switch (kind) {
-    case K::kWeight: return "#9ecae1";  // blue
-    case K::kSource: return "#fdae6b";  // orange
-    case K::kCarry: return "#a1d99b";   // green
-    default: return "#d9d9d9";          // grey: not part of loading
+    case K::kWeight: return "#9ecae1";   // blue
+    case K::kSource: return "#fdae6b";   // orange
+    case K::kCarry: return "#a1d99b";    // green
+    case K::kState: return "#bcbddc";    // purple: the KV cache and other serve state
+    case K::kScratch: return "#fcbba1";  // pink
+    default: return "#d9d9d9";           // grey: inputs, outputs, peers
   }
 }
 

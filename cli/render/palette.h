@@ -9,7 +9,8 @@
 
 namespace loadplan::render {
 
-// Fill colour (#rrggbb) of a buffer kind; kinds that take no part in loading are grey.
+// Fill colour (#rrggbb) of a buffer kind: weight blue, source orange, carry green, state
+// purple, scratch pink, the rest grey.
 std::string_view KindColour(verifier::BufferKind kind);
 
 // A colour per load lane, cycling through a fixed palette.

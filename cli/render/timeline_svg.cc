@@ -2,6 +2,10 @@
 #include "cli/render/timeline_svg.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <optional>
+#include <vector>
 #include <iterator>
 #include <string>
 
@@ -21,10 +25,21 @@ using simulator::PlannedBuffer;
 constexpr double kWidth = 1040, kLeft = 90, kRight = 190, kPanelHeight = 240;
 constexpr double kTop1 = 70, kTop2 = kTop1 + kPanelHeight + 90,
                  kHeight = kTop2 + kPanelHeight + 110;
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-constexpr std::string_view kArenaLine = "#de2d26", kBoundLine = "#3182bd";
+constexpr double kCharPx = 6;          // estimated width of a character at font-size 10
+constexpr double kLabelGap = 12;       // least distance between two label baselines
+constexpr double kMinTextPx = 12;      // least height of an area that holds a text
+constexpr double kTextShift = 3.5;     // baseline below an area's middle that centres font-size 10
+constexpr double kPeakHeadroom = 0.1;  // share of the memory panel above its top value
 
-double GiB(uint64_t bytes) { return static_cast<double>(bytes) / kGiB; }
+struct LineStyle {
+  std::string_view colour, dash;
+  double width;
+};
+// Red dashes over thick purple dots: distinct even where the two lines coincide.
+constexpr LineStyle kArenaLine{"#de2d26", "8 4", 1.5}, kBoundLine{"#6a3d9a", "2 3", 2.5};
+constexpr LineStyle kPeakLine{"#252525", "4 2", 1};
+
+double TextPx(std::string_view text) { return kCharPx * static_cast<double>(text.size()); }
 
 // The end of the clock: every call and every window fits in [0, end); at least 1.
 uint32_t ClockEnd(const LoadPlan& plan) {
@@ -46,25 +61,78 @@ void DrawTimeAxis(SvgWriter& svg, const Scale& x, double y_base, uint32_t end) {
   svg.Text((x.p0 + x.p1) / 2, y_base + 32, "derive call t (the plan's clock)", "middle");
 }
 
-void DrawByteAxis(SvgWriter& svg, const Scale& y, const Ticks& ticks, double x0, double x1) {
-  for (const double v : ticks.values) {
-    svg.Line(x0, y(v), x1, y(v), "#e0e0e0", "grid");
-    svg.Text(x0 - 6, y(v) + 4, fmt::format("{:.{}f}", v, ticks.decimals), "end", 10);
-  }
-  svg.Line(x0, y.p0, x0, y.p1, "#000000", "axis");
-  svg.Raw(fmt::format(
-      R"(<text class="label" x="{:.2f}" y="{:.2f}" font-size="11" text-anchor="middle" )"
-      R"svg(transform="rotate(-90 {:.2f} {:.2f})">GiB</text>)svg"
-      "\n",
-      x0 - 55, (y.p0 + y.p1) / 2, x0 - 55, (y.p0 + y.p1) / 2));
+// A panel's byte axis: the unit its top value picks, nice ticks in that unit, the y scale.
+struct ByteAxis {
+  ByteUnit unit;
+  Ticks ticks;
+  Scale y;
+  double operator()(uint64_t bytes) const { return y(static_cast<double>(bytes) / unit.bytes); }
+};
+
+// `headroom`: the share of the panel kept free above `top`.
+ByteAxis MakeByteAxis(uint64_t top, double panel_top, double headroom) {
+  ByteAxis a{.unit = PickByteUnit(top), .ticks = {}, .y = {}};
+  const double v = static_cast<double>(top) / a.unit.bytes;
+  a.ticks = NiceTicks(a.unit.bytes == 1 ? std::max(v, 5.0) : v, 5);  // no fractional bytes
+  const double v1 = std::max({a.ticks.values.back(), v / (1 - headroom), 1e-12});
+  a.y = Scale{0, v1, panel_top + kPanelHeight, panel_top};
+  return a;
 }
 
-// A horizontal marker line across the plot with its name at the right end, above the
-// line or below it (the arena size and the lower bound are often a pixel apart).
-void Marker(SvgWriter& svg, const Scale& x, double y, std::string_view colour, std::string_view cls,
-            const std::string& text, bool above) {
-  svg.Line(x.p0, y, x.p1, y, colour, cls, "6 3");
-  svg.Text(x.p1 + 6, above ? y - 3 : y + 11, text, "start", 10, cls);
+void DrawByteAxis(SvgWriter& svg, const ByteAxis& a, double x0, double x1) {
+  for (const double v : a.ticks.values) {
+    svg.Line(x0, a.y(v), x1, a.y(v), "#e0e0e0", "grid");
+    svg.Text(x0 - 6, a.y(v) + 4, fmt::format("{:.{}f}", v, a.ticks.decimals), "end", 10);
+  }
+  const double top = a.y(a.ticks.values.back()), bottom = a.y.p0;
+  svg.Line(x0, bottom, x0, top, "#000000", "axis");
+  svg.VerticalText(x0 - 55, (bottom + top) / 2, a.unit.name);
+}
+
+// A label in the column right of a plot, at the baseline it wants unless others crowd it.
+struct SideLabel {
+  double wanted;  // baseline
+  std::string text;
+  std::string_view cls, fill;
+};
+
+void DrawSideLabels(SvgWriter& svg, double x, std::vector<SideLabel> labels) {
+  std::stable_sort(labels.begin(), labels.end(),
+                   [](const SideLabel& a, const SideLabel& b) { return a.wanted < b.wanted; });
+  std::vector<double> wanted;
+  for (const SideLabel& l : labels) wanted.push_back(l.wanted);
+  const std::vector<double> at = SpreadLabels(wanted, kLabelGap);
+  for (size_t i = 0; i < labels.size(); ++i)
+    svg.Text(x, at[i], labels[i].text, "start", 10, labels[i].cls, labels[i].fill);
+}
+
+void DrawLine(SvgWriter& svg, const Scale& x, double y, const LineStyle& style,
+              std::string_view cls) {
+  svg.Line(x.p0, y, x.p1, y, style.colour, cls, style.dash, style.width);
+}
+
+// The arena-size and lower-bound lines at `base` + each (the lower bound under the arena).
+void DrawMarkerLines(SvgWriter& svg, const LoadPlan& plan, const Scale& x, const ByteAxis& a,
+                     uint64_t base) {
+  DrawLine(svg, x, a(base + plan.lower_bound), kBoundLine, "lower-bound");
+  DrawLine(svg, x, a(base + plan.arena_bytes), kArenaLine, "arena-size");
+}
+
+// The two lines' names, or one joint name when arena and bound are equal. `prefix`
+// says what is added below ("+ " in the memory panel: resident + ...).
+std::vector<SideLabel> MarkerLabels(const LoadPlan& plan, const ByteAxis& a, uint64_t base,
+                                    std::string_view prefix) {
+  const uint64_t arena = base + plan.arena_bytes, bound = base + plan.lower_bound;
+  if (plan.arena_bytes == plan.lower_bound) {
+    return {{a(arena) + kTextShift,
+             fmt::format("{}arena = lower bound = {}", prefix, base::FormatBytesAuto(arena)),
+             "arena-bound-label", kArenaLine.colour}};
+  }
+  return {{a(arena) + kTextShift, fmt::format("{}arena: {}", prefix, base::FormatBytesAuto(arena)),
+           "arena-size-label", kArenaLine.colour},
+          {a(bound) + kTextShift,
+           fmt::format("{}lower bound: {}", prefix, base::FormatBytesAuto(bound)),
+           "lower-bound-label", kBoundLine.colour}};
 }
 
 // A closed step path over [0, end) from height `base(t)` up to `top(t)`.
@@ -105,34 +173,123 @@ void DrawColumns(SvgWriter& svg, const LoadPlan& plan, const MemorySeries& s, co
   }
 }
 
-void DrawMemoryPanel(SvgWriter& svg, const LoadPlan& plan, const MemorySeries& s,
-                     const MemoryTotals& m, const Scale& x, uint32_t end) {
-  const Ticks ticks = NiceTicks(GiB(m.top), 5);
-  const Scale y{0, std::max(ticks.values.back(), 1e-12), kTop1 + kPanelHeight, kTop1};
-  svg.Text(kLeft, kTop1 - 12, "Device memory during the load (stacked by kind)", "start", 13,
-           "title");
-  DrawByteAxis(svg, y, ticks, x.p0, x.p1);
-  const double w = GiB(s.weight_bytes), wc = GiB(m.resident);
+void DrawMemoryAreas(SvgWriter& svg, const MemorySeries& s, const MemoryTotals& m, const Scale& x,
+                     const ByteAxis& a, uint32_t end) {
+  const double w = static_cast<double>(s.weight_bytes) / a.unit.bytes;
+  const double wc = static_cast<double>(m.resident) / a.unit.bytes;
   auto live = [&](uint32_t t) {
-    return wc + (t < s.arena_live.size() ? GiB(s.arena_live[t]) : 0.0);
+    return wc +
+           (t < s.arena_live.size() ? static_cast<double>(s.arena_live[t]) / a.unit.bytes : 0.0);
   };
   svg.Path(StepPath(
-               x, y, end, [](uint32_t) { return 0.0; }, [&](uint32_t) { return w; }),
+               x, a.y, end, [](uint32_t) { return 0.0; }, [&](uint32_t) { return w; }),
            KindColour(verifier::BufferKind::kWeight), "weights",
            "weights " + base::FormatBytesAuto(s.weight_bytes));
   svg.Path(StepPath(
-               x, y, end, [&](uint32_t) { return w; }, [&](uint32_t) { return wc; }),
+               x, a.y, end, [&](uint32_t) { return w; }, [&](uint32_t) { return wc; }),
            KindColour(verifier::BufferKind::kCarry), "carries",
            "carries " + base::FormatBytesAuto(s.carry_bytes));
   svg.Path(StepPath(
-               x, y, end, [&](uint32_t) { return wc; }, live),
+               x, a.y, end, [&](uint32_t) { return wc; }, live),
            KindColour(verifier::BufferKind::kSource), "arena-live",
            "staging arena: live sources, peak " + base::FormatBytesAuto(s.peak_arena_live));
+}
+
+// A constant band from pixel height `low` (bottom) up to `high`: its name inside at the
+// left when the band is tall enough, else in the side column.
+void LabelBand(SvgWriter& svg, const Scale& x, double low, double high, const std::string& text,
+               std::vector<SideLabel>& side) {
+  if (low - high >= kMinTextPx && TextPx(text) + 8 <= x.p1 - x.p0) {
+    svg.Text(x.p0 + 4, (low + high) / 2 + kTextShift, text, "start", 10, "area-label");
+  } else {
+    side.push_back({(low + high) / 2 + kTextShift, text, "area-label", {}});
+  }
+}
+
+// A run of consecutive columns and the least height over it.
+struct ColumnRun {
+  size_t first = 0;
+  double height = 0;
+};
+
+// Of the runs of `count` columns, the first with the largest least height, if that height
+// is at least kMinTextPx.
+std::optional<ColumnRun> TallestRun(const std::vector<double>& heights, size_t count) {
+  std::optional<ColumnRun> best;
+  for (size_t first = 0; first + count <= heights.size(); ++first) {
+    const auto begin = heights.begin() + static_cast<ptrdiff_t>(first);
+    const double low = *std::min_element(begin, begin + static_cast<ptrdiff_t>(count));
+    if (low >= kMinTextPx && (!best || low > best->height)) best = ColumnRun{first, low};
+  }
+  return best;
+}
+
+// The arena-live area's name inside the run of columns that holds it best, else in the
+// side column beside the middle of the peak.
+void LabelArenaLive(SvgWriter& svg, const MemorySeries& s, const MemoryTotals& m, const Scale& x,
+                    const ByteAxis& a, std::vector<SideLabel>& side) {
+  const std::string text = "arena live (peak " + base::FormatBytesAuto(s.peak_arena_live) + ")";
+  const double base_px = a(m.resident);
+  std::vector<double> heights;
+  for (const uint64_t live : s.arena_live) heights.push_back(base_px - a(m.resident + live));
+  const auto columns = static_cast<size_t>(std::ceil((TextPx(text) + 8) / (x(1) - x(0))));
+  if (const std::optional<ColumnRun> run = TallestRun(heights, std::max<size_t>(columns, 1))) {
+    svg.Text(x(static_cast<double>(run->first)) + 4, base_px - run->height / 2 + kTextShift, text,
+             "start", 10, "area-label");
+  } else {
+    const double peak_height = base_px - a(m.resident + s.peak_arena_live);
+    side.push_back({base_px - peak_height / 2 + kTextShift, text, "area-label", {}});
+  }
+}
+
+// Names the stacked areas that have bytes; returns the names that go to the side column.
+std::vector<SideLabel> LabelAreas(SvgWriter& svg, const MemorySeries& s, const MemoryTotals& m,
+                                  const Scale& x, const ByteAxis& a) {
+  std::vector<SideLabel> side;
+  if (s.weight_bytes > 0)
+    LabelBand(svg, x, a(0), a(s.weight_bytes), "weights " + base::FormatBytesAuto(s.weight_bytes),
+              side);
+  if (s.carry_bytes > 0)
+    LabelBand(svg, x, a(s.weight_bytes), a(m.resident),
+              "carries " + base::FormatBytesAuto(s.carry_bytes), side);
+  if (s.peak_arena_live > 0) LabelArenaLive(svg, s, m, x, a, side);
+  return side;
+}
+
+// The first clock time whose arena live bytes are the peak; nullopt without calls.
+std::optional<uint32_t> PeakTime(const MemorySeries& s) {
+  if (s.arena_live.empty()) return std::nullopt;
+  return static_cast<uint32_t>(std::max_element(s.arena_live.begin(), s.arena_live.end()) -
+                               s.arena_live.begin());
+}
+
+// A vertical line through the middle of the peak's column, named in the panel's headroom.
+void DrawPeak(SvgWriter& svg, const LoadPlan& plan, const MemorySeries& s, const MemoryTotals& m,
+              const Scale& x) {
+  const std::optional<uint32_t> t = PeakTime(s);
+  if (!t) return;
+  const double px = (x(*t) + x(*t + 1.0)) / 2;
+  svg.Line(px, kTop1 + kPanelHeight, px, kTop1 + 15, kPeakLine.colour, "peak", kPeakLine.dash);
+  const std::string text = fmt::format("peak {} at t = {} (call {})",
+                                       base::FormatBytesAuto(m.resident + s.peak_arena_live), *t,
+                                       CallLabel(plan.calls[*t]));
+  const bool right = px + 4 + TextPx(text) <= x.p1;
+  svg.Text(right ? px + 4 : px - 4, kTop1 + 11, text, right ? "start" : "end", 10, "peak-label");
+}
+
+void DrawMemoryPanel(SvgWriter& svg, const LoadPlan& plan, const MemorySeries& s,
+                     const MemoryTotals& m, const Scale& x, uint32_t end) {
+  const ByteAxis a = MakeByteAxis(m.top, kTop1, kPeakHeadroom);
+  svg.Text(kLeft, kTop1 - 12, "Device memory during the load (stacked by kind)", "start", 13,
+           "title");
+  DrawByteAxis(svg, a, x.p0, x.p1);
+  DrawMemoryAreas(svg, s, m, x, a, end);
+  std::vector<SideLabel> side = LabelAreas(svg, s, m, x, a);
   DrawColumns(svg, plan, s, x, m.resident);
-  Marker(svg, x, y(wc + GiB(plan.arena_bytes)), kArenaLine, "arena-size",
-         "+ arena: " + base::FormatBytesAuto(m.resident + plan.arena_bytes), true);
-  Marker(svg, x, y(wc + GiB(plan.lower_bound)), kBoundLine, "lower-bound",
-         "+ lower bound: " + base::FormatBytesAuto(m.resident + plan.lower_bound), false);
+  DrawMarkerLines(svg, plan, x, a, m.resident);
+  DrawPeak(svg, plan, s, m, x);
+  for (SideLabel& l : MarkerLabels(plan, a, m.resident, "+ ")) side.push_back(std::move(l));
+  DrawSideLabels(svg, x.p1 + 6, std::move(side));
   DrawTimeAxis(svg, x, kTop1 + kPanelHeight, end);
 }
 
@@ -143,37 +300,52 @@ std::string SourceTooltip(const PlannedBuffer& b) {
                      base::FormatBytesAuto(b.bytes), b.bytes, base::FormatBytesAuto(b.offset));
 }
 
+// The arena panel's top value: arena, bound and every source's end (saturating).
+uint64_t ArenaTop(const LoadPlan& plan, const std::vector<simulator::BufferId>& staged) {
+  uint64_t top = std::max(plan.arena_bytes, plan.lower_bound);
+  for (const simulator::BufferId i : staged) {
+    uint64_t source_end = UINT64_MAX;
+    (void)__builtin_add_overflow(plan.buffer(i).offset, plan.buffer(i).bytes, &source_end);
+    top = std::max(top, source_end);
+  }
+  return top;
+}
+
+// A source's name inside its rectangle, cut to the width; none where it is too low.
+void LabelSource(SvgWriter& svg, const PlannedBuffer& b, double x, double y, double w, double h) {
+  if (h < kMinTextPx || w < 4) return;
+  const std::string text = FitText(b.name, static_cast<size_t>((w - 4) / kCharPx));
+  if (!text.empty()) svg.Text(x + 2, y + h / 2 + kTextShift, text, "start", 10, "source-label");
+}
+
+void DrawSource(SvgWriter& svg, const PlannedBuffer& b, const Scale& x, const ByteAxis& a) {
+  const double offset = static_cast<double>(b.offset) / a.unit.bytes;
+  const double y0 = a.y(offset), y1 = a.y(offset + static_cast<double>(b.bytes) / a.unit.bytes);
+  const double begin = simulator::Index(b.window_begin), end_t = simulator::Index(b.window_end);
+  const double w = std::max(x(end_t) - x(begin), 1.0), h = std::max(y0 - y1, 1.0);
+  svg.Rect(x(begin), y1, w, h, LaneColour(b.lane ? simulator::Index(*b.lane) : 0), "source",
+           SourceTooltip(b));
+  LabelSource(svg, b, x(begin), y1, w, h);
+}
+
 void DrawArenaPanel(SvgWriter& svg, const LoadPlan& plan, const Scale& x, uint32_t end) {
   const std::vector<simulator::BufferId> staged = StagedBuffers(plan);
-  double top = std::max(GiB(plan.arena_bytes), GiB(plan.lower_bound));
-  for (const simulator::BufferId i : staged)
-    top = std::max(top, GiB(plan.buffer(i).offset) + GiB(plan.buffer(i).bytes));
-  const Ticks ticks = NiceTicks(top, 5);
-  const Scale y{0, std::max(ticks.values.back(), 1e-12), kTop2 + kPanelHeight, kTop2};
+  const ByteAxis a = MakeByteAxis(ArenaTop(plan, staged), kTop2, 0);
   svg.Text(kLeft, kTop2 - 12, "Staging arena: sources by window (x) and offset (y)", "start", 13,
            "title");
-  DrawByteAxis(svg, y, ticks, x.p0, x.p1);
-  for (const simulator::BufferId i : staged) {
-    const PlannedBuffer& b = plan.buffer(i);
-    const double y0 = y(GiB(b.offset)), y1 = y(GiB(b.offset) + GiB(b.bytes));
-    const double begin = simulator::Index(b.window_begin), end_t = simulator::Index(b.window_end);
-    svg.Rect(x(begin), y1, std::max(x(end_t) - x(begin), 1.0), std::max(y0 - y1, 1.0),
-             LaneColour(b.lane ? simulator::Index(*b.lane) : 0), "source", SourceTooltip(b));
-  }
-  Marker(svg, x, y(GiB(plan.arena_bytes)), kArenaLine, "arena-size",
-         "arena " + base::FormatBytesAuto(plan.arena_bytes), true);
-  Marker(svg, x, y(GiB(plan.lower_bound)), kBoundLine, "lower-bound",
-         "lower bound " + base::FormatBytesAuto(plan.lower_bound), false);
+  DrawByteAxis(svg, a, x.p0, x.p1);
+  for (const simulator::BufferId i : staged) DrawSource(svg, plan.buffer(i), x, a);
+  DrawMarkerLines(svg, plan, x, a, 0);
+  DrawSideLabels(svg, x.p1 + 6, MarkerLabels(plan, a, 0, ""));
   DrawTimeAxis(svg, x, kTop2 + kPanelHeight, end);
 }
 
 void DrawLegend(SvgWriter& svg, const LoadPlan& plan) {
-  double x = kLeft;
-  const double y = kHeight - 40;
+  double x = kLeft, y = kHeight - 48;
   auto swatch = [&](std::string_view colour, const std::string& text) {
     svg.Rect(x, y - 10, 12, 12, colour, "legend");
     svg.Text(x + 16, y, text, "start", 10);
-    x += 30 + 6.0 * static_cast<double>(text.size());
+    x += 30 + TextPx(text);
   };
   swatch(KindColour(verifier::BufferKind::kWeight), "weights");
   swatch(KindColour(verifier::BufferKind::kCarry), "carries");
@@ -181,6 +353,16 @@ void DrawLegend(SvgWriter& svg, const LoadPlan& plan) {
   for (uint32_t lane = 0; lane < std::min<uint32_t>(plan.lanes, 8); ++lane) {
     swatch(LaneColour(lane), fmt::format("lane {}", lane));
   }
+  x = kLeft;
+  y = kHeight - 26;
+  auto line = [&](const LineStyle& style, const std::string& text) {
+    svg.Line(x, y - 4, x + 24, y - 4, style.colour, "legend", style.dash, style.width);
+    svg.Text(x + 28, y, text, "start", 10);
+    x += 42 + TextPx(text);
+  };
+  line(kArenaLine, "arena size (what is allocated)");
+  line(kBoundLine, "lower bound (the widest live set)");
+  line(kPeakLine, "peak of resident + arena live");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // and of the Chrome trace (valid Trace Event Format, one named track per lane,
 // no partially overlapping complete events on a track).
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <string>
@@ -11,7 +12,9 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
+#include "base/bytes.h"
 #include "cli/render/chrome_trace.h"
+#include "cli/render/memory_series.h"
 #include "cli/render/timeline_svg.h"
 #include "simulator/planner/planner.h"
 #include "tests/cli/render/sample_plan.h"
@@ -97,6 +100,151 @@ TEST(TimelineSvgTest, MarksArenaAndLowerBoundAndStacksKinds) {
       << TitleOf(doc, columns[1]);
 }
 
+// The texts of the elements of `name` and class `cls`, in document order.
+std::vector<std::string> TextsOf(const std::vector<const XmlElement*>& els) {
+  std::vector<std::string> out;
+  for (const auto* e : els) out.push_back(e->text);
+  return out;
+}
+
+double Num(const XmlElement* e, const char* attr) { return std::stod(e->attrs.at(attr)); }
+
+// The vertical axis titles (rotated texts), memory panel first.
+std::vector<std::string> AxisTitles(const XmlDoc& doc) {
+  std::vector<std::string> out;
+  for (const auto& el : doc.elements) {
+    if (el.name == "text" && el.attrs.contains("transform")) out.push_back(el.text);
+  }
+  return out;
+}
+
+TEST(TimelineSvgTest, ByteAxesCountInTheUnitOfTheirTop) {
+  EXPECT_EQ(AxisTitles(RenderSvg(SamplePlan())),
+            (std::vector<std::string>{"MiB", "MiB"}));  // tops 10 MiB and 6 MiB
+  std::string error;
+  const std::optional<simulator::LoadPlan> small =
+      testing::PlannedSmallManifest({.lanes = 1, .prefetch = 1}, error);
+  ASSERT_TRUE(small.has_value()) << error;
+  EXPECT_EQ(AxisTitles(RenderSvg(*small)), (std::vector<std::string>{"KiB", "KiB"}));
+  simulator::LoadPlan empty;
+  EXPECT_EQ(AxisTitles(RenderSvg(empty)), (std::vector<std::string>{"B", "B"}));
+}
+
+TEST(TimelineSvgTest, NamesTheStackedAreasOnThePicture) {
+  const XmlDoc doc = RenderSvg(SamplePlan());
+  const auto labels = WithClass(doc, "text", "area-label");
+  EXPECT_EQ(TextsOf(labels), (std::vector<std::string>{"weights 1.00 MiB", "carries 3.00 MiB",
+                                                       "arena live (peak 6.00 MiB)"}));
+  const double right = Num(WithClass(doc, "line", "arena-size")[0], "x2");
+  for (const auto* l : labels) EXPECT_LT(Num(l, "x"), right) << l->text;  // inside the plot
+  // A weight of 1 byte is a band too thin for text: its name moves to the side column.
+  simulator::LoadPlan thin = SamplePlan();
+  thin.buffers[6].bytes = 1;
+  const auto thin_labels = WithClass(RenderSvg(thin), "text", "area-label");
+  ASSERT_EQ(thin_labels.size(), 3u);
+  for (const auto* l : thin_labels) {
+    const bool side = Num(l, "x") > right;
+    EXPECT_EQ(side, l->text.starts_with("weights")) << l->text;
+  }
+  EXPECT_EQ(thin_labels.back()->text, "weights 1 B");  // the side column comes last
+}
+
+TEST(TimelineSvgTest, NamesSourcesInsideTheirRectangles) {
+  simulator::LoadPlan plan = SamplePlan();
+  plan.buffers[4].name = std::string(300, 'n');  // wider than its rectangle [0, 3)
+  const XmlDoc doc = RenderSvg(plan);
+  const std::vector<std::string> names = TextsOf(WithClass(doc, "text", "source-label"));
+  ASSERT_EQ(names.size(), 3u);
+  EXPECT_EQ(names[0], "src a&b");
+  EXPECT_EQ(names[2], "src'3");
+  const std::string ellipsis = "\xE2\x80\xA6";
+  ASSERT_GT(names[1].size(), ellipsis.size());
+  EXPECT_EQ(names[1].substr(names[1].size() - ellipsis.size()), ellipsis);
+  const auto rects = WithClass(doc, "rect", "source");
+  EXPECT_LE(6.0 * static_cast<double>(names[1].size() - ellipsis.size() + 1),
+            Num(rects[1], "width"));
+  // A source a few pixels tall gets no name.
+  plan.buffers[4].bytes = 1024;
+  EXPECT_EQ(WithClass(RenderSvg(plan), "text", "source-label").size(), 2u);
+}
+
+// The arena and lower-bound lines differ in colour and dashes; their labels stand apart.
+void ExpectDistinctMarkers(const simulator::LoadPlan& plan) {
+  const XmlDoc doc = RenderSvg(plan);
+  const auto arena = WithClass(doc, "line", "arena-size");
+  const auto bound = WithClass(doc, "line", "lower-bound");
+  ASSERT_EQ(arena.size(), 2u);
+  ASSERT_EQ(bound.size(), 2u);
+  for (const char* attr : {"stroke", "stroke-dasharray"})
+    EXPECT_NE(arena[0]->attrs.at(attr), bound[0]->attrs.at(attr)) << attr;
+  const auto joint = WithClass(doc, "text", "arena-bound-label");
+  const auto arena_labels = WithClass(doc, "text", "arena-size-label");
+  const auto bound_labels = WithClass(doc, "text", "lower-bound-label");
+  if (plan.arena_bytes == plan.lower_bound) {
+    EXPECT_EQ(TextsOf(joint), (std::vector<std::string>{"+ arena = lower bound = 10.00 MiB",
+                                                        "arena = lower bound = 6.00 MiB"}));
+    EXPECT_TRUE(arena_labels.empty());
+    return;
+  }
+  EXPECT_TRUE(joint.empty());
+  ASSERT_EQ(arena_labels.size(), 2u);  // one per panel
+  ASSERT_EQ(bound_labels.size(), 2u);
+  for (size_t panel = 0; panel < 2; ++panel) {
+    EXPECT_GE(std::abs(Num(arena_labels[panel], "y") - Num(bound_labels[panel], "y")), 10.0);
+    EXPECT_LT(Num(arena_labels[panel], "y"), Num(bound_labels[panel], "y"));  // arena above
+  }
+}
+
+TEST(TimelineSvgTest, ArenaAndLowerBoundLinesAreDistinctWhenEqual) {
+  ExpectDistinctMarkers(SamplePlan());  // arena == lower bound == 6 MiB
+}
+
+TEST(TimelineSvgTest, ArenaAndLowerBoundLabelsDoNotOverlapOneByteApart) {
+  simulator::LoadPlan plan = SamplePlan();
+  plan.lower_bound = plan.arena_bytes - 1;
+  ExpectDistinctMarkers(plan);
+}
+
+// The peak line runs through the middle of the column of the first t of largest arena
+// live bytes, and its label quotes the plan's numbers.
+void ExpectPeakMarked(const simulator::LoadPlan& plan) {
+  const std::optional<MemorySeries> s = ComputeMemorySeries(plan);
+  ASSERT_TRUE(s.has_value());
+  ASSERT_FALSE(s->arena_live.empty());
+  const auto t = static_cast<size_t>(std::max_element(s->arena_live.begin(), s->arena_live.end()) -
+                                     s->arena_live.begin());
+  const XmlDoc doc = RenderSvg(plan);
+  const auto line = WithClass(doc, "line", "peak");
+  const auto label = WithClass(doc, "text", "peak-label");
+  const auto columns = WithClass(doc, "rect", "column");
+  ASSERT_EQ(line.size(), 1u);
+  ASSERT_EQ(label.size(), 1u);
+  ASSERT_EQ(columns.size(), plan.calls.size());
+  const double middle = Num(columns[t], "x") + Num(columns[t], "width") / 2;
+  EXPECT_NEAR(Num(line[0], "x1"), middle, 0.011);
+  EXPECT_EQ(line[0]->attrs.at("x1"), line[0]->attrs.at("x2"));
+  const std::string total =
+      base::FormatBytesAuto(s->weight_bytes + s->carry_bytes + s->peak_arena_live);
+  EXPECT_NE(label[0]->text.find(total), std::string::npos) << label[0]->text;
+  EXPECT_NE(label[0]->text.find("t = " + std::to_string(t) + " "), std::string::npos)
+      << label[0]->text;
+  EXPECT_NE(label[0]->text.find(CallLabel(plan.calls[t])), std::string::npos) << label[0]->text;
+}
+
+TEST(TimelineSvgTest, MarksThePeak) {
+  simulator::LoadPlan plan = SamplePlan();
+  ExpectPeakMarked(plan);  // t = 1: 4 MiB resident + 6 MiB live
+  EXPECT_EQ(WithClass(RenderSvg(plan), "text", "peak-label")[0]->text,
+            "peak 10.00 MiB at t = 1 (call derive.a#1)");
+  plan.buffers[3].window_end = simulator::ClockTime{3};  // t = 1 and t = 2 both hold 6 MiB
+  ExpectPeakMarked(plan);
+  std::string error;
+  const std::optional<simulator::LoadPlan> small =
+      testing::PlannedSmallManifest({.lanes = 1, .prefetch = 2}, error);
+  ASSERT_TRUE(small.has_value()) << error;
+  ExpectPeakMarked(*small);
+}
+
 TEST(TimelineSvgTest, HostileNamesAndEmptyPlans) {
   simulator::LoadPlan plan = SamplePlan();
   plan.manifest_name = "</svg><x a=\"1\">&amp;";
@@ -107,6 +255,7 @@ TEST(TimelineSvgTest, HostileNamesAndEmptyPlans) {
   empty.manifest_name = "empty";
   const XmlDoc doc2 = RenderSvg(empty);
   EXPECT_TRUE(WithClass(doc2, "rect", "source").empty());
+  EXPECT_TRUE(WithClass(doc2, "line", "peak").empty());  // no calls: no peak
 }
 
 TEST(TimelineSvgTest, OverflowIsAnError) {

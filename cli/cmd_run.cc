@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "api/loadplan.h"
+#include "backend/cuda/free_memory.h"
 #include "backend/load_output.h"
 #include "backend/preflight.h"
 #include "base/status_lines.h"
@@ -20,6 +21,7 @@
 #include "cli/progress.h"
 #include "simulator/phases/phases.h"
 #include "simulator/plan_totals.h"
+#include "simulator/timing/profile.h"
 #include "verifier/writer.h"
 
 namespace loadplan::cli {
@@ -76,6 +78,37 @@ Outcome<api::LoadOptions> LoadOptionsOf(const RunCliOptions& o) {
     }
   }
   return load;
+}
+
+// --reserve, or the CUDA context and module overhead calibrate measured on the H200.
+Outcome<uint64_t> ReserveOf(const RunCliOptions& o) {
+  if (!o.reserve) return simulator::timing::DefaultH200Profile().context_device_bytes;
+  const std::optional<uint64_t> bytes = simulator::ParseByteSize(*o.reserve);
+  if (!bytes) return Outcome<uint64_t>::Exit(Fail(2, "--reserve: not a size: " + *o.reserve));
+  return *bytes;
+}
+
+// Before the first allocation: the plan's device bytes and the reserve against what the device
+// has free now (this process's context already counted); exit 3 when they do not fit.
+int CheckRoom(const RunCliOptions& o, run::Report& r) {
+  const base::Result<backend::DeviceMemInfo> mem = backend::QueryDeviceMemory(o.device);
+  if (!mem.ok()) return Fail(3, mem.status().message());
+  r.free_before = mem->free;
+  r.total = mem->total;
+  uint64_t need = 0;
+  if (__builtin_add_overflow(r.predicted_peak, r.reserve, &need)) need = UINT64_MAX;
+  if (need <= mem->free) return 0;
+  return Fail(
+      3, fmt::format(
+             "the load needs {} (resident pool {} + staging arena {}) and "
+             "--reserve {} beside it (the serving process's CUDA context and "
+             "modules; the default is calibrate's measurement) = {}, but GPU {} "
+             "({}) has {} free of {}: {} short. Nothing was allocated; "
+             "--reserve 0 loads anyway",
+             base::FormatBytesAuto(r.predicted_peak), base::FormatBytesAuto(r.resident_rounded),
+             base::FormatBytesAuto(r.arena_rounded), base::FormatBytesAuto(r.reserve),
+             base::FormatBytesAuto(need), o.device, mem->name, base::FormatBytesAuto(mem->free),
+             base::FormatBytesAuto(mem->total), base::FormatBytesAuto(need - mem->free)));
 }
 
 // Manifest, plan, checkpoint and options, or the exit code (its reason printed).
@@ -154,11 +187,15 @@ void Probe(const RunCliOptions& o, const Setup& s, run::Report& r) {
 
 int RunRun(const RunCliOptions& o) {
   backend::PrepareCudaProcess();  // before the first CUDA call
+  const Outcome<uint64_t> reserve = ReserveOf(o);
+  if (!reserve.ok()) return reserve.exit_code();
   Outcome<Setup> prepared = Prepare(o);
   if (!prepared.ok()) return prepared.exit_code();
   const Setup& s = *prepared;
   if (const std::string why = backend::NoDeviceReason(o.device); !why.empty()) return Fail(3, why);
   run::Report report = BaseReport(o, s);
+  report.reserve = *reserve;
+  if (const int rc = CheckRoom(o, report); rc != 0) return rc;
   if (o.ceilings) Probe(o, s, report);
   std::optional<api::LoadedModel> gpu;
   for (uint32_t i = 0; i < o.repeat; ++i) {

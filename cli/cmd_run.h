@@ -18,6 +18,9 @@ struct RunCliOptions {
   bool check = false;           // --check: also run the host backend, compare bytes
   simulator::PlanOptions plan;  // --lanes, --prefetch, --placement
   std::optional<std::string> memory_limit;  // --memory-limit: a size ("12GiB", "500MB", bytes)
+  // --reserve: device bytes that must stay free beside the load (the serving process's CUDA
+  // context and modules); default: their measurement in the built-in H200 profile (526.8 MiB).
+  std::optional<std::string> reserve;
   bool naive = false;             // --naive: every source loaded as a weight, derive after
   bool no_derive = false;         // --no-derive: load only
   std::string save_derived;       // --save-derived DIR: derived carries as safetensors
@@ -35,7 +38,8 @@ struct RunCliOptions {
 //   check mismatch or host-backend failure, or a measured allocator peak that differs from
 //   the prediction;
 // 2 unreadable manifest or checkpoint, bad option values, --save-derived write failure;
-// 3 no usable CUDA device, out of device memory (or over --memory-limit), any CUDA error.
+// 3 no usable CUDA device, the load and the reserve over the device's free memory (checked
+//   before the first allocation), out of device memory (or over --memory-limit), any CUDA error.
 int RunRun(const RunCliOptions& options);
 
 }  // namespace loadplan::cli

@@ -31,6 +31,8 @@ struct Report {
   std::string placement;
   uint64_t resident_rounded = 0, arena_rounded = 0, lower_bound = 0, granularity = 0;
   uint64_t predicted_peak = 0, naive_peak = 0;
+  uint64_t reserve = 0;                 // --reserve, or the measured context overhead
+  uint64_t free_before = 0, total = 0;  // the device before the load (cudaMemGetInfo)
   uint64_t checkpoint_bytes = 0, fill_bytes = 0, derived_bytes = 0;
   std::vector<Measurement> runs;
   size_t median = 0;  // index into runs (median wall time)

@@ -252,6 +252,9 @@ void AddRun(CLI::App& app, Commands& c) {
                 "Also run the host backend and compare every derived carry byte for byte");
   cmd->add_option("--memory-limit", o.memory_limit,
                   "Cap on device bytes (e.g. 12GiB): allocations past it fail");
+  cmd->add_option("--reserve", o.reserve,
+                  "Device bytes left free beside the load, checked before it starts (default: "
+                  "the CUDA context + modules calibrate measured, 526.8 MiB on the H200)");
   cmd->add_flag("--naive", o.naive,
                 "Load every source as a resident weight, derive after (the naive way)");
   cmd->add_flag("--no-derive", o.no_derive, "Load only; run no derive kernel");

@@ -33,6 +33,7 @@ expect 2 "not an integer from 1" "$L" fuzz --cases 0
 expect 2 "did you mean 'check'" "$L" chek x.json
 expect 2 "already bound" "$L" plan "$tiny" --at batch=1 --at batch=2
 expect 2 "--layers applies to" "$L" example tiny --layers 3
+expect 2 "--reserve: not a size: lots" "$L" run "$tiny" --checkpoint nowhere --reserve lots
 expect 2 "'yaml' is not one of: text, json" "$L" check "$tiny" --format yaml
 expect 2 "'nope' is not one of" "$L" example nope
 for args in "check $tiny --format yaml" "example yaml" "plan --lanes 0" "plan --help" "check --help"; do

@@ -82,6 +82,21 @@ for f in dataflow.svg timeline.svg capacity.svg; do
   fi
 done
 
+# The timeline's marked peak is at the plan's widest moment, with the plan's call named (on the
+# 2-layer example both are the first maximum of the live sources; the JSON's widest is by
+# aligned bytes, the timeline's by bytes, and here they agree).
+n=$((n + 1))
+if ! python3 - timeline.svg m2.plan.json <<'PY'; then
+import json, sys, xml.etree.ElementTree as ET
+labels = [el.text for el in ET.parse(sys.argv[1]).getroot().iter() if el.get("class") == "peak-label"]
+w = json.load(open(sys.argv[2]))["widest"]
+call = w["at"].replace(" call ", "#")  # "derive.l0.fc1_s call 0" -> "derive.l0.fc1_s#0"
+assert len(labels) == 1 and f"t = {w['call']} (call {call})" in labels[0], (labels, w["call"], call)
+PY
+  echo "FAIL the timeline's peak is not the plan's widest moment"
+  bad=$((bad + 1))
+fi
+
 # PNG: the signature, and IHDR's width and height are the SVG's.
 n=$((n + 1))
 for cmd in "graph m2.json -o g.png" "timeline m2.json -o t.png" "graph m2.json --view dataflow -o d.png"; do

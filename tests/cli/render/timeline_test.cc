@@ -140,7 +140,8 @@ TEST(TimelineSvgTest, NamesTheStackedAreasOnThePicture) {
   // A weight of 1 byte is a band too thin for text: its name moves to the side column.
   simulator::LoadPlan thin = SamplePlan();
   thin.buffers[6].bytes = 1;
-  const auto thin_labels = WithClass(RenderSvg(thin), "text", "area-label");
+  const XmlDoc thin_doc = RenderSvg(thin);  // the labels point into it
+  const auto thin_labels = WithClass(thin_doc, "text", "area-label");
   ASSERT_EQ(thin_labels.size(), 3u);
   for (const auto* l : thin_labels) {
     const bool side = Num(l, "x") > right;
@@ -234,7 +235,8 @@ void ExpectPeakMarked(const simulator::LoadPlan& plan) {
 TEST(TimelineSvgTest, MarksThePeak) {
   simulator::LoadPlan plan = SamplePlan();
   ExpectPeakMarked(plan);  // t = 1: 4 MiB resident + 6 MiB live
-  EXPECT_EQ(WithClass(RenderSvg(plan), "text", "peak-label")[0]->text,
+  const XmlDoc plan_doc = RenderSvg(plan);  // the labels point into it
+  EXPECT_EQ(WithClass(plan_doc, "text", "peak-label")[0]->text,
             "peak 10.00 MiB at t = 1 (call derive.a#1)");
   plan.buffers[3].window_end = simulator::ClockTime{3};  // t = 1 and t = 2 both hold 6 MiB
   ExpectPeakMarked(plan);

@@ -42,7 +42,11 @@ struct CudaBackend::Impl {
   }
 
   Impl(const simulator::LoadPlan& p, const Checkpoint& c, CudaOptions o)
-      : plan(p), checkpoint(c), options(std::move(o)), steps(p.steps.size()) {}
+      : plan(p),
+        checkpoint(c),
+        options(std::move(o)),
+        faults(options.io_faults),
+        steps(p.steps.size()) {}
   ~Impl();
 
   Status Init();
@@ -52,7 +56,8 @@ struct CudaBackend::Impl {
   Status Free(cuda::DeviceMemory& memory);
   // Samples cudaMemGetInfo: the drop from the baseline, kept as a peak.
   Status SampleDelta();
-  // The descriptor Init opened for `file`; nullopt for a file not of this checkpoint.
+  // The descriptor of `file` (opened by Checkpoint::Open); nullopt for a file not of this
+  // checkpoint.
   std::optional<int> FdOf(const SafetensorsFile* file) const;
   cuda::DeviceMemory* RegionOf(const simulator::PlannedBuffer& b);
   uint8_t* Address(simulator::BufferId buffer);
@@ -65,8 +70,8 @@ struct CudaBackend::Impl {
   const simulator::LoadPlan& plan;
   const Checkpoint& checkpoint;
   CudaOptions options;
+  IoFaultState faults;  // the test seam's read counter, shared by the I/O threads
   cuda::StepEvents steps;
-  std::vector<std::pair<const SafetensorsFile*, FileDescriptor>> files;
   cuda::Stream compute;
   cuda::DeviceMemory pool, arena;
   std::vector<std::pair<cuda::Event, cuda::Event>> launch_events;  // timing: start, end

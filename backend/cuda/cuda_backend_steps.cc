@@ -117,8 +117,10 @@ Status CudaBackend::Fill(const PlannedBuffer& buffer, simulator::Lane /*lane*/,
   Status st = d.io->Submit(
       {.step = at.index,
        .waits = {at.waits.begin(), at.waits.end()},
-       .fd = *fd,
+       .file = loc.file->Ref(),
+       .tensor = loc.info->name,
        .file_offset = loc.file->FileOffset(*loc.info),
+       .faults = &d.faults,
        .dst = region->get() + buffer.offset,
        .bytes = buffer.bytes,
        .what = fmt::format("{} (tensor {} in {})", buffer.name, *buffer.tensor, loc.file->path())});
@@ -205,6 +207,10 @@ Status CudaBackend::Finish() {
   if (d.cancelled) return d.Cancelled();
   if (!st.ok()) return d.ReportIo(std::move(st));
   if (!sync.ok()) return sync;
+  // After the last read: a file that changed during the load may have given wrong bytes.
+  if (Status changed = d.checkpoint.CheckUnchanged(); !changed.ok()) {
+    return Status::Error(fmt::format("after the last read: {}", changed.message()), changed.kind());
+  }
   d.derive_s = 0;
   for (const auto& [start, end] : d.launch_events) {
     float ms = 0;

@@ -39,9 +39,6 @@ Status CudaBackend::Impl::Init() {
   }
   LOADPLAN_CUDA_TRY(cudaSetDevice(options.device));
   LOADPLAN_CUDA_TRY(cudaFree(nullptr));  // creates the context (and loads modules when EAGER)
-  // Before the first read: every file is still the one Checkpoint::Open validated (its fds
-  // are the ones read, never the paths again).
-  if (Status st = checkpoint.CheckUnchanged(); !st.ok()) return st;
   if (Status st = cuda::CreateStream(compute); !st.ok()) return st;
   if (Status st =
           cuda::IoPool::Create(options.io_threads, options.chunk_bytes, options.device, steps, io);

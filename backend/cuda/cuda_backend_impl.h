@@ -79,8 +79,9 @@ struct CudaBackend::Impl {
   uint32_t allocations = 0;
   cuda::MemInfo baseline;
   uint64_t peak_delta = 0;
-  uint64_t fill_total = 0;  // bytes of every fill step of the plan
-  bool cancelled = false;   // a stop was requested and the I/O pool cancelled
+  uint64_t fill_total = 0;     // bytes of every fill step of the plan
+  bool cancelled = false;      // a stop was requested and the I/O pool cancelled
+  bool files_checked = false;  // Checkpoint::CheckUnchanged ran before the first read
   std::optional<Clock::time_point> first_fill;
   double wall_s = 0, derive_s = 0;
   std::unique_ptr<cuda::IoPool> io;  // last: destroyed first (joins its threads)

@@ -113,6 +113,12 @@ Status CudaBackend::Fill(const PlannedBuffer& buffer, simulator::Lane /*lane*/,
         fmt::format("{}: {} was not opened by Create", buffer.name, loc.file->path()),
         base::ErrorKind::kInternal);
   }
+  // Before the first read: every file is still the one Checkpoint::Open validated (its fds
+  // are the ones read, never the paths again).
+  if (!d.files_checked) {
+    if (Status changed = d.checkpoint.CheckUnchanged(); !changed.ok()) return changed;
+    d.files_checked = true;
+  }
   if (!d.first_fill) d.first_fill = Impl::Clock::now();
   Status st = d.io->Submit(
       {.step = at.index,
@@ -208,7 +214,8 @@ Status CudaBackend::Finish() {
   if (!st.ok()) return d.ReportIo(std::move(st));
   if (!sync.ok()) return sync;
   // After the last read: a file that changed during the load may have given wrong bytes.
-  if (Status changed = d.checkpoint.CheckUnchanged(); !changed.ok()) {
+  if (Status changed = d.files_checked ? d.checkpoint.CheckUnchanged() : Status::Ok();
+      !changed.ok()) {
     return Status::Error(fmt::format("after the last read: {}", changed.message()), changed.kind());
   }
   d.derive_s = 0;

@@ -110,7 +110,7 @@ Status CudaBackend::Fill(const PlannedBuffer& buffer, simulator::Lane /*lane*/,
   const std::optional<int> fd = d.FdOf(loc.file);
   if (!fd) {
     return Status::Error(
-        fmt::format("{}: {} was not opened by Create", buffer.name, loc.file->path()),
+        fmt::format("{}: {} is not a file of this checkpoint", buffer.name, loc.file->path()),
         base::ErrorKind::kInternal);
   }
   // Before the first read: every file is still the one Checkpoint::Open validated (its fds

@@ -217,7 +217,7 @@ base::Status CheckIndex(const Checkpoint& c, const Resolved& r) {
   return base::Status::Ok();
 }
 
-// Opens (maps and parses the header of) every file, on up to kOpenThreads threads: a
+// Opens (and parses the header of) every file, on up to kOpenThreads threads: a
 // 163-shard checkpoint's headers hold ~15 MB of JSON, and shards are independent.
 constexpr unsigned kOpenThreads = 8;
 std::vector<base::Result<std::unique_ptr<SafetensorsFile>>> OpenAll(
@@ -336,6 +336,13 @@ uint64_t Checkpoint::TotalBytes() const {
     for (const auto& t : f.tensors()) total += t.bytes();
   }
   return total;
+}
+
+base::Status Checkpoint::CheckUnchanged() const {
+  for (const SafetensorsFile& f : files_) {
+    if (base::Status st = f.CheckUnchanged(); !st.ok()) return st;
+  }
+  return base::Status::Ok();
 }
 
 base::Status CheckBindings(const simulator::LoadPlan& plan, const Checkpoint& ckpt) {

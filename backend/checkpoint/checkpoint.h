@@ -30,6 +30,9 @@ class Checkpoint {
   // Every tensor, sorted by name (bytewise).
   [[nodiscard]] std::vector<Located> ByName() const;
   [[nodiscard]] uint64_t TotalBytes() const;
+  // The first file that changed since Open (SafetensorsFile::CheckUnchanged), in files()
+  // order; ok when none did. O(files) stat calls.
+  [[nodiscard]] base::Status CheckUnchanged() const;
 
  private:
   struct Ref {

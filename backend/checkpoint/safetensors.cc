@@ -1,10 +1,5 @@
-// safetensors reader: header validation (the reference's rules, in its order) and mmap.
+// safetensors reader: header validation (the reference's rules, in its order).
 #include "backend/checkpoint/safetensors.h"
-
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -20,9 +15,6 @@ namespace loadplan::backend {
 namespace {
 
 base::Status Invalid(std::string message) { return base::Status::Error(std::move(message)); }
-base::Status Io(std::string message) {
-  return base::Status::Error(std::move(message), base::ErrorKind::kIo);
-}
 
 bool ValidUtf8(std::string_view s) {
   static constexpr uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
@@ -335,79 +327,6 @@ base::Result<ParsedHeader> ParseSafetensorsHeader(std::string_view header, uint6
   ParsedHeader r = std::move(sax.out);
   if (std::string err = ValidateLayout(r.tensors, data_bytes); !err.empty()) return Invalid(err);
   return r;
-}
-
-base::Result<std::unique_ptr<SafetensorsFile>> SafetensorsFile::Open(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Io(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Io(fmt::format("{}: not a regular file", path));
-  }
-  const auto size = static_cast<uint64_t>(st.st_size);
-  if (size < 8) {
-    ::close(fd);
-    return Invalid(
-        fmt::format("{}: {} bytes is shorter than the 8-byte header length", path, size));
-  }
-  void* map = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
-  ::close(fd);
-  if (map == MAP_FAILED) return Io(fmt::format("{}: mmap failed: {}", path, std::strerror(errno)));
-  std::unique_ptr<SafetensorsFile> f(new SafetensorsFile());
-  f->path_ = path;
-  f->map_ = static_cast<const uint8_t*>(map);
-  f->map_bytes_ = size;
-  uint64_t n = 0;
-  for (int i = 7; i >= 0; --i) n = (n << 8) | f->map_[i];
-  if (n > kMaxHeaderBytes)
-    return Invalid(
-        fmt::format("{}: header length {} is over the {} byte limit", path, n, kMaxHeaderBytes));
-  if (n > size - 8)
-    return Invalid(
-        fmt::format("{}: header length {} runs past the end of the {} byte file", path, n, size));
-  f->data_offset_ = 8 + n;
-  base::Result<ParsedHeader> h =
-      ParseSafetensorsHeader({reinterpret_cast<const char*>(f->map_ + 8), n}, size - 8 - n);
-  if (!h.ok()) return h.status().WithContext(path);
-  f->tensors_ = std::move(h->tensors);
-  f->metadata_ = std::move(h->metadata);
-  f->by_name_.resize(f->tensors_.size());
-  for (size_t i = 0; i < f->tensors_.size(); ++i) f->by_name_[i] = static_cast<uint32_t>(i);
-  std::sort(f->by_name_.begin(), f->by_name_.end(),
-            [&t = f->tensors_](uint32_t a, uint32_t b) { return t[a].name < t[b].name; });
-  return f;
-}
-
-SafetensorsFile::SafetensorsFile(SafetensorsFile&& o) noexcept { *this = std::move(o); }
-
-SafetensorsFile& SafetensorsFile::operator=(SafetensorsFile&& o) noexcept {
-  if (this != &o) {
-    if (map_) ::munmap(const_cast<uint8_t*>(map_), map_bytes_);
-    path_ = std::move(o.path_);
-    map_ = std::exchange(o.map_, nullptr);
-    map_bytes_ = std::exchange(o.map_bytes_, 0);
-    data_offset_ = o.data_offset_;
-    tensors_ = std::move(o.tensors_);
-    metadata_ = std::move(o.metadata_);
-    by_name_ = std::move(o.by_name_);
-  }
-  return *this;
-}
-
-SafetensorsFile::~SafetensorsFile() {
-  if (map_) ::munmap(const_cast<uint8_t*>(map_), map_bytes_);
-}
-
-const TensorInfo* SafetensorsFile::Find(std::string_view name) const {
-  const auto it =
-      std::lower_bound(by_name_.begin(), by_name_.end(), name,
-                       [this](uint32_t i, std::string_view n) { return tensors_[i].name < n; });
-  return it != by_name_.end() && tensors_[*it].name == name ? &tensors_[*it] : nullptr;
-}
-
-std::span<const uint8_t> SafetensorsFile::Data(const TensorInfo& t) const {
-  return {map_ + data_offset_ + t.begin, t.bytes()};
 }
 
 }  // namespace loadplan::backend

@@ -143,7 +143,8 @@ base::Result<double> TimedPipeline(const Scratch& f, uint64_t begin, uint64_t en
   for (uint64_t i = 0; i < fills; ++i) {
     const uint64_t off = begin + i * fill, n = std::min(fill, end - off);
     Status st = pool->Submit({.step = simulator::StepIndex{static_cast<uint32_t>(i)},
-                              .fd = f.fd(),
+                              .file = {f.path(), f.fd(), f.bytes()},
+                              .tensor = "(calibration bytes)",
                               .file_offset = off,
                               .dst = dst.get() + (off - begin),
                               .bytes = n,

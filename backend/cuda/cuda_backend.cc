@@ -1,7 +1,6 @@
 // The CUDA backend: creation, device memory (allocation, OOM, fault injection), measurements.
 #include "backend/cuda/cuda_backend.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -40,12 +39,6 @@ Status CudaBackend::Impl::Init() {
   }
   LOADPLAN_CUDA_TRY(cudaSetDevice(options.device));
   LOADPLAN_CUDA_TRY(cudaFree(nullptr));  // creates the context (and loads modules when EAGER)
-  for (const SafetensorsFile& f : checkpoint.files()) {
-    FileDescriptor fd(::open(f.path().c_str(), O_RDONLY | O_CLOEXEC));
-    if (fd.get() < 0)
-      return Status::Error(fmt::format("cannot open {}: {}", f.path(), std::strerror(errno)));
-    files.emplace_back(&f, std::move(fd));
-  }
   if (Status st = cuda::CreateStream(compute); !st.ok()) return st;
   if (Status st =
           cuda::IoPool::Create(options.io_threads, options.chunk_bytes, options.device, steps, io);
@@ -113,8 +106,8 @@ Status CudaBackend::Impl::Free(cuda::DeviceMemory& memory) {
 }
 
 std::optional<int> CudaBackend::Impl::FdOf(const SafetensorsFile* file) const {
-  for (const auto& [f, fd] : files) {
-    if (f == file) return fd.get();
+  for (const SafetensorsFile& f : checkpoint.files()) {
+    if (&f == file) return f.fd();
   }
   return std::nullopt;
 }

@@ -27,6 +27,7 @@ struct CudaOptions {
   std::optional<uint64_t> memory_limit;  // cap on the backend's device bytes (tests force OOM)
   std::optional<uint32_t> fail_at_allocation;  // fault injection: 0 the resident pool, 1 the arena
   std::optional<uint32_t> fail_at_step;  // fault injection: this plan step fails before it runs
+  IoFaults io_faults;  // fault injection into the checkpoint reads (a test seam, never user-set)
   int device = 0;
   bool derive = true;  // false: launches only keep the order (loads without deriving)
   // Bytes enqueued to the device so far and the plan's fill total; called on the caller's thread.

@@ -42,7 +42,11 @@ struct CudaBackend::Impl {
   }
 
   Impl(const simulator::LoadPlan& p, const Checkpoint& c, CudaOptions o)
-      : plan(p), checkpoint(c), options(std::move(o)), steps(p.steps.size()) {}
+      : plan(p),
+        checkpoint(c),
+        options(std::move(o)),
+        faults(options.io_faults),
+        steps(p.steps.size()) {}
   ~Impl();
 
   Status Init();
@@ -52,7 +56,8 @@ struct CudaBackend::Impl {
   Status Free(cuda::DeviceMemory& memory);
   // Samples cudaMemGetInfo: the drop from the baseline, kept as a peak.
   Status SampleDelta();
-  // The descriptor Init opened for `file`; nullopt for a file not of this checkpoint.
+  // The descriptor of `file` (opened by Checkpoint::Open); nullopt for a file not of this
+  // checkpoint.
   std::optional<int> FdOf(const SafetensorsFile* file) const;
   cuda::DeviceMemory* RegionOf(const simulator::PlannedBuffer& b);
   uint8_t* Address(simulator::BufferId buffer);
@@ -65,8 +70,8 @@ struct CudaBackend::Impl {
   const simulator::LoadPlan& plan;
   const Checkpoint& checkpoint;
   CudaOptions options;
+  IoFaultState faults;  // the test seam's read counter, shared by the I/O threads
   cuda::StepEvents steps;
-  std::vector<std::pair<const SafetensorsFile*, FileDescriptor>> files;
   cuda::Stream compute;
   cuda::DeviceMemory pool, arena;
   std::vector<std::pair<cuda::Event, cuda::Event>> launch_events;  // timing: start, end
@@ -74,8 +79,9 @@ struct CudaBackend::Impl {
   uint32_t allocations = 0;
   cuda::MemInfo baseline;
   uint64_t peak_delta = 0;
-  uint64_t fill_total = 0;  // bytes of every fill step of the plan
-  bool cancelled = false;   // a stop was requested and the I/O pool cancelled
+  uint64_t fill_total = 0;     // bytes of every fill step of the plan
+  bool cancelled = false;      // a stop was requested and the I/O pool cancelled
+  bool files_checked = false;  // Checkpoint::CheckUnchanged ran before the first read
   std::optional<Clock::time_point> first_fill;
   double wall_s = 0, derive_s = 0;
   std::unique_ptr<cuda::IoPool> io;  // last: destroyed first (joins its threads)

@@ -110,15 +110,23 @@ Status CudaBackend::Fill(const PlannedBuffer& buffer, simulator::Lane /*lane*/,
   const std::optional<int> fd = d.FdOf(loc.file);
   if (!fd) {
     return Status::Error(
-        fmt::format("{}: {} was not opened by Create", buffer.name, loc.file->path()),
+        fmt::format("{}: {} is not a file of this checkpoint", buffer.name, loc.file->path()),
         base::ErrorKind::kInternal);
+  }
+  // Before the first read: every file is still the one Checkpoint::Open validated (its fds
+  // are the ones read, never the paths again).
+  if (!d.files_checked) {
+    if (Status changed = d.checkpoint.CheckUnchanged(); !changed.ok()) return changed;
+    d.files_checked = true;
   }
   if (!d.first_fill) d.first_fill = Impl::Clock::now();
   Status st = d.io->Submit(
       {.step = at.index,
        .waits = {at.waits.begin(), at.waits.end()},
-       .fd = *fd,
+       .file = loc.file->Ref(),
+       .tensor = loc.info->name,
        .file_offset = loc.file->FileOffset(*loc.info),
+       .faults = &d.faults,
        .dst = region->get() + buffer.offset,
        .bytes = buffer.bytes,
        .what = fmt::format("{} (tensor {} in {})", buffer.name, *buffer.tensor, loc.file->path())});
@@ -205,6 +213,11 @@ Status CudaBackend::Finish() {
   if (d.cancelled) return d.Cancelled();
   if (!st.ok()) return d.ReportIo(std::move(st));
   if (!sync.ok()) return sync;
+  // After the last read: a file that changed during the load may have given wrong bytes.
+  if (Status changed = d.files_checked ? d.checkpoint.CheckUnchanged() : Status::Ok();
+      !changed.ok()) {
+    return Status::Error(fmt::format("after the last read: {}", changed.message()), changed.kind());
+  }
   d.derive_s = 0;
   for (const auto& [start, end] : d.launch_events) {
     float ms = 0;

@@ -1,12 +1,9 @@
-// The I/O thread pool: chunked pread into pinned double buffers, cudaMemcpyAsync per thread.
+// The I/O thread pool: chunked pread (ReadExact) into pinned double buffers, cudaMemcpyAsync per
+// thread.
 #include "backend/cuda/io_pool.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 
 #include <fmt/format.h>
 
@@ -17,21 +14,6 @@ using Clock = std::chrono::steady_clock;
 
 double Since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-// Reads exactly `bytes` at `offset` (retrying short reads and EINTR).
-Status ReadFully(int fd, uint64_t offset, uint8_t* out, uint64_t bytes) {
-  uint64_t done = 0;
-  while (done < bytes) {
-    const ssize_t n = ::pread(fd, out + done, bytes - done, static_cast<off_t>(offset + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0)
-      return Status::Error(fmt::format("pread at {}: {}", offset + done, std::strerror(errno)));
-    if (n == 0)
-      return Status::Error(fmt::format("pread at {}: unexpected end of file", offset + done));
-    done += static_cast<uint64_t>(n);
-  }
-  return Status::Ok();
 }
 
 }  // namespace
@@ -165,8 +147,11 @@ Status IoPool::Copy(uint32_t w, const Chunk& c) {
   if (Status st = FreeSlot(k, s); !st.ok()) return st;
   const auto t0 = Clock::now();
   const FillRequest& r = c.job->req;
-  if (Status st = ReadFully(r.fd, r.file_offset + c.offset, k.slot[s].get(), c.bytes); !st.ok())
+  if (Status st = ReadExact(r.file, r.file_offset + c.offset, {k.slot[s].get(), c.bytes},
+                            {.tensor = r.tensor, .tensor_offset = c.offset, .faults = r.faults});
+      !st.ok()) {
     return st;
+  }
   k.read_s += Since(t0);
   cudaStream_t stream = k.stream.get();
   if (k.synced != c.job) {
@@ -189,7 +174,9 @@ Status IoPool::Copy(uint32_t w, const Chunk& c) {
 
 void IoPool::Finish(uint32_t /*w*/, const Chunk& c, Status st) {
   const bool copied = st.ok() && !c.skip;
-  if (!st.ok()) SetError(Status::Error(fmt::format("fill {}: {}", c.job->req.what, st.message())));
+  if (!st.ok()) {
+    SetError(Status::Error(fmt::format("fill {}: {}", c.job->req.what, st.message()), st.kind()));
+  }
   if (copied) bytes_enqueued_ += c.bytes;
   std::vector<cudaEvent_t> events;
   {

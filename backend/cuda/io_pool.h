@@ -1,5 +1,5 @@
 // The I/O thread pool of the CUDA backend: every fill is cut into chunks (4 MiB by default)
-// that a pool of threads reads with pread into pinned double buffers and copies to the
+// that a pool of threads reads with pread (ReadExact) into pinned double buffers and copies to the
 // device with cudaMemcpyAsync, each thread on its own stream. One fill therefore runs on all
 // threads at once: throughput comes from the pool, not from the plan's lanes.
 //
@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "backend/checkpoint/file_read.h"
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/step_events.h"
 
@@ -31,9 +32,11 @@ namespace loadplan::backend::cuda {
 struct FillRequest {
   simulator::StepIndex step{};              // the plan step; published when every chunk is enqueued
   std::vector<simulator::StepIndex> waits;  // steps whose events the copies wait for
-  int fd = -1;                              // the file, read with pread
-  uint64_t file_offset = 0;
-  uint8_t* dst = nullptr;  // device address
+  FileRef file;                             // read with pread (ReadExact)
+  std::string tensor;                       // the checkpoint tensor, for read errors
+  uint64_t file_offset = 0;                 // the tensor's first byte in the file
+  IoFaultState* faults = nullptr;           // the test seam (null: none)
+  uint8_t* dst = nullptr;                   // device address
   uint64_t bytes = 0;
   std::string what;  // "l0.fc1_w.raw from model-00001-of-00002.safetensors"
 };

@@ -26,6 +26,7 @@ HostBackend::HostBackend(const simulator::LoadPlan& plan, const Checkpoint& chec
     : plan_(plan),
       checkpoint_(checkpoint),
       options_(options),
+      faults_(options.io_faults),
       staged_(plan.buffers.size(), Staged::kEmpty),
       clobber_(plan.buffers.size()) {}
 
@@ -180,14 +181,39 @@ Status HostBackend::Fill(const PlannedBuffer& buffer, simulator::Lane, const Ste
                 fmt::format("fill of {}: tensor {} has {} bytes in {}, the plan's buffer has {}",
                             b.name, *b.tensor, loc.info->bytes(), loc.file->path(), b.bytes));
   }
-  const std::span<const uint8_t> data = loc.file->Data(*loc.info);
-  if (data.size() != b.bytes) {
-    return Fail(tensor_failure, fmt::format("fill of {}: tensor {} maps {} bytes, expected {}",
-                                            b.name, *b.tensor, data.size(), b.bytes));
-  }
-  if (b.bytes > 0) std::memcpy(r->bytes.get() + b.offset, data.data(), b.bytes);
+  if (Status s = ReadTensor(b, loc, r->bytes.get() + b.offset); !s.ok()) return s;
   r->Mark(b.offset, b.bytes, true);
   if (b.residence == Residence::kStaged) MarkStagedFill(*i);
+  return Status::Ok();
+}
+
+Status HostBackend::ReadFailure(const std::string& buffer, const Status& cause) {
+  failure_ = HostFailure{.code = HostError::kRead, .buffer = buffer};
+  return Status::Error(fmt::format("fill of {}: {}", buffer, cause.message()), cause.kind());
+}
+
+// The tensor's bytes into `dst`, chunk by chunk; the files checked unchanged before the first.
+Status HostBackend::ReadTensor(const PlannedBuffer& b, const Checkpoint::Located& loc,
+                               uint8_t* dst) {
+  if (!files_checked_) {
+    if (Status s = checkpoint_.CheckUnchanged(); !s.ok()) return ReadFailure(b.name, s);
+    files_checked_ = true;
+  }
+  const uint64_t chunk = std::max<uint64_t>(1, options_.read_chunk_bytes);
+  for (uint64_t off = 0; off < b.bytes; off += chunk) {
+    const uint64_t n = std::min(chunk, b.bytes - off);
+    if (Status s = loc.file->Read(*loc.info, off, {dst + off, n}, &faults_); !s.ok())
+      return ReadFailure(b.name, s);
+  }
+  return Status::Ok();
+}
+
+Status HostBackend::Finish() {
+  if (!files_checked_) return Status::Ok();  // nothing was read
+  if (Status s = checkpoint_.CheckUnchanged(); !s.ok()) {
+    failure_ = HostFailure{.code = HostError::kRead};
+    return Status::Error(fmt::format("after the last read: {}", s.message()), s.kind());
+  }
   return Status::Ok();
 }
 

@@ -23,6 +23,11 @@ struct HostOptions {
   // Simulated device capacity: an allocation that would pass it fails (OOM), saying what was
   // asked, for which allocation and how much was free. nullopt: no limit.
   std::optional<uint64_t> limit;
+  // A fill reads its tensor in pread calls of at most this many bytes (the CUDA backend's
+  // chunking; tests make it small so that a load makes many reads).
+  uint64_t read_chunk_bytes = uint64_t{4} << 20;
+  // Test seam, never a user option: faults injected into this load's checkpoint reads.
+  IoFaults io_faults;
 };
 
 // What a failed step violated: tests assert {code, call pointer}, not wording.
@@ -39,6 +44,7 @@ enum class HostError : uint8_t {
   kNotFilled,    // a staged buffer is touched without having been filled
   kOverwritten,  // a staged buffer's bytes were overwritten by a later fill while it was live
   kKernel,       // the reference kernel rejected its arguments
+  kRead,         // a checkpoint read failed, or a file changed since it was opened
 };
 
 struct HostFailure {
@@ -55,8 +61,10 @@ struct HostFailure {
 // MemoryBackend's and the peak equals the simulator's prediction.
 //
 // Shadow state (one byte per pool/arena byte: written or not; one state per staged buffer):
-//   Fill     copies the checkpoint tensor and marks the buffer written; a staged fill
-//            marks every live staged buffer it overlaps as overwritten.
+//   Fill     reads the checkpoint tensor (pread, in chunks of read_chunk_bytes) and marks
+//            the buffer written; a staged fill marks every live staged buffer it overlaps
+//            as overwritten. Before the first read every file is checked unchanged since
+//            Checkpoint::Open (CheckUnchanged), and again at Finish.
 //   Launch   before running: each param's extent fits its buffer; every staged buffer is
 //            inside its window, filled, not released nor overwritten; every byte of each
 //            read extent is written. After running: write extents are marked written.
@@ -83,7 +91,8 @@ class HostBackend final : public Backend {
   Status Launch(const simulator::PlannedCall& call, const StepContext& at) override;
   Status Release(const simulator::PlannedBuffer& buffer, const StepContext& at) override;
   Status FreeArena(const StepContext& at) override;
-  Status Finish() override { return Status::Ok(); }  // every step ran to completion already
+  // Every step ran to completion already; the files read must still be what was opened.
+  Status Finish() override;
   Status FreeResident() override;
   uint64_t LiveBytes() const override { return live_; }
   uint64_t PeakBytes() const override { return peak_; }
@@ -97,6 +106,8 @@ class HostBackend final : public Backend {
   // The violation behind the last error Status, if the last failing step was a checked one.
   [[nodiscard]] const std::optional<HostFailure>& LastFailure() const { return failure_; }
   [[nodiscard]] uint32_t Launches() const { return launches_; }
+  // Read calls the fault seam counted (it counts only while HostOptions::io_faults sets one).
+  [[nodiscard]] uint64_t ReadCalls() const { return faults_.reads(); }
 
  private:
   enum class Staged : uint8_t { kEmpty, kFilled, kReleased, kOverwritten };
@@ -108,6 +119,9 @@ class HostBackend final : public Backend {
   Status Locate(const simulator::PlannedBuffer& b, const std::string& call, HostRegion*& out);
   uint8_t* Address(simulator::BufferId buffer) const;
   void MarkStagedFill(uint32_t buffer);
+  Status ReadTensor(const simulator::PlannedBuffer& b, const Checkpoint::Located& loc,
+                    uint8_t* dst);
+  Status ReadFailure(const std::string& buffer, const Status& cause);
   Status CheckUses(const simulator::PlannedCall& call);
   Status CheckStaged(const simulator::PlannedCall& call, const std::string& param, uint32_t buffer);
   // The plan's own buffer at `b`'s id, or nullopt when `b` is not one of this plan's buffers.
@@ -116,6 +130,8 @@ class HostBackend final : public Backend {
   const simulator::LoadPlan& plan_;
   const Checkpoint& checkpoint_;
   HostOptions options_;
+  IoFaultState faults_;
+  bool files_checked_ = false;  // CheckUnchanged ran before the first read
   std::unique_ptr<HostRegion> pool_, arena_;
   std::vector<Staged> staged_;                    // per plan buffer (staged ones only matter)
   std::vector<std::optional<uint32_t>> clobber_;  // kOverwritten: the fill that did it

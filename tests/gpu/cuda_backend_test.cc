@@ -289,10 +289,60 @@ TEST_F(CudaBackendTest, ReadErrorStopsTheLoadAndGivesEverythingBack) {
   ASSERT_NE(c.backend, nullptr) << c.status.message();
   const ExecuteResult r = Execute(plan, *c.backend);
   EXPECT_FALSE(r.status.ok());
+  EXPECT_NE(r.status.message().find("changed since it was opened: it is 4096 bytes now"),
+            std::string::npos)
+      << r.status.message();
+  EXPECT_EQ(r.status.kind(), base::ErrorKind::kIo);
   EXPECT_TRUE(r.cleanup.ok()) << r.cleanup.message();
   EXPECT_EQ(c.backend->LiveBytes(), 0u);
   EXPECT_EQ(FreeBytes(), c.backend->Memory().baseline_free);
   fs::remove_all(dir);
+}
+
+size_t OpenFds() {
+  size_t n = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator("/proc/self/fd")) ++n;
+  return n;
+}
+
+// Injected read faults (CudaOptions::io_faults) at a sample of chunks: EIO and EOF stop the
+// load with one error naming the file, tensor and offset and give everything back; a short
+// read with EINTR on every call loads the same bytes as the host backend.
+TEST_F(CudaBackendTest, ReadFaultsNameTheFileTensorAndOffsetAndGiveEverythingBack) {
+  const LoadPlan plan = MakePlan();
+  const Bytes want = HostBytes(plan);
+  const Run clean = RunGpu(plan, Small());
+  ASSERT_TRUE(clean.exec.status.ok()) << clean.exec.status.message();
+  const uint64_t reads = clean.created.backend->Times().chunks;
+  ASSERT_GT(reads, 4u);
+  const size_t fds = OpenFds();
+  for (const uint64_t k : {uint64_t{0}, reads / 3, reads / 2, reads - 1}) {
+    SCOPED_TRACE(k);
+    for (const IoFaults f : {IoFaults{.eio_at_read = k}, IoFaults{.eof_at_read = k}}) {
+      CudaOptions o = Small();
+      o.io_faults = f;
+      const Run r = RunGpu(plan, o);
+      ASSERT_NE(r.created.backend, nullptr) << r.created.status.message();
+      const std::string& m = r.exec.status.message();
+      EXPECT_FALSE(r.exec.status.ok());
+      EXPECT_EQ(r.exec.status.kind(), base::ErrorKind::kIo) << m;
+      EXPECT_NE(m.find(".safetensors: tensor "), std::string::npos) << m;
+      EXPECT_NE(m.find(" byte offset "), std::string::npos) << m;
+      EXPECT_NE(m.find(f.eio_at_read ? "read failed: Input/output error" : "the file ended after"),
+                std::string::npos)
+          << m;
+      EXPECT_TRUE(r.exec.cleanup.ok()) << r.exec.cleanup.message();
+      EXPECT_EQ(r.created.backend->LiveBytes(), 0u);
+      EXPECT_EQ(FreeBytes(), r.created.backend->Memory().baseline_free);
+    }
+    CudaOptions o = Small();
+    o.io_faults = {.short_at_read = k, .eintr_every = true};
+    const Run r = RunGpu(plan, o);
+    ASSERT_NE(r.created.backend, nullptr) << r.created.status.message();
+    ASSERT_TRUE(r.exec.status.ok()) << r.exec.status.message();
+    EXPECT_TRUE(GpuBytes(plan, *r.created.backend) == want);
+  }
+  EXPECT_EQ(OpenFds(), fds);
 }
 
 }  // namespace

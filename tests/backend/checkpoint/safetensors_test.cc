@@ -55,7 +55,7 @@ TEST_F(SafetensorsTest, AcceptsValidFile) {
   EXPECT_EQ((*r)->tensors()[0].name, "a");  // sorted by offset
   EXPECT_EQ((*r)->metadata().at("format"), "pt");
   ASSERT_NE((*r)->Find("b"), nullptr);
-  EXPECT_EQ((*r)->Data(*(*r)->Find("b")).size(), 4u);
+  EXPECT_EQ((*r)->ReadAll(*(*r)->Find("b"))->size(), 4u);
 }
 
 TEST_F(SafetensorsTest, FileShorterThanEightBytes) {
@@ -192,7 +192,7 @@ TEST_F(SafetensorsTest, WriterRoundTripsThroughReader) {
   const TensorInfo* s = (*r)->Find("s");
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->shape, std::vector<uint64_t>{7});
-  EXPECT_EQ((*r)->Data(*s)[0], 101);
+  EXPECT_EQ((*(*r)->ReadAll(*s))[0], 101);
   EXPECT_FALSE(fs::exists(path + ".tmp"));
 }
 
@@ -324,7 +324,7 @@ TEST_F(SafetensorsTest, InteroperatesWithReferencePythonPackage) {
   ASSERT_NE(z, nullptr);
   EXPECT_EQ(z->dtype, base::Dtype::kI16);
   EXPECT_EQ(z->shape, (std::vector<uint64_t>{3, 4}));
-  EXPECT_EQ((*r)->Data(*z)[2], 1);  // little-endian int16 value 1 at element 1
+  EXPECT_EQ((*(*r)->ReadAll(*z))[2], 1);  // little-endian int16 value 1 at element 1
   EXPECT_EQ((*r)->metadata().at("m"), "n");
 }
 

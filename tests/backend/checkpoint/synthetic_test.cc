@@ -89,7 +89,9 @@ TEST(Synthetic, GeneratedCheckpointLoadsAndBinds) {
   ASSERT_TRUE(loc.info);
   std::vector<uint8_t> expect(1000);
   SyntheticBytes(7, "model.layers.2.b", Dtype::kU8, "e8m0", 0, expect);
-  const auto got = loc.file->Data(*loc.info);
+  const base::Result<std::vector<uint8_t>> read = loc.file->ReadAll(*loc.info);
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  const std::vector<uint8_t>& got = *read;
   EXPECT_TRUE(std::equal(got.begin(), got.end(), expect.begin(), expect.end()));
   std::filesystem::remove_all(dir);
 }

@@ -99,8 +99,9 @@ Carries DirectDerive(const Model& model) {
         std::vector<uint8_t>& v = mem[b->name];
         if (v.empty() && b->tensor) {
           const Checkpoint::Located loc = model.checkpoint->Find(*b->tensor);
-          const auto data = loc.file->Data(*loc.info);
-          v.assign(data.begin(), data.end());
+          const base::Result<std::vector<uint8_t>> data = loc.file->ReadAll(*loc.info);
+          EXPECT_TRUE(data.ok()) << data.status().message();
+          if (data.ok()) v = *data;
         } else if (v.empty()) {
           v.assign(
               static_cast<size_t>(verifier::Evaluate(verifier::ByteSize(*b), {}).value.value()),
@@ -198,7 +199,9 @@ TEST(HostBackend, WeightsAreCopiedFromTheCheckpoint) {
   ASSERT_TRUE(Execute(plan, host).status.ok());
   const BufferId w = Id(plan, "l1.q_w");
   const auto loc = model.checkpoint->Find(*plan.buffer(w).tensor);
-  const auto want = loc.file->Data(*loc.info);
+  const base::Result<std::vector<uint8_t>> read = loc.file->ReadAll(*loc.info);
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  const std::vector<uint8_t>& want = *read;
   const auto got = host.Bytes(w);
   ASSERT_EQ(got.size(), want.size());
   EXPECT_TRUE(std::equal(got.begin(), got.end(), want.begin()));

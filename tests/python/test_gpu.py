@@ -85,15 +85,23 @@ def _fds():
     return len(os.listdir("/proc/self/fd"))
 
 
-def _threads():
-    return len(os.listdir("/proc/self/task"))
+def _threads(want=None):
+    """Threads of this process; with `want`, waits up to 1 s for the count to settle there (a
+    joined Python thread leaves /proc/self/task a moment after join returns)."""
+    import time
+    for _ in range(100):
+        n = len(os.listdir("/proc/self/task"))
+        if n == want or want is None:
+            return n
+        time.sleep(0.01)
+    return n
 
 
 def _expect_clean(checkpoint, baseline, fds, threads):
     """After a fault: device memory, file descriptors and threads as before, a next load works."""
     assert _free() == baseline
     assert _fds() == fds
-    assert _threads() == threads, "a thread outlived the load"
+    assert _threads(threads) == threads, "a thread outlived the load"
     model = loadplan.load(TINY, checkpoint)
     assert len(model) > 0
     del model

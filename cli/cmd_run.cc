@@ -222,6 +222,8 @@ int RunRun(const RunCliOptions& o) {
     return gpu->CopyOut(b, offset, out);
   };
   if (o.check) report.check = backend::CompareWithHost(*s.plan, *s.checkpoint, read, !o.no_derive);
+  // The host comparison does not poll the stop: a Ctrl-C during it ends the run here.
+  if (interrupt.interrupted()) return Fail(kExitInterrupted, "cancelled (Ctrl-C)");
   int rc = 0;
   if (!o.save_derived.empty()) {
     base::Result<std::string> saved =

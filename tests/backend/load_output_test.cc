@@ -1,5 +1,6 @@
-// SaveDerived under faults: a write error (ENOSPC, EIO) at every write, a failed copy at every
-// chunk, a folder that refuses the temporary (EACCES), a failed rename and a real full device
+// SaveDerived under faults (and two host loads at once): a write error (ENOSPC, EIO) at every
+// write, a failed copy at every chunk, a folder that refuses the temporary (EACCES), a failed
+// rename and a real full device
 // (/dev/full) each end in one kIo / kDevice error naming the file, the tensor and the byte
 // offset, with no temporary left and a previous derived.safetensors byte for byte as it was.
 #include "backend/load_output.h"
@@ -13,6 +14,7 @@
 #include <iterator>
 #include <memory>
 #include <stop_token>
+#include <thread>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -220,6 +222,30 @@ TEST_F(SaveDerivedTest, AFullDeviceIsENOSPCFromTheKernel) {
   EXPECT_NE(r.status().message().find("No space left on device"), std::string::npos)
       << r.status().message();
   ExpectUntouched(r.status().message());
+}
+
+}  // namespace
+}  // namespace loadplan::backend
+
+namespace loadplan::backend {
+namespace {
+
+// Two loads at once in one process, on the CPU: two threads each run the host backend over the
+// same plan and the same open checkpoint (CompareWithHost), and both match a third load's bytes.
+TEST(ConcurrentLoads, TwoHostLoadsAtOnceBothHaveTheRightBytes) {
+  const Loaded& l = Small();
+  const ReadResident read = HostRead(*l.host);
+  for (int round = 0; round < 3; ++round) {
+    HostComparison a, b;
+    {
+      std::jthread ta([&] { a = CompareWithHost(l.plan, *l.checkpoint, read, true); });
+      std::jthread tb([&] { b = CompareWithHost(l.plan, *l.checkpoint, read, true); });
+    }
+    EXPECT_TRUE(a.ok()) << a.host_error << (a.mismatches.empty() ? "" : a.mismatches.front());
+    EXPECT_TRUE(b.ok()) << b.host_error << (b.mismatches.empty() ? "" : b.mismatches.front());
+    EXPECT_GT(a.compared, 0u);
+    EXPECT_EQ(a.bytes, b.bytes);
+  }
 }
 
 }  // namespace

@@ -117,6 +117,9 @@ Status AtomicFile::Write(std::span<const uint8_t> bytes) {
 
 Status AtomicFile::Commit() {
   if (fd_ < 0) return Status::Error(temp_ + ": committed after a failure", ErrorKind::kInternal);
+  if (sink_fd_ >= 0)  // the bytes went to the test's sink: an empty temporary never goes in place
+    return Fail(fmt::format("{}: written to the sink {}, not committed", temp_, faults_.sink),
+                EINVAL);
   if (::fsync(fd_) != 0) return Fail(fmt::format("{}: fsync failed", temp_), errno);
   if (::close(std::exchange(fd_, -1)) != 0) {
     const int err = errno;
@@ -133,7 +136,6 @@ Status AtomicFile::Commit() {
                                      std::strerror(rename_error)),
                          ErrorKind::kIo);
   }
-  if (sink_fd_ >= 0) ::close(std::exchange(sink_fd_, -1));
   if (const int err = SyncFolder(path_); err != 0) {
     return Status::Error(
         fmt::format("{}: fsync of its folder failed: {}", path_, std::strerror(err)),

@@ -20,7 +20,7 @@ struct WriteFaults {
   int error = ENOSPC;       // errno of that failing write
   int fail_create = 0;      // errno creating the temporary fails with (EACCES); 0: none
   int fail_rename = 0;      // errno the final rename fails with; 0: none
-  std::string sink;         // write the bytes into this existing file instead (/dev/full)
+  std::string sink;         // write into this existing file instead (/dev/full); never committed
 };
 
 class AtomicFile {

@@ -215,6 +215,13 @@ TEST_F(SaveDerivedTest, AFailedRenameLeavesNoTemporaryAndTheOldFile) {
   ExpectUntouched(r.status().message());
 }
 
+TEST_F(SaveDerivedTest, ASinkThatTakesTheBytesIsNeverCommitted) {
+  const base::Result<std::string> r = Save({.sink = "/dev/null"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("not committed"), std::string::npos);
+  ExpectUntouched(r.status().message());
+}
+
 TEST_F(SaveDerivedTest, AFullDeviceIsENOSPCFromTheKernel) {
   if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
   const base::Result<std::string> r = Save({.sink = "/dev/full"});

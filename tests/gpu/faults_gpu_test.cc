@@ -102,14 +102,19 @@ class FaultsGpuTest : public ::testing::Test {
     EXPECT_TRUE(c.ok()) << c.host_error << (c.mismatches.empty() ? "" : c.mismatches.front());
     return c.ok() && c.compared > 0;
   }
-  // Everything back where it was, and a next load works with the right bytes.
-  void ExpectClean(const std::string& context) const {
+  // Device memory, file descriptors and threads where they were.
+  void ExpectBack(const std::string& context) const {
     SCOPED_TRACE(context);
     const uint64_t free = FreeBytes();
     EXPECT_LE(base_.free - std::min(free, base_.free), kSlack)
         << "free " << free << " of " << base_.free;
     EXPECT_EQ(Entries("/proc/self/fd"), base_.fds);
     EXPECT_EQ(Threads(base_.threads), base_.threads) << "a thread outlived the load";
+  }
+  // Everything back where it was, and a next load works with the right bytes.
+  void ExpectClean(const std::string& context) const {
+    ExpectBack(context);
+    SCOPED_TRACE(context);
     base::Result<LoadedModel> next = LoadSmall();
     ASSERT_TRUE(next.ok()) << next.status().message();
     EXPECT_TRUE(SameAsHost(*next));
@@ -144,6 +149,7 @@ TEST_F(FaultsGpuTest, AStopAtSpreadMomentsOfTheLoadGivesEverythingBack) {
     ExpectOkOrCancelled(r, cancelled);
     if (!r.ok()) {
       EXPECT_NE(r.status().message().find("cancel"), std::string::npos);
+      ExpectBack("stop at moment " + std::to_string(i));
     }
   }
   EXPECT_GE(cancelled, 2);  // at least the first moments land inside the load

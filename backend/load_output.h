@@ -7,10 +7,12 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <vector>
 
 #include "backend/checkpoint/checkpoint.h"
+#include "backend/save_file.h"
 #include "base/status.h"
 #include "simulator/plan.h"
 
@@ -33,10 +35,19 @@ struct HostComparison {
 HostComparison CompareWithHost(const simulator::LoadPlan& plan, const Checkpoint& checkpoint,
                                const ReadResident& read, bool derive);
 
+struct SaveOptions {
+  uint64_t chunk_bytes = uint64_t{8} << 20;  // one `read` and one write each
+  WriteFaults faults;                        // test only: injected write errors
+  std::stop_token stop;                      // checked before each chunk: kCancelled
+};
+
 // Writes every derived carry (simulator::DerivedCarries) with its dtype and shape into
 // DIR/derived.safetensors (metadata: the manifest's name); returns the file's path. Creates
-// DIR; on a failed copy the partial file is removed (never wrong bytes on disk).
+// DIR. The bytes go to a temporary beside it (AtomicFile: fsynced, renamed at the end): a
+// failed write (ENOSPC, EACCES, EIO) or copy is a kIo / kDevice error naming the file, the
+// tensor and its byte offset, the temporary is removed and a previous derived.safetensors
+// stays as it was. A stop request ends it the same way, as kCancelled.
 base::Result<std::string> SaveDerived(const simulator::LoadPlan& plan, const ReadResident& read,
-                                      const std::string& dir);
+                                      const std::string& dir, const SaveOptions& options = {});
 
 }  // namespace loadplan::backend

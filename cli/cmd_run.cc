@@ -17,6 +17,7 @@
 #include "backend/preflight.h"
 #include "base/status_lines.h"
 #include "cli/cmd_run_internal.h"
+#include "cli/interrupt.h"
 #include "cli/pipeline.h"
 #include "cli/progress.h"
 #include "simulator/phases/phases.h"
@@ -32,6 +33,14 @@ using backend::Status;
 int Fail(int code, const std::string& message) {
   std::fprintf(stderr, "loadplan run: %s\n", message.c_str());
   return code;
+}
+
+// Ctrl-C (docs/cli.md): the shell's convention for a command SIGINT ended, 128 + 2.
+constexpr int kExitInterrupted = 130;
+
+// A failed load's or save's exit code: 130 when Ctrl-C cancelled it, else `code`.
+int FailStatus(int code, const base::Status& st) {
+  return Fail(st.kind() == base::ErrorKind::kCancelled ? kExitInterrupted : code, st.message());
 }
 
 struct Setup {
@@ -156,8 +165,10 @@ run::Report BaseReport(const RunCliOptions& o, const Setup& s) {
 }
 
 // One load into a fresh model, which comes back (for --check, --save-derived); or the exit code.
-Outcome<api::LoadedModel> LoadOnce(const Setup& s, uint32_t index, run::Report& report) {
+Outcome<api::LoadedModel> LoadOnce(const Setup& s, uint32_t index, run::Report& report,
+                                   std::stop_token stop) {
   api::LoadOptions options = s.load;
+  options.stop = std::move(stop);
   auto bar = std::make_shared<ProgressBar>(fmt::format("load {}", index + 1));
   options.progress = [bar, ended = false](uint64_t done, uint64_t total) mutable {
     if (ended) return;
@@ -165,7 +176,7 @@ Outcome<api::LoadedModel> LoadOnce(const Setup& s, uint32_t index, run::Report& 
     bar->Update(done, total);
   };
   base::Result<api::LoadedModel> loaded = api::LoadPlanned(s.plan, *s.checkpoint, options);
-  if (!loaded.ok()) return Outcome<api::LoadedModel>::Exit(Fail(3, loaded.status().message()));
+  if (!loaded.ok()) return Outcome<api::LoadedModel>::Exit(FailStatus(3, loaded.status()));
   report.runs.push_back({.memory = loaded->report().memory, .times = loaded->report().times});
   return std::move(*loaded);
 }
@@ -197,10 +208,11 @@ int RunRun(const RunCliOptions& o) {
   report.reserve = *reserve;
   if (const int rc = CheckRoom(o, report); rc != 0) return rc;
   if (o.ceilings) Probe(o, s, report);
+  const InterruptWatch interrupt;  // from here Ctrl-C cancels (exit 130), a second one kills
   std::optional<api::LoadedModel> gpu;
   for (uint32_t i = 0; i < o.repeat; ++i) {
     gpu.reset();  // the previous load's device memory goes before the next load asks for it
-    Outcome<api::LoadedModel> loaded = LoadOnce(s, i, report);
+    Outcome<api::LoadedModel> loaded = LoadOnce(s, i, report, interrupt.token());
     if (!loaded.ok()) return loaded.exit_code();
     gpu.emplace(std::move(*loaded));
   }
@@ -210,13 +222,16 @@ int RunRun(const RunCliOptions& o) {
     return gpu->CopyOut(b, offset, out);
   };
   if (o.check) report.check = backend::CompareWithHost(*s.plan, *s.checkpoint, read, !o.no_derive);
+  // The host comparison does not poll the stop: a Ctrl-C during it ends the run here.
+  if (interrupt.interrupted()) return Fail(kExitInterrupted, "cancelled (Ctrl-C)");
   int rc = 0;
   if (!o.save_derived.empty()) {
-    base::Result<std::string> saved = backend::SaveDerived(*s.plan, read, o.save_derived);
+    base::Result<std::string> saved =
+        backend::SaveDerived(*s.plan, read, o.save_derived, {.stop = interrupt.token()});
     if (saved.ok())
       report.saved = *saved;
     else
-      rc = Fail(2, saved.status().message());
+      rc = FailStatus(2, saved.status());
   }
   if (o.format == Format::kJson) {
     run::PrintJson(report);

@@ -258,8 +258,9 @@ void AddRun(CLI::App& app, Commands& c) {
   cmd->add_flag("--naive", o.naive,
                 "Load every source as a resident weight, derive after (the naive way)");
   cmd->add_flag("--no-derive", o.no_derive, "Load only; run no derive kernel");
-  cmd->add_option("--save-derived", o.save_derived,
-                  "Write every derived carry as safetensors into DIR");
+  cmd->add_option(
+      "--save-derived", o.save_derived,
+      "Write every derived carry as safetensors into DIR (a temporary, renamed at the end)");
   cmd->add_option("--io-threads", o.io_threads,
                   "I/O threads (each with pinned double buffers and a stream)")
       ->check(IntIn(1, 256));

@@ -79,3 +79,120 @@ def test_memory_limit_is_a_memory_error(checkpoint):
     with pytest.raises(loadplan.OutOfMemoryError) as e:
         loadplan.load(TINY, checkpoint, memory_limit=1 << 20)
     assert isinstance(e.value, MemoryError) and e.value.requested
+
+
+def _fds():
+    return len(os.listdir("/proc/self/fd"))
+
+
+def _threads(want=None):
+    """Threads of this process; with `want`, waits up to 1 s for the count to settle there (a
+    joined Python thread leaves /proc/self/task a moment after join returns)."""
+    import time
+    for _ in range(100):
+        n = len(os.listdir("/proc/self/task"))
+        if n == want or want is None:
+            return n
+        time.sleep(0.01)
+    return n
+
+
+def _expect_clean(checkpoint, baseline, fds, threads):
+    """After a fault: device memory, file descriptors and threads as before, a next load works."""
+    assert _free() == baseline
+    assert _fds() == fds
+    assert _threads(threads) == threads, "a thread outlived the load"
+    model = loadplan.load(TINY, checkpoint)
+    assert len(model) > 0
+    del model
+
+
+def test_ctrl_c_at_spread_moments_frees_everything(checkpoint):
+    import time
+    loadplan.load(TINY, checkpoint)
+    baseline, fds, threads = _free(), _fds(), _threads()
+    t0 = time.monotonic()
+    loadplan.load(TINY, checkpoint)
+    wall = time.monotonic() - t0
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    interrupted = 0
+    try:
+        for i in range(12):  # 0 .. 1.5 x the wall time: before the load, inside it, after it
+            timer = threading.Timer(wall * i / 8, os.kill, (os.getpid(), signal.SIGINT))
+            model = None
+            try:
+                timer.start()
+                model = loadplan.load(TINY, checkpoint)
+                timer.join()
+                time.sleep(0.05)  # a SIGINT sent after the load lands here, inside the try
+            except KeyboardInterrupt:
+                interrupted += 1
+                timer.join()
+            del model
+            _expect_clean(checkpoint, baseline, fds, threads)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert interrupted == 12  # every SIGINT surfaced as KeyboardInterrupt, in the load or after
+
+
+def test_out_of_memory_at_each_allocation_names_the_bytes(checkpoint):
+    loadplan.load(TINY, checkpoint)
+    baseline, fds, threads = _free(), _fds(), _threads()
+    peak = loadplan.plan(TINY).load_peak
+    for limit in (0, peak - 1):  # the resident pool refused; the pool fits, the arena refused
+        with pytest.raises(loadplan.OutOfMemoryError) as e:
+            loadplan.load(TINY, checkpoint, memory_limit=limit)
+        assert isinstance(e.value, MemoryError) and e.value.requested > 0
+        assert "memory limit" in str(e.value)
+        _expect_clean(checkpoint, baseline, fds, threads)
+
+
+def test_two_python_threads_load_at_once(checkpoint):
+    loadplan.load(TINY, checkpoint)
+    baseline, fds, threads = _free(), _fds(), _threads()
+    for _ in range(3):
+        results, errors = [None, None], []
+
+        def load(i):
+            try:
+                results[i] = loadplan.load(TINY, checkpoint)
+            except Exception as e:  # noqa: BLE001 - reported below
+                errors.append(e)
+
+        workers = [threading.Thread(target=load, args=(i,)) for i in range(2)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        assert not errors, errors
+        a, b = results
+        assert set(a) == set(b)
+        for name in a:
+            ta, tb = torch.from_dlpack(a[name]), torch.from_dlpack(b[name])
+            assert ta.data_ptr() != tb.data_ptr()
+            assert torch.equal(ta.reshape(-1).view(torch.uint8), tb.reshape(-1).view(torch.uint8)), name
+        del a, b, results, ta, tb
+    _expect_clean(checkpoint, baseline, fds, threads)
+
+
+def test_one_thread_refused_while_the_other_loads(checkpoint):
+    loadplan.load(TINY, checkpoint)
+    baseline, fds, threads = _free(), _fds(), _threads()
+    out = {}
+
+    def load(key, **kw):
+        try:
+            out[key] = loadplan.load(TINY, checkpoint, **kw)
+        except loadplan.OutOfMemoryError as e:
+            out[key] = e
+
+    workers = [threading.Thread(target=load, args=("ok",)),
+               threading.Thread(target=load, args=("oom",), kwargs={"memory_limit": 0})]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert isinstance(out["oom"], loadplan.OutOfMemoryError)
+    assert len(out["ok"]) > 0
+    del out
+    _expect_clean(checkpoint, baseline, fds, threads)

@@ -234,7 +234,7 @@ void ExpectPeakMarked(const simulator::LoadPlan& plan) {
 
 TEST(TimelineSvgTest, MarksThePeak) {
   simulator::LoadPlan plan = SamplePlan();
-  ExpectPeakMarked(plan);  // t = 1: 4 MiB resident + 6 MiB live
+  ExpectPeakMarked(plan);                   // t = 1: 4 MiB resident + 6 MiB live
   const XmlDoc plan_doc = RenderSvg(plan);  // the labels point into it
   EXPECT_EQ(WithClass(plan_doc, "text", "peak-label")[0]->text,
             "peak 10.00 MiB at t = 1 (call derive.a#1)");

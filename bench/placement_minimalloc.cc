@@ -1,7 +1,9 @@
 // Benchmark: placement policies on MiniMalloc's challenging suite (height / best known, time).
 //
-// Usage: bench_placement_minimalloc [minimalloc-data-dir] [work_budget]
-// Prints a markdown table; also times first fit and best fit on a random 100k-buffer problem.
+// Usage: bench_placement_minimalloc [minimalloc-data-dir] [work_budget] [portfolio] [threads]
+// [csv-out-dir]. Prints a markdown table (the default policy is the exact search portfolio; its
+// member 0 is the single search); also times first fit and best fit on a random 100k-buffer
+// problem. With csv-out-dir, writes each file's placement there when it is below the best known.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -9,6 +11,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -87,13 +90,19 @@ int main(int argc, char** argv) {
                                 : fs::path(__FILE__).parent_path() / "../../shared/data/minimalloc";
   sim::PlacementOptions exact_options;
   if (argc > 2) exact_options.work_budget = std::stoull(argv[2]);
-  fmt::print("Exact search budget: {} work steps, {} nodes\n\n", exact_options.work_budget,
-             exact_options.node_budget);
+  if (argc > 3) exact_options.portfolio = std::stoull(argv[3]);
+  if (argc > 4) exact_options.threads = std::stoull(argv[4]);
+  const std::string csv_dir = argc > 5 ? argv[5] : "";
   fmt::print(
-      "| file | n | LB | best known | first-fit | best-fit | best (exact search) | height | "
-      "nodes | work | proven | valid "
-      "|\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
-  double log_ff = 0, log_bf = 0, log_ex = 0;
+      "Exact search budget per member: {} work steps, {} nodes; portfolio {} members, threads {} "
+      "(0: {} cores)\n\n",
+      exact_options.work_budget, exact_options.node_budget, exact_options.portfolio,
+      exact_options.threads, std::thread::hardware_concurrency());
+  fmt::print(
+      "| file | n | LB | best known | first-fit | best-fit | single search | best (portfolio) | "
+      "height | winner | member heights / best known | work | proven | valid "
+      "|\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---|\n");
+  double log_ff = 0, log_bf = 0, log_single = 0, log_ex = 0;
   int files = 0;
   for (const auto& [name, best] : kBestKnown) {
     const fs::path path = dir / "challenging" / (name + ".1048576.csv");
@@ -106,28 +115,45 @@ int main(int argc, char** argv) {
     double t_ff = 0, t_bf = 0, t_ex = 0;
     const sim::Placement ff = Timed([&] { return sim::FirstFitPlace(p); }, t_ff);
     const sim::Placement bf = Timed([&] { return sim::BestFitPlace(p); }, t_bf);
-    const sim::ExactResult ex = Timed(
+    const sim::PortfolioResult pf = Timed(
         [&] {
           const sim::Placement h = sim::BestFitPlace(p);
-          return sim::ExactPlace(p, h, exact_options);
+          return sim::PortfolioPlace(p, h, exact_options);
         },
         t_ex);
+    const sim::ExactResult& ex = pf.best;
     auto ratio = [&](uint64_t h) { return static_cast<double>(h) / static_cast<double>(best); };
     log_ff += std::log(ratio(ff.height));
     log_bf += std::log(ratio(bf.height));
+    log_single += std::log(ratio(pf.heights[0]));
     log_ex += std::log(ratio(ex.placement.height));
     ++files;
     const bool valid = Valid(p, ff) && Valid(p, bf) && Valid(p, ex.placement);
+    std::string members;
+    for (const uint64_t h : pf.heights)
+      members += fmt::format("{}{}", members.empty() ? "" : " ",
+                             h == 0 ? "-" : fmt::format("{:.3f}", ratio(h)));
     fmt::print(
-        "| {} | {} | {} | {} | {:.3f} ({:.3f} s) | {:.3f} ({:.3f} s) | {:.3f} ({:.3f} s) | {} | "
-        "{} | {:.0f}M | {} | {} |\n",
+        "| {} | {} | {} | {} | {:.3f} ({:.3f} s) | {:.3f} ({:.3f} s) | {:.3f} | {:.3f} ({:.3f} s) "
+        "| {} | {} | {} | {:.0f}M | {} | {} |\n",
         name, p.buffers.size(), sim::LowerBound(p), best, ratio(ff.height), t_ff, ratio(bf.height),
-        t_bf, ratio(ex.placement.height), t_ex, ex.placement.height, ex.nodes,
-        static_cast<double>(ex.work) / 1e6, ex.proven_optimal ? "yes" : "no", valid ? "yes" : "NO");
+        t_bf, ratio(pf.heights[0]), ratio(ex.placement.height), t_ex, ex.placement.height,
+        pf.member, members, static_cast<double>(pf.work) / 1e6, ex.proven_optimal ? "yes" : "no",
+        valid ? "yes" : "NO");
+    if (!csv_dir.empty() && valid && ex.placement.height < best) {
+      const fs::path out = fs::path(csv_dir) / fmt::format("{}.{}.csv", name, ex.placement.height);
+      std::FILE* f = std::fopen(out.string().c_str(), "w");
+      if (f != nullptr) {
+        const std::string text = sim::WritePlacementCsv(p, ex.placement);
+        std::fwrite(text.data(), 1, text.size(), f);
+        std::fclose(f);
+      }
+    }
     std::fflush(stdout);
   }
-  fmt::print("| geometric mean | | | | {:.3f} | {:.3f} | {:.3f} | | | | | |\n",
-             std::exp(log_ff / files), std::exp(log_bf / files), std::exp(log_ex / files));
+  fmt::print("| geometric mean | | | | {:.3f} | {:.3f} | {:.3f} | {:.3f} | | | | | | |\n",
+             std::exp(log_ff / files), std::exp(log_bf / files), std::exp(log_single / files),
+             std::exp(log_ex / files));
   BenchLarge();
   return 0;
 }

@@ -20,9 +20,17 @@ namespace {
 
 constexpr uint64_t kInf = std::numeric_limits<uint64_t>::max();
 
-// MiniMalloc's static preorders, keys descending (W: lifetime length, A: area, T: largest total
-// of unplaced sizes over the buffer's sections when its partition is formed), ties by index.
-constexpr std::string_view kPreorders[] = {"WAT", "TAW", "TWA"};
+// MiniMalloc's static preorders (SearchVariant::preorders), keys descending (W: lifetime length,
+// A: area, T: largest total of unplaced sizes over the buffer's sections when its partition is
+// formed), ties by index or by a seeded hash of it (SearchVariant::tie_seed).
+
+// splitmix64: a fixed bijection, so seeded ties are still a total order.
+uint64_t Mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
 
 // An undo log: values to restore, newest last (a plain array: pushes are the hot path).
 template <typename T>
@@ -65,8 +73,11 @@ class Searcher {
   }
 
   // One complete attempt with the given preorder and node limit.
-  SearchStatus Run(std::string_view keys, uint64_t nodes, uint64_t work, double deadline_s) {
+  SearchStatus Run(std::string_view keys, uint64_t tie_seed, uint64_t nodes, uint64_t work,
+                   double deadline_s, const std::atomic<bool>* stop) {
     keys_ = keys;
+    stop_ = stop;
+    tie_seed_ = tie_seed;
     nodes_left_ = nodes;
     work_left_ = work;
     deadline_s_ = deadline_s;
@@ -140,15 +151,22 @@ class Searcher {
       for (const char c : keys_) {
         if (key(c, a) != key(c, b)) return key(c, a) > key(c, b);
       }
-      return a < b;
+      return Tie(a) < Tie(b);
     });
     for (uint32_t r = 0; r < bufs.size(); ++r) rank_[bufs[r]] = r;
   }
 
+  bool Stopped() const {
+    if (stop_ != nullptr && stop_->load(std::memory_order_relaxed)) return true;
+    return deadline_s_ > 0 && SteadySeconds() > deadline_s_;
+  }
+
+  uint64_t Tie(Idx b) const { return tie_seed_ == 0 ? b : Mix(tie_seed_ ^ Mix(b)); }
+
   bool OutOfNodes() {
     if (nodes_left_ == 0 || work_left_ == 0) return true;
     --nodes_left_;
-    if (deadline_s_ > 0 && (nodes_left_ & 1023) == 0 && SteadySeconds() > deadline_s_) {
+    if ((nodes_left_ & 1023) == 0 && (deadline_s_ > 0 || stop_ != nullptr) && Stopped()) {
       nodes_left_ = work_left_ = 0;
       return true;
     }
@@ -321,6 +339,8 @@ class Searcher {
   std::vector<uint64_t> solution_ = std::vector<uint64_t>(n_, 0);
   std::vector<uint32_t> rank_ = std::vector<uint32_t>(n_, 0);
   std::string_view keys_;
+  uint64_t tie_seed_ = 0;
+  const std::atomic<bool>* stop_ = nullptr;
   uint64_t nodes_left_ = 0;
   uint64_t work_left_ = 0;  // inner-loop steps (see Spend)
   uint64_t epoch_ = 0;
@@ -335,14 +355,17 @@ FeasibilityResult SolveFeasibility(const PlacementProblem& problem, uint64_t cap
   const ExactInstance inst = BuildExactInstance(problem);
   Searcher searcher(inst, capacity);
   FeasibilityResult result;
+  const SearchVariant fallback;
+  const SearchVariant& variant = limits.variant ? *limits.variant : fallback;
   // Round robin over the preorders with a node limit that doubles each round.
-  uint64_t limit = std::max<uint64_t>(1000, 2 * inst.global.size());
+  uint64_t limit = std::max<uint64_t>(1000, 2 * inst.global.size()) * variant.restart_scale;
   uint64_t left = limits.nodes;
   uint64_t work_left = limits.work;
   while (left > 0 && work_left > 0) {
-    for (const std::string_view keys : kPreorders) {
+    for (const std::string& keys : variant.preorders) {
       const uint64_t run = std::min(limit, left);
-      const SearchStatus status = searcher.Run(keys, run, work_left, limits.deadline_s);
+      const SearchStatus status =
+          searcher.Run(keys, variant.tie_seed, run, work_left, limits.deadline_s, limits.stop);
       const uint64_t used = run - searcher.NodesLeft();
       left -= used;
       result.nodes += used;
@@ -360,7 +383,8 @@ FeasibilityResult SolveFeasibility(const PlacementProblem& problem, uint64_t cap
         result.status = status;
         return result;
       }
-      const bool timed_out = limits.deadline_s > 0 && SteadySeconds() > limits.deadline_s;
+      const bool timed_out = (limits.deadline_s > 0 && SteadySeconds() > limits.deadline_s) ||
+                             (limits.stop != nullptr && limits.stop->load());
       if (left == 0 || work_left == 0 || timed_out) return result;
     }
     limit = limit > kInf / 2 ? kInf : limit * 2;

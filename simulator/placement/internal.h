@@ -1,8 +1,10 @@
 // Helpers shared by the placement engine's source files (not part of the public API).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "base/bytes.h"
@@ -45,11 +47,28 @@ struct FeasibilityResult {
   uint64_t work = 0;
 };
 
+// How one search explores (a portfolio member, see portfolio.cc). The defaults are the single
+// search of ExactPlace; every field only changes the order in which the same tree is explored
+// or how the budget is spread over capacity probes, never what is accepted.
+struct SearchVariant {
+  // Static preorders tried round robin (MiniMalloc's keys: W lifetime, A area, T section total).
+  std::vector<std::string> preorders = {"WAT", "TAW", "TWA"};
+  uint64_t tie_seed = 0;       // buffers with equal keys: 0 by index, else by a hash seeded here
+  uint64_t restart_scale = 1;  // the first restart's node limit is scale * max(1000, 2n)
+  bool bound_first = true;     // probe the lower bound first with 3/4 of the budget
+  uint32_t probe_eighths = 4;  // then probe lo + (hi - lo) * eighths / 8 (4: bisection)
+  bool operator==(const SearchVariant&) const = default;
+};
+
 // Limits of one feasibility search.
 struct SearchLimits {
-  uint64_t nodes = 0;     // stop after this many nodes (across preorder restarts)
-  uint64_t work = 0;      // ... or this many inner-loop steps
-  double deadline_s = 0;  // absolute steady-clock seconds; 0: none
+  uint64_t nodes = 0;                      // stop after this many nodes (across preorder restarts)
+  uint64_t work = 0;                       // ... or this many inner-loop steps
+  double deadline_s = 0;                   // absolute steady-clock seconds; 0: none
+  const SearchVariant* variant = nullptr;  // nullptr: the default variant
+  // Set by another thread when this search's result can no longer matter (see portfolio.cc);
+  // polled every 1024 nodes. nullptr: never.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // Decides whether every buffer fits below `capacity` (MiniMalloc-style branch and bound over
@@ -58,6 +77,14 @@ FeasibilityResult SolveFeasibility(const PlacementProblem& problem, uint64_t cap
                                    const SearchLimits& limits);
 
 double SteadySeconds();
+
+// ExactPlace with an explicit variant (ExactPlace is this with SearchVariant{}).
+ExactResult ExactPlaceVariant(const PlacementProblem& problem, const Placement& incumbent,
+                              const PlacementOptions& options, const SearchVariant& variant,
+                              const std::atomic<bool>* stop = nullptr);
+
+// The fixed portfolio: member i's variant for i < count (member 0 is the single search).
+std::vector<SearchVariant> PortfolioVariants(size_t count);
 
 // Static data of one problem for the exact search: occupying buffers only, times compressed
 // into sections (the intervals between consecutive distinct endpoints).

@@ -50,12 +50,13 @@ std::string_view PlacementPolicyName(PlacementPolicy policy);  // "first-fit", "
 std::optional<PlacementPolicy> ParsePlacementPolicy(std::string_view name);
 
 // Options of Place. With the defaults the result depends only on the input: the search stops
-// on counted work, never on the clock. The default work budget is about 0.3-0.9 s on MiniMalloc's
-// challenging files (see docs/placement.md).
+// on counted work, never on the clock, and never on the thread count. The default work budget is
+// about 0.3-0.9 s per portfolio member on MiniMalloc's challenging files (docs/placement.md).
 struct PlacementOptions {
   PlacementPolicy policy = PlacementPolicy::kBest;
-  // Limits of the exact search, over all its capacity probes; it stops at whichever comes first.
-  // Work counts inner-loop steps (about 2e8 a second on one core); nodes count search nodes.
+  // Limits of one exact search (one portfolio member), over all its capacity probes; it stops at
+  // whichever comes first. Work counts inner-loop steps (about 2e8 a second on one core); nodes
+  // count search nodes. Each member has its own budgets.
   uint64_t work_budget = 200'000'000;
   uint64_t node_budget = 10'000'000;
   // Optional wall-clock cap on the exact search; nullopt (default) keeps results deterministic.
@@ -63,6 +64,14 @@ struct PlacementOptions {
   // kBest skips the exact search above this many buffers; kExact runs it up to 20000 (the
   // search recurses once per placed buffer).
   size_t exact_max_buffers = 4000;
+  // Members of the exact search portfolio (kExact, kBest): independent searches that differ in
+  // preorders, tie-breaks, restart schedule and probe order (portfolio.cc), the lowest height
+  // winning, ties to the lowest member. 1 is the single search (ExactPlace); at most 16. Members
+  // 0 and 1 reach the best known heights of MiniMalloc's challenging suite; 4 leave a margin.
+  size_t portfolio = 4;
+  // Worker threads running the members; 0 (default): std::thread::hardware_concurrency(), at
+  // most `portfolio`. Changes only the wall time: the result is the same for every value.
+  size_t threads = 0;
 };
 
 // Places every buffer; deterministic for the same problem and options (without time_budget_s).
@@ -91,6 +100,20 @@ struct ExactResult {
 // Exact search below the height of `incumbent` (a valid placement of `problem`).
 ExactResult ExactPlace(const PlacementProblem& problem, const Placement& incumbent,
                        const PlacementOptions& options);
+
+// Result of the portfolio: the winner's result and every member's height (index = member).
+struct PortfolioResult {
+  ExactResult best;
+  size_t member = 0;  // the winner: lowest height, then lowest index
+  // heights[i]: member i's height; 0 when dropped (above a member that proved its height
+  // optimal, so it could not win; it may have been stopped early).
+  std::vector<uint64_t> heights;
+  uint64_t work = 0;  // inner-loop steps over the members not dropped
+};
+// Runs options.portfolio exact searches below `incumbent` in options.threads threads. Member 0
+// is ExactPlace(problem, incumbent, options), so the result is never higher than it.
+PortfolioResult PortfolioPlace(const PlacementProblem& problem, const Placement& incumbent,
+                               const PlacementOptions& options);
 
 // Height of the given offsets under the rule of Placement::height.
 uint64_t PlacementHeight(const PlacementProblem& problem, const std::vector<uint64_t>& offsets);

@@ -3,8 +3,10 @@
 #include "cli/cmd_run.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <future>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -29,6 +31,11 @@ namespace loadplan::cli {
 namespace {
 
 using backend::Status;
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::time_point since) {
+  return std::chrono::duration<double>(Clock::now() - since).count();
+}
 
 int Fail(int code, const std::string& message) {
   std::fprintf(stderr, "loadplan run: %s\n", message.c_str());
@@ -197,22 +204,34 @@ void Probe(const RunCliOptions& o, const Setup& s, run::Report& r) {
 }  // namespace
 
 int RunRun(const RunCliOptions& o) {
+  const auto t0 = Clock::now();
   backend::PrepareCudaProcess();  // before the first CUDA call
   const Outcome<uint64_t> reserve = ReserveOf(o);
   if (!reserve.ok()) return reserve.exit_code();
+  // The CUDA context starts beside parsing and planning (which make no CUDA call); a failed
+  // preparation waits for it (the future's end), then exits.
+  std::future<base::Result<double>> context =
+      std::async(std::launch::async, backend::StartDevice, o.device);
   Outcome<Setup> prepared = Prepare(o);
+  const double prepare_s = Seconds(t0);
   if (!prepared.ok()) return prepared.exit_code();
   const Setup& s = *prepared;
-  if (const std::string why = backend::NoDeviceReason(o.device); !why.empty()) return Fail(3, why);
+  const base::Result<double> started = context.get();
+  if (!started.ok()) return Fail(3, started.status().message());
   run::Report report = BaseReport(o, s);
   report.reserve = *reserve;
+  report.process.context_s = *started;
+  report.process.prepare_s = prepare_s;
   if (const int rc = CheckRoom(o, report); rc != 0) return rc;
   if (o.ceilings) Probe(o, s, report);
   const InterruptWatch interrupt;  // from here Ctrl-C cancels (exit 130), a second one kills
   std::optional<api::LoadedModel> gpu;
   for (uint32_t i = 0; i < o.repeat; ++i) {
     gpu.reset();  // the previous load's device memory goes before the next load asks for it
+    const auto call = Clock::now();
+    if (i == 0) report.process.to_load_s = std::chrono::duration<double>(call - t0).count();
     Outcome<api::LoadedModel> loaded = LoadOnce(s, i, report, interrupt.token());
+    if (i == 0) report.process.first_call_s = Seconds(call);
     if (!loaded.ok()) return loaded.exit_code();
     gpu.emplace(std::move(*loaded));
   }

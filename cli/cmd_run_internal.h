@@ -23,6 +23,14 @@ struct Measurement {
   backend::CudaTimes times;
 };
 
+// Where a `loadplan run` process spends its time outside the loads (docs/performance.md).
+struct ProcessTimes {
+  double context_s = 0;     // the CUDA context, started on its own thread at the command's start
+  double prepare_s = 0;     // parse, verify, plan, self-check, open and preflight the checkpoint
+  double to_load_s = 0;     // the command's start to the first load's call (both of the above)
+  double first_call_s = 0;  // the first load's API call: backend set-up, the load, its finish
+};
+
 struct Report {
   std::string manifest, checkpoint, mode;  // mode: "staged" | "naive"
   bool derive = true;
@@ -39,6 +47,7 @@ struct Report {
   std::optional<base::Result<backend::Throughput>> h2d, host_read;
   std::optional<CheckSummary> check;
   std::string saved;  // the file --save-derived wrote
+  ProcessTimes process;
   [[nodiscard]] bool PeakMatches() const;
 };
 

@@ -97,6 +97,11 @@ void PrintText(const Report& r) {
     for (const Measurement& x : r.runs) walls += fmt::format(" {:.3f}", x.times.wall_s);
     std::printf("  runs        wall s:%s (median shown)\n", walls.c_str());
   }
+  const ProcessTimes& p = r.process;
+  std::printf(
+      "  process     first load called %.3f s after the start (CUDA context %.3f s beside "
+      "prepare %.3f s); its call took %.3f s\n",
+      p.to_load_s, p.context_s, p.prepare_s, p.first_call_s);
   PrintCeilings(r, rate);
   PrintCheck(r);
   if (!r.saved.empty()) std::printf("  saved       %s\n", r.saved.c_str());
@@ -146,6 +151,11 @@ void PrintJson(const Report& r) {
         {"peak_matches", r.PeakMatches()}}},
       {"median_run", r.median},
       {"runs", runs},
+      {"process",
+       {{"context_s", r.process.context_s},
+        {"prepare_s", r.process.prepare_s},
+        {"to_load_s", r.process.to_load_s},
+        {"first_call_s", r.process.first_call_s}}},
       {"gbps", Rate(r.fill_bytes, m.times.wall_s)}};
   if (r.h2d)
     j["ceilings"]["pinned_h2d_gbps"] =

@@ -194,21 +194,51 @@ __device__ uint32_t DequantPair(uint32_t byte, uint32_t s) {
   return Mxfp4ToBf16Bits(byte & 15u, s) | (Mxfp4ToBf16Bits(byte >> 4, s) << 16);
 }
 
-// Thread per 4 block bytes (8 elements, one scale) when aligned; else per byte.
+// The same pair where Mxfp4FastScale(s): `base` = Mxfp4FastBase(s) (a few integer operations
+// an element instead of the exact path's branches, which made the kernel compute bound).
+__device__ uint32_t FastPair(uint32_t byte, uint32_t base) {
+  return Mxfp4FastBf16Bits(byte & 15u, base) | (Mxfp4FastBf16Bits(byte >> 4, base) << 16);
+}
+
+// Four block bytes (8 elements, one scale) -> 16 output bytes.
+__device__ uint4 DequantWord(uint32_t w, uint32_t s) {
+  if (Mxfp4FastScale(s)) {
+    const uint32_t x = Mxfp4FastBase(s);
+    return make_uint4(FastPair(w & 0xFFu, x), FastPair((w >> 8) & 0xFFu, x),
+                      FastPair((w >> 16) & 0xFFu, x), FastPair(w >> 24, x));
+  }
+  return make_uint4(DequantPair(w & 0xFFu, s), DequantPair((w >> 8) & 0xFFu, s),
+                    DequantPair((w >> 16) & 0xFFu, s), DequantPair(w >> 24, s));
+}
+
+// Aligned: a block takes kThreads * kUnroll consecutive block words, each thread kUnroll of
+// them kThreads apart (every load and store instruction of a warp contiguous), all loads
+// issued before the first store (more bytes in flight). Else a thread per byte.
 template <bool kVec>
 __global__ void DequantKernel(const uint8_t* __restrict__ blocks,
                               const uint8_t* __restrict__ scales, uint32_t* __restrict__ dst,
                               int64_t pairs) {
-  const int64_t tid = blockIdx.x * int64_t{kThreads} + threadIdx.x,
-                step = int64_t{gridDim.x} * kThreads;
   if constexpr (kVec) {
-    for (int64_t q = tid; q < pairs / 4; q += step) {
-      const uint32_t w = __ldg(reinterpret_cast<const uint32_t*>(blocks) + q), s = scales[q / 4];
-      reinterpret_cast<uint4*>(dst)[q] =
-          make_uint4(DequantPair(w & 0xFFu, s), DequantPair((w >> 8) & 0xFFu, s),
-                     DequantPair((w >> 16) & 0xFFu, s), DequantPair(w >> 24, s));
+    const int64_t words = pairs / 4, tile = int64_t{kThreads} * kUnroll;
+    for (int64_t base = blockIdx.x * tile; base < words; base += int64_t{gridDim.x} * tile) {
+      uint32_t w[kUnroll] = {}, s[kUnroll] = {};
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int64_t q = base + u * kThreads + threadIdx.x;
+        if (q < words) {
+          w[u] = __ldg(reinterpret_cast<const uint32_t*>(blocks) + q);
+          s[u] = __ldg(scales + q / 4);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int64_t q = base + u * kThreads + threadIdx.x;
+        if (q < words) reinterpret_cast<uint4*>(dst)[q] = DequantWord(w[u], s[u]);
+      }
     }
   } else {
+    const int64_t tid = blockIdx.x * int64_t{kThreads} + threadIdx.x,
+                  step = int64_t{gridDim.x} * kThreads;
     auto* out = reinterpret_cast<uint16_t*>(dst);
     for (int64_t p = tid; p < pairs; p += step) {
       const uint32_t v = DequantPair(blocks[p], scales[p / 16]);
@@ -438,7 +468,9 @@ int LaunchDequant(const void* blocks, const void* scales, void* dst, int64_t pai
   const auto* s = static_cast<const uint8_t*>(scales);
   auto* out = static_cast<uint32_t*>(dst);
   if (Aligned(blocks, 4) && Aligned(dst, 16)) {
-    DequantKernel<true><<<GridFor(pairs / 4), kThreads, 0, Stream(stream)>>>(b, s, out, pairs);
+    DequantKernel<true>
+        <<<GridFor((pairs / 4 + kUnroll - 1) / kUnroll), kThreads, 0, Stream(stream)>>>(b, s, out,
+                                                                                        pairs);
   } else {
     DequantKernel<false><<<GridFor(pairs), kThreads, 0, Stream(stream)>>>(b, s, out, pairs);
   }

@@ -209,6 +209,9 @@ Status CudaBackend::Finish() {
   if (sync.ok()) sync = d.SampleDelta();
   if (d.first_fill)
     d.wall_s = std::chrono::duration<double>(Impl::Clock::now() - *d.first_fill).count();
+  // A stop asked before the last bytes landed cancels even when the drain never ticked (the
+  // reads finished first); one asked from the final report below comes after the load.
+  if (d.options.stop.stop_requested()) d.cancelled = true;
   d.Progress();
   if (d.cancelled) return d.Cancelled();
   if (!st.ok()) return d.ReportIo(std::move(st));

@@ -1,6 +1,8 @@
 // QueryDeviceMemory: cudaMemGetInfo on one device, with the no-device reason when there is none.
 #include "backend/cuda/free_memory.h"
 
+#include <chrono>
+
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/cuda_check.h"
 
@@ -15,6 +17,15 @@ base::Result<DeviceMemInfo> QueryDeviceMemory(int device) {
   cuda::MemInfo info{};
   if (base::Status s = cuda::GetMemInfo(info); !s.ok()) return s;
   return DeviceMemInfo{.free = info.free, .total = info.total, .name = prop.name};
+}
+
+base::Result<double> StartDevice(int device) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (const std::string why = NoDeviceReason(device); !why.empty())
+    return base::Status::Error(why, base::ErrorKind::kDevice);
+  LOADPLAN_CUDA_TRY(cudaSetDevice(device));
+  LOADPLAN_CUDA_TRY(cudaFree(nullptr));
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace loadplan::backend

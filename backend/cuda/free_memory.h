@@ -18,4 +18,9 @@ struct DeviceMemInfo {
 // ("no CUDA device (cudaErrorInsufficientDriver)") on a machine without a usable GPU.
 base::Result<DeviceMemInfo> QueryDeviceMemory(int device);
 
+// Creates the CUDA context on `device` (cudaSetDevice, then the first call that needs it):
+// the process's CUDA start, which `loadplan run` overlaps with parsing and planning on another
+// thread. The seconds it took, or kDevice with the reason as QueryDeviceMemory gives it.
+base::Result<double> StartDevice(int device);
+
 }  // namespace loadplan::backend

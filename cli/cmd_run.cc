@@ -252,6 +252,9 @@ int RunRun(const RunCliOptions& o) {
     else
       rc = FailStatus(2, saved.status());
   }
+  const auto freeing = Clock::now();
+  gpu.reset();  // the last model's device memory, before the report (the process ends next)
+  report.process.free_s = Seconds(freeing);
   if (o.format == Format::kJson) {
     run::PrintJson(report);
   } else {

@@ -29,6 +29,7 @@ struct ProcessTimes {
   double prepare_s = 0;     // parse, verify, plan, self-check, open and preflight the checkpoint
   double to_load_s = 0;     // the command's start to the first load's call (both of the above)
   double first_call_s = 0;  // the first load's API call: backend set-up, the load, its finish
+  double free_s = 0;        // freeing the last load's model, after --check and --save-derived
 };
 
 struct Report {

@@ -100,8 +100,8 @@ void PrintText(const Report& r) {
   const ProcessTimes& p = r.process;
   std::printf(
       "  process     first load called %.3f s after the start (CUDA context %.3f s beside "
-      "prepare %.3f s); its call took %.3f s\n",
-      p.to_load_s, p.context_s, p.prepare_s, p.first_call_s);
+      "prepare %.3f s); its call took %.3f s; the last model freed in %.3f s\n",
+      p.to_load_s, p.context_s, p.prepare_s, p.first_call_s, p.free_s);
   PrintCeilings(r, rate);
   PrintCheck(r);
   if (!r.saved.empty()) std::printf("  saved       %s\n", r.saved.c_str());
@@ -155,7 +155,8 @@ void PrintJson(const Report& r) {
        {{"context_s", r.process.context_s},
         {"prepare_s", r.process.prepare_s},
         {"to_load_s", r.process.to_load_s},
-        {"first_call_s", r.process.first_call_s}}},
+        {"first_call_s", r.process.first_call_s},
+        {"free_s", r.process.free_s}}},
       {"gbps", Rate(r.fill_bytes, m.times.wall_s)}};
   if (r.h2d)
     j["ceilings"]["pinned_h2d_gbps"] =

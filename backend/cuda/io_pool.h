@@ -92,6 +92,7 @@ class IoPool {
   const uint64_t chunk_bytes_;
   const int device_;
   StepEvents& steps_;
+  PinnedMemory slots_;  // 2 x threads chunks; outlives the workers (declared before them)
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<std::unique_ptr<Job>> jobs_;  // every job submitted (owns its events)
   std::deque<Job*> queue_;                  // jobs with chunks not yet taken

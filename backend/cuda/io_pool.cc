@@ -21,7 +21,7 @@ double Since(Clock::time_point t0) {
 struct IoPool::Worker {
   Stream stream;
   uint8_t* slot[2] = {nullptr, nullptr};  // its two chunks of the pool's one pinned block
-  Event start[2], end[2];  // timing events around the slot's last copy
+  Event start[2], end[2];                 // timing events around the slot's last copy
   bool busy[2] = {false, false};
   int next = 0;
   const Job* synced = nullptr;  // the job whose waits this stream already waits for

@@ -15,6 +15,7 @@ backend::CudaOptions CudaOptionsOf(const LoadOptions& o) {
           .memory_limit = o.memory_limit,
           .device = o.device,
           .derive = o.derive,
+          .direct_io = o.direct_io,
           .progress = o.progress,
           .stop = o.stop};
 }

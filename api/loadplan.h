@@ -54,6 +54,7 @@ struct LoadOptions {
   std::optional<uint64_t> memory_limit;      // refuse to allocate beyond this many device bytes
   bool naive = false;           // the baseline plan: every checkpoint tensor resident (no staging)
   bool derive = true;           // false: no derive kernel runs (carries stay as allocated)
+  bool direct_io = false;       // O_DIRECT reads in 4 KiB blocks, around the page cache
   simulator::PlanOptions plan;  // placement, lanes, prefetch overrides (naive above wins)
   // Bytes handed to the device so far and the load's total, on the loading thread, about
   // every 100 ms and once at the end (done == total).

@@ -85,7 +85,8 @@ Outcome<api::LoadOptions> LoadOptionsOf(const RunCliOptions& o) {
   api::LoadOptions load{.device = o.device,
                         .io_threads = o.io_threads,
                         .chunk_bytes = static_cast<uint64_t>(std::llround(o.chunk_mib * (1 << 20))),
-                        .derive = !o.no_derive};
+                        .derive = !o.no_derive,
+                        .direct_io = o.direct};
   if (o.memory_limit) {
     load.memory_limit = simulator::ParseByteSize(*o.memory_limit);
     if (!load.memory_limit) {
@@ -153,6 +154,7 @@ run::Report BaseReport(const RunCliOptions& o, const Setup& s) {
                 .checkpoint = o.checkpoint,
                 .mode = o.naive ? "naive" : "staged",
                 .derive = !o.no_derive,
+                .direct = o.direct,
                 .lanes = plan.lanes,
                 .prefetch = plan.prefetch,
                 .io_threads = s.load.io_threads,

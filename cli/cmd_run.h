@@ -23,6 +23,7 @@ struct RunCliOptions {
   std::optional<std::string> reserve;
   bool naive = false;             // --naive: every source loaded as a weight, derive after
   bool no_derive = false;         // --no-derive: load only
+  bool direct = false;            // --direct: O_DIRECT reads around the page cache
   std::string save_derived;       // --save-derived DIR: derived carries as safetensors
   uint32_t io_threads = 12;       // --io-threads
   double chunk_mib = 4;           // --chunk-mib (fractions allowed; at least 4 KiB)

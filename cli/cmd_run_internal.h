@@ -35,6 +35,7 @@ struct ProcessTimes {
 struct Report {
   std::string manifest, checkpoint, mode;  // mode: "staged" | "naive"
   bool derive = true;
+  bool direct = false;  // --direct: O_DIRECT reads
   uint32_t lanes = 1, prefetch = 0, io_threads = 0;
   uint64_t chunk_bytes = 0;
   std::string placement;

@@ -72,8 +72,9 @@ void PrintText(const Report& r) {
               r.mode.c_str(), r.derive ? "on" : "off", r.checkpoint_bytes / 1e9,
               r.checkpoint.c_str());
   std::printf(
-      "  plan        lanes %u, prefetch %u, placement %s; %u I/O threads x %.2f MiB chunks\n",
-      r.lanes, r.prefetch, r.placement.c_str(), r.io_threads, r.chunk_bytes / double(1 << 20));
+      "  plan        lanes %u, prefetch %u, placement %s; %u I/O threads x %.2f MiB chunks%s\n",
+      r.lanes, r.prefetch, r.placement.c_str(), r.io_threads, r.chunk_bytes / double(1 << 20),
+      r.direct ? ", O_DIRECT reads" : "");
   std::printf(
       "  peak        predicted %s = pool %.3f GiB + arena %.3f GiB (lower bound %.3f GiB)\n",
       Bytes(r.predicted_peak).c_str(), GiB(r.resident_rounded), GiB(r.arena_rounded),
@@ -127,6 +128,7 @@ void PrintJson(const Report& r) {
       {"checkpoint", r.checkpoint},
       {"mode", r.mode},
       {"derive", r.derive},
+      {"direct", r.direct},
       {"lanes", r.lanes},
       {"prefetch", r.prefetch},
       {"placement", r.placement},

@@ -258,6 +258,8 @@ void AddRun(CLI::App& app, Commands& c) {
   cmd->add_flag("--naive", o.naive,
                 "Load every source as a resident weight, derive after (the naive way)");
   cmd->add_flag("--no-derive", o.no_derive, "Load only; run no derive kernel");
+  cmd->add_flag("--direct", o.direct,
+                "Read with O_DIRECT, around the page cache (files not cached; docs/runtime.md)");
   cmd->add_option(
       "--save-derived", o.save_derived,
       "Write every derived carry as safetensors into DIR (a temporary, renamed at the end)");

@@ -1,12 +1,14 @@
 // ReadExact: the pread loop, its fault seam and its error messages.
 #include "backend/checkpoint/file_read.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -74,6 +76,94 @@ base::Status ReadExact(const FileRef& file, uint64_t offset, std::span<uint8_t> 
     done += static_cast<uint64_t>(n);
   }
   return base::Status::Ok();
+}
+
+uint64_t DirectBufferBytes(uint64_t bytes) {
+  const uint64_t blocks = (bytes + kDirectAlign - 1) / kDirectAlign;
+  return (blocks + 1) * kDirectAlign;  // one more: the skew can push the end into a next block
+}
+
+base::Result<DirectFile> DirectFile::Open(const FileRef& file) {
+  const std::string proc = fmt::format("/proc/self/fd/{}", file.fd);
+  const int fd = ::open(proc.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
+  if (fd < 0) {
+    return base::Status::Error(fmt::format("{}: cannot open for direct reads (O_DIRECT): {}",
+                                           file.path, std::strerror(errno)),
+                               base::ErrorKind::kIo);
+  }
+  DirectFile direct(fd);
+  struct stat a {
+  }, b{};
+  if (::fstat(file.fd, &a) != 0 || ::fstat(fd, &b) != 0 || a.st_dev != b.st_dev ||
+      a.st_ino != b.st_ino) {
+    return base::Status::Error(
+        fmt::format("{}: the direct-read descriptor is not the opened file", file.path),
+        base::ErrorKind::kIo);
+  }
+  return direct;
+}
+
+DirectFile::DirectFile(DirectFile&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+
+DirectFile& DirectFile::operator=(DirectFile&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(o.fd_, -1);
+  }
+  return *this;
+}
+
+DirectFile::~DirectFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+base::Result<uint64_t> ReadDirect(const FileRef& file, const DirectFile& direct, uint64_t offset,
+                                  uint64_t n, std::span<uint8_t> buffer,
+                                  const ReadContext& context) {
+  const uint64_t skew = offset % kDirectAlign, start = offset - skew, need = skew + n;
+  const uint64_t want = (need + kDirectAlign - 1) / kDirectAlign * kDirectAlign;
+  if (buffer.size() < want || reinterpret_cast<uintptr_t>(buffer.data()) % kDirectAlign != 0) {
+    return base::Status::Error(
+        fmt::format("{}: a direct read of {} bytes needs a {}-aligned buffer of {} bytes",
+                    file.path, n, kDirectAlign, want),
+        base::ErrorKind::kInternal);
+  }
+  const bool eintr = context.faults != nullptr && context.faults->faults().eintr_every;
+  bool interrupted = false;
+  uint64_t done = 0;  // bytes of buffer filled, from `start`
+  while (done < need) {
+    ssize_t r = -1;
+    if (eintr && !interrupted) {
+      interrupted = true;
+      errno = EINTR;
+    } else {
+      interrupted = false;
+      r = Pread(direct.fd(), buffer.data() + done, want - done, start + done, context.faults);
+    }
+    if (r < 0 && errno == EINTR) continue;
+    const uint64_t got = done > skew ? done - skew : 0;  // of the bytes asked, so far
+    if (r < 0) {
+      return base::Status::Error(
+          fmt::format("{}: direct read failed: {}", Where(file, context, got, offset),
+                      std::strerror(errno)),
+          base::ErrorKind::kIo);
+    }
+    if (r == 0) return Ended(file, context, got, n, offset);
+    done += static_cast<uint64_t>(r);
+    if (done < need && done % kDirectAlign != 0) {
+      // Off the block grid: the rest through the page cache (ReadExact's retries and errors).
+      const uint64_t from = done > skew ? done - skew : 0;
+      ReadContext rest = context;
+      rest.tensor_offset += from;
+      if (base::Status st =
+              ReadExact(file, offset + from, buffer.subspan(skew + from, n - from), rest);
+          !st.ok()) {
+        return st;
+      }
+      done = need;
+    }
+  }
+  return skew;
 }
 
 }  // namespace loadplan::backend

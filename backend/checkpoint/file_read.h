@@ -64,4 +64,42 @@ struct ReadContext {
 [[nodiscard]] base::Status ReadExact(const FileRef& file, uint64_t offset, std::span<uint8_t> out,
                                      const ReadContext& context);
 
+// ---- Direct reads (O_DIRECT: around the page cache, for files not in it; docs/runtime.md) ----
+
+// The block grid of direct reads: offsets, lengths and buffer addresses are multiples of it.
+inline constexpr uint64_t kDirectAlign = 4096;
+
+// The buffer a direct read of at most `bytes` at any offset needs: the bytes, the offset's
+// skew into its block and the end rounded up to the grid (a multiple of kDirectAlign).
+[[nodiscard]] uint64_t DirectBufferBytes(uint64_t bytes);
+
+// A second descriptor of an opened file, with O_DIRECT: reopened through /proc/self/fd, so it
+// is the inode the opener validated (checked), never the path again. Closed with the object.
+class DirectFile {
+ public:
+  // kIo naming the file when the filesystem refuses O_DIRECT ("Invalid argument").
+  static base::Result<DirectFile> Open(const FileRef& file);
+  DirectFile(DirectFile&& o) noexcept;
+  DirectFile& operator=(DirectFile&& o) noexcept;
+  DirectFile(const DirectFile&) = delete;
+  DirectFile& operator=(const DirectFile&) = delete;
+  ~DirectFile();
+  [[nodiscard]] int fd() const { return fd_; }
+
+ private:
+  explicit DirectFile(int fd) : fd_(fd) {}
+  int fd_ = -1;
+};
+
+// Reads [offset, offset + n) of `file` into `buffer` (kDirectAlign-aligned, at least
+// DirectBufferBytes(n) bytes) by O_DIRECT preads of whole blocks on `direct` (DirectFile of
+// `file`); returns where the bytes start in `buffer` (offset % kDirectAlign). A read that
+// returns less than it asked and leaves the block grid (the end of the file, an injected short
+// read) is finished by ReadExact on `file`. Errors as ReadExact's (kIo, the file, tensor and
+// byte offset); the fault seam counts each direct pread as a read call. Thread-safe.
+[[nodiscard]] base::Result<uint64_t> ReadDirect(const FileRef& file, const DirectFile& direct,
+                                                uint64_t offset, uint64_t n,
+                                                std::span<uint8_t> buffer,
+                                                const ReadContext& context);
+
 }  // namespace loadplan::backend

@@ -30,6 +30,9 @@ struct CudaOptions {
   IoFaults io_faults;  // fault injection into the checkpoint reads (a test seam, never user-set)
   int device = 0;
   bool derive = true;  // false: launches only keep the order (loads without deriving)
+  // Read with O_DIRECT (a second descriptor of each file, whole 4 KiB blocks): around the page
+  // cache, for files that are not in it. kIo at the first fill where the filesystem refuses.
+  bool direct_io = false;
   // Bytes enqueued to the device so far and the plan's fill total; called on the caller's thread.
   std::function<void(uint64_t, uint64_t)> progress;
   // Cancellation from any thread: the next step, or the wait of FreeArena/Finish (within

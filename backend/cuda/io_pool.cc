@@ -32,30 +32,32 @@ struct IoPool::Worker {
 
 struct IoPool::Job {
   FillRequest req;
-  uint64_t next = 0;  // offset of the next chunk to hand out
+  const DirectFile* direct = nullptr;  // direct mode: the file's O_DIRECT descriptor
+  uint64_t next = 0;                   // offset of the next chunk to hand out
   uint64_t chunks = 0, finished = 0;
   std::vector<Event> per_worker;  // recorded after each chunk that worker copies
   std::vector<uint8_t> used;
 };
 
-IoPool::IoPool(uint64_t chunk_bytes, int device, StepEvents& steps)
-    : chunk_bytes_(chunk_bytes), device_(device), steps_(steps) {}
+IoPool::IoPool(uint64_t chunk_bytes, int device, StepEvents& steps, bool direct)
+    : chunk_bytes_(chunk_bytes), device_(device), direct_(direct), steps_(steps) {}
 
 Status IoPool::Create(uint32_t threads, uint64_t chunk_bytes, int device, StepEvents& steps,
-                      std::unique_ptr<IoPool>& out) {
+                      std::unique_ptr<IoPool>& out, bool direct) {
   if (threads == 0 || chunk_bytes == 0)
     return Status::Error("I/O threads and chunk bytes must be positive");
-  std::unique_ptr<IoPool> pool(new IoPool(chunk_bytes, device, steps));
+  std::unique_ptr<IoPool> pool(new IoPool(chunk_bytes, device, steps, direct));
+  const uint64_t slot_bytes = direct ? DirectBufferBytes(chunk_bytes) : chunk_bytes;
   // One pinned allocation for every slot: one page-locking call instead of 2 x threads.
-  if (chunk_bytes > UINT64_MAX / 2 / threads)
+  if (slot_bytes > UINT64_MAX / 2 / threads)
     return Status::Error("I/O threads x chunk bytes overflow the pinned block");
-  if (Status st = AllocatePinned(uint64_t{2} * threads * chunk_bytes, pool->slots_); !st.ok())
+  if (Status st = AllocatePinned(uint64_t{2} * threads * slot_bytes, pool->slots_); !st.ok())
     return st;
   for (uint32_t i = 0; i < threads; ++i) {
     auto k = std::make_unique<Worker>();
     Status st = CreateStream(k->stream);
     for (int s = 0; s < 2 && st.ok(); ++s) {
-      k->slot[s] = pool->slots_.get() + (uint64_t{2} * i + s) * chunk_bytes;
+      k->slot[s] = pool->slots_.get() + (uint64_t{2} * i + s) * slot_bytes;
       st = CreateEvent(k->start[s], true);
       if (st.ok()) st = CreateEvent(k->end[s], true);
     }
@@ -84,9 +86,24 @@ IoPool::~IoPool() {
   }
 }
 
+base::Result<const DirectFile*> IoPool::DirectOf(const FileRef& file) {
+  for (const auto& [fd, direct] : direct_files_) {
+    if (fd == file.fd) return direct.get();
+  }
+  base::Result<DirectFile> opened = DirectFile::Open(file);
+  if (!opened.ok()) return opened.status();
+  direct_files_.emplace_back(file.fd, std::make_unique<DirectFile>(std::move(*opened)));
+  return direct_files_.back().second.get();
+}
+
 Status IoPool::Submit(FillRequest request) {
   auto job = std::make_unique<Job>();
   job->req = std::move(request);
+  if (direct_ && job->req.bytes > 0) {
+    base::Result<const DirectFile*> direct = DirectOf(job->req.file);
+    if (!direct.ok()) return direct.status();
+    job->direct = *direct;
+  }
   job->chunks = job->req.bytes / chunk_bytes_ + (job->req.bytes % chunk_bytes_ != 0 ? 1 : 0);
   if (job->chunks == 0) {
     steps_.Publish(job->req.step, {});
@@ -152,9 +169,16 @@ Status IoPool::Copy(uint32_t w, const Chunk& c) {
   if (Status st = FreeSlot(k, s); !st.ok()) return st;
   const auto t0 = Clock::now();
   const FillRequest& r = c.job->req;
-  if (Status st = ReadExact(r.file, r.file_offset + c.offset, {k.slot[s], c.bytes},
-                            {.tensor = r.tensor, .tensor_offset = c.offset, .faults = r.faults});
-      !st.ok()) {
+  const ReadContext context{.tensor = r.tensor, .tensor_offset = c.offset, .faults = r.faults};
+  const uint8_t* src = k.slot[s];
+  if (c.job->direct != nullptr) {
+    const base::Result<uint64_t> at =
+        ReadDirect(r.file, *c.job->direct, r.file_offset + c.offset, c.bytes,
+                   {k.slot[s], DirectBufferBytes(chunk_bytes_)}, context);
+    if (!at.ok()) return at.status();
+    src += *at;
+  } else if (Status st = ReadExact(r.file, r.file_offset + c.offset, {k.slot[s], c.bytes}, context);
+             !st.ok()) {
     return st;
   }
   k.read_s += Since(t0);
@@ -167,7 +191,7 @@ Status IoPool::Copy(uint32_t w, const Chunk& c) {
   }
   LOADPLAN_CUDA_TRY(cudaEventRecord(k.start[s].get(), stream));
   LOADPLAN_CUDA_TRY(
-      cudaMemcpyAsync(r.dst + c.offset, k.slot[s], c.bytes, cudaMemcpyHostToDevice, stream));
+      cudaMemcpyAsync(r.dst + c.offset, src, c.bytes, cudaMemcpyHostToDevice, stream));
   LOADPLAN_CUDA_TRY(cudaEventRecord(k.end[s].get(), stream));
   k.busy[s] = true;
   LOADPLAN_CUDA_TRY(cudaEventRecord(c.job->per_worker[w].get(), stream));

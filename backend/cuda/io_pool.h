@@ -10,6 +10,10 @@
 //      cudaMemcpyAsync(dst + off, slot s, stream k); record slot s's events; record the
 //      job's event of thread k
 //   last chunk of a job enqueued -> StepEvents::Publish(step, events of the threads it used)
+//
+// Direct mode (`direct`): each file is read through a second, O_DIRECT descriptor of the same
+// inode (DirectFile, opened at its first Submit) in whole 4 KiB blocks (ReadDirect); a slot
+// holds a chunk plus its skew, and the copy starts at the chunk's first byte in the slot.
 #pragma once
 
 #include <atomic>
@@ -21,6 +25,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "backend/checkpoint/file_read.h"
@@ -51,15 +56,17 @@ struct IoStats {
 
 class IoPool {
  public:
-  // Creates `threads` threads, each with a stream and two pinned buffers of `chunk_bytes`.
-  // Threads bind to `device` (cudaSetDevice) before their first CUDA call.
+  // Creates `threads` threads, each with a stream and two pinned buffers of `chunk_bytes`
+  // (DirectBufferBytes(chunk_bytes) when `direct`). Threads bind to `device` (cudaSetDevice)
+  // before their first CUDA call.
   static Status Create(uint32_t threads, uint64_t chunk_bytes, int device, StepEvents& steps,
-                       std::unique_ptr<IoPool>& out);
+                       std::unique_ptr<IoPool>& out, bool direct = false);
   ~IoPool();  // cancels what is queued, joins the threads, synchronises the streams
   IoPool(const IoPool&) = delete;
   IoPool& operator=(const IoPool&) = delete;
 
-  // Queues a fill (returns at once). A 0-byte fill is published at once.
+  // Queues a fill (returns at once). A 0-byte fill is published at once. In direct mode the
+  // first fill of a file opens its O_DIRECT descriptor: kIo when the filesystem refuses it.
   Status Submit(FillRequest request);
   // Blocks until every submitted job is enqueued (or skipped), then synchronises every
   // stream; `tick` is called about every 100 ms while waiting. Returns the first error, with
@@ -81,7 +88,9 @@ class IoPool {
     bool skip = false;
   };
 
-  IoPool(uint64_t chunk_bytes, int device, StepEvents& steps);
+  IoPool(uint64_t chunk_bytes, int device, StepEvents& steps, bool direct);
+  // The O_DIRECT descriptor of a file (by its buffered fd), opened on first use; Submit only.
+  base::Result<const DirectFile*> DirectOf(const FileRef& file);
   void Run(uint32_t w);
   bool Next(Chunk& c);
   Status Copy(uint32_t w, const Chunk& c);
@@ -91,6 +100,8 @@ class IoPool {
 
   const uint64_t chunk_bytes_;
   const int device_;
+  const bool direct_;
+  std::vector<std::pair<int, std::unique_ptr<DirectFile>>> direct_files_;  // Submit's thread only
   StepEvents& steps_;
   PinnedMemory slots_;  // 2 x threads chunks; outlives the workers (declared before them)
   std::vector<std::unique_ptr<Worker>> workers_;

@@ -202,9 +202,39 @@ Status HostBackend::ReadTensor(const PlannedBuffer& b, const Checkpoint::Located
   const uint64_t chunk = std::max<uint64_t>(1, options_.read_chunk_bytes);
   for (uint64_t off = 0; off < b.bytes; off += chunk) {
     const uint64_t n = std::min(chunk, b.bytes - off);
-    if (Status s = loc.file->Read(*loc.info, off, {dst + off, n}, &faults_); !s.ok())
-      return ReadFailure(b.name, s);
+    Status s = options_.direct_io ? ReadDirectChunk(loc, off, {dst + off, n})
+                                  : loc.file->Read(*loc.info, off, {dst + off, n}, &faults_);
+    if (!s.ok()) return ReadFailure(b.name, s);
   }
+  return Status::Ok();
+}
+
+// One chunk of a tensor by O_DIRECT into the bounce buffer, then to `out`.
+Status HostBackend::ReadDirectChunk(const Checkpoint::Located& loc, uint64_t offset,
+                                    std::span<uint8_t> out) {
+  const FileRef file = loc.file->Ref();
+  const DirectFile* direct = nullptr;
+  for (const auto& [fd, d] : direct_files_) {
+    if (fd == file.fd) direct = d.get();
+  }
+  if (direct == nullptr) {
+    base::Result<DirectFile> opened = DirectFile::Open(file);
+    if (!opened.ok()) return opened.status();
+    direct_files_.emplace_back(file.fd, std::make_unique<DirectFile>(std::move(*opened)));
+    direct = direct_files_.back().second.get();
+  }
+  const uint64_t need = DirectBufferBytes(std::max<uint64_t>(1, options_.read_chunk_bytes));
+  if (!bounce_) {
+    bounce_.reset(static_cast<uint8_t*>(std::aligned_alloc(kDirectAlign, need)));
+    if (!bounce_)
+      return Status::Error(fmt::format("a direct-read buffer of {} bytes", need),
+                           base::ErrorKind::kOutOfMemory);
+  }
+  const base::Result<uint64_t> at = ReadDirect(
+      file, *direct, loc.file->FileOffset(*loc.info) + offset, out.size(), {bounce_.get(), need},
+      {.tensor = loc.info->name, .tensor_offset = offset, .faults = &faults_});
+  if (!at.ok()) return at.status();
+  std::memcpy(out.data(), bounce_.get() + *at, out.size());
   return Status::Ok();
 }
 

@@ -3,11 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend/backend.h"
@@ -28,6 +30,9 @@ struct HostOptions {
   uint64_t read_chunk_bytes = uint64_t{4} << 20;
   // Test seam, never a user option: faults injected into this load's checkpoint reads.
   IoFaults io_faults;
+  // Reads as the CUDA backend's `direct_io` does (O_DIRECT, whole 4 KiB blocks, a bounce
+  // buffer per chunk), so that CI runs the direct path on the same loads.
+  bool direct_io = false;
 };
 
 // What a failed step violated: tests assert {code, call pointer}, not wording.
@@ -122,6 +127,7 @@ class HostBackend final : public Backend {
   Status ReadTensor(const simulator::PlannedBuffer& b, const Checkpoint::Located& loc,
                     uint8_t* dst);
   Status ReadFailure(const std::string& buffer, const Status& cause);
+  Status ReadDirectChunk(const Checkpoint::Located& loc, uint64_t offset, std::span<uint8_t> out);
   Status CheckUses(const simulator::PlannedCall& call);
   Status CheckStaged(const simulator::PlannedCall& call, const std::string& param, uint32_t buffer);
   // The plan's own buffer at `b`'s id, or nullopt when `b` is not one of this plan's buffers.
@@ -132,6 +138,9 @@ class HostBackend final : public Backend {
   HostOptions options_;
   IoFaultState faults_;
   bool files_checked_ = false;  // CheckUnchanged ran before the first read
+  // direct_io: each file's O_DIRECT descriptor (by its buffered fd) and one aligned buffer.
+  std::vector<std::pair<int, std::unique_ptr<DirectFile>>> direct_files_;
+  std::unique_ptr<uint8_t, void (*)(void*)> bounce_{nullptr, &std::free};
   std::unique_ptr<HostRegion> pool_, arena_;
   std::vector<Staged> staged_;                    // per plan buffer (staged ones only matter)
   std::vector<std::optional<uint32_t>> clobber_;  // kOverwritten: the fill that did it

@@ -77,7 +77,7 @@ def normalize(r):
         out.update(scope=r.get("scope"), bytes=r["fill_bytes"], load_s=m["wall_s"], backend=how,
                    peak=r["measured"]["peak_allocated"], kept=r["predicted"]["pool"],
                    predicted_peak=r["predicted"]["peak"])
-        out["whole_gbps" if r["name"] == "loadplan-job" else "raw_gbps"] = r["gbps"]
+        out["whole_gbps" if r["name"].endswith("-job") else "raw_gbps"] = r["gbps"]
         if "ceilings" in r:
             out["ceilings"] = r["ceilings"]
         return out
@@ -128,6 +128,12 @@ def table_rows(runs):
         if raw or job:
             lp = next((r for r in raw + job if r.get("backend")), {})
             add("loadplan `run --no-derive` / `run`", raw, job, lp.get("backend", "").rsplit(";", 1)[0])
+        raw = [r for r in here if r["name"] == "loadplan-direct"]
+        job = [r for r in here if r["name"] == "loadplan-direct-job"]
+        if raw or job:  # O_DIRECT reads (`run --direct`), the cold path's
+            lp = next((r for r in raw + job if r.get("backend")), {})
+            add("loadplan `run --direct --no-derive` / `run --direct`", raw, job,
+                lp.get("backend", "").rsplit(";", 1)[0] + ", O_DIRECT")
         for name, label, expected in PEERS:
             group = [r for r in here if r["name"] == name]
             if group:

@@ -82,7 +82,8 @@ def _bar() -> Progress:
 
 def load(manifest: ManifestSource, checkpoint: "str | os.PathLike[str]", device: int = 0, *,
          io_threads: int = 12, chunk_bytes: int = 4 << 20, memory_limit: Optional[int] = None,
-         naive: bool = False, derive: bool = True, lanes: Optional[int] = None,
+         naive: bool = False, derive: bool = True, direct_io: bool = False,
+         lanes: Optional[int] = None,
          prefetch: Optional[int] = None, placement: str = "",
          progress: Optional[Progress] = None) -> Model:
     """Verifies, plans and loads a checkpoint folder onto GPU ``device``; returns a Model.
@@ -91,12 +92,14 @@ def load(manifest: ManifestSource, checkpoint: "str | os.PathLike[str]", device:
     byte it allocated freed). ``progress(done, total)`` is called with bytes handed to the
     device; without it a bar is drawn when stderr is a terminal. ``naive``, ``lanes``,
     ``prefetch`` and ``placement`` choose the plan as in plan(); ``derive=False`` runs no
-    derive kernel; ``memory_limit`` refuses device allocations beyond that many bytes. Raises ManifestError,
+    derive kernel; ``direct_io=True`` reads with O_DIRECT around the page cache (a checkpoint
+    that is not cached: docs/runtime.md); ``memory_limit`` refuses device allocations beyond that many bytes. Raises ManifestError,
     CheckpointError, DeviceError, OutOfMemoryError (a MemoryError) or CancelledError.
     """
     text, _ = manifest_text(manifest)  # verified once, by the load itself
     if progress is None and sys.stderr.isatty():
         progress = _bar()
     core = _loadplan.load(manifest, text, os.fspath(checkpoint), device, io_threads, chunk_bytes,
-                          memory_limit, naive, derive, lanes, prefetch, placement, progress)
+                          memory_limit, naive, derive, direct_io, lanes, prefetch, placement,
+                          progress)
     return Model(core)

@@ -109,7 +109,7 @@ void Wait(Shared& s, const nb::object& progress) {
 
 nb::object Load(nb::object source, std::string text, std::string checkpoint, int device,
                 uint32_t io_threads, uint64_t chunk_bytes, std::optional<uint64_t> memory_limit,
-                bool naive, bool derive, std::optional<uint32_t> lanes,
+                bool naive, bool derive, bool direct_io, std::optional<uint32_t> lanes,
                 std::optional<uint32_t> prefetch, const std::string& placement,
                 nb::object progress) {
   base::Result<simulator::PlanOptions> plan = PlanOptionsOf(lanes, prefetch, placement, naive);
@@ -123,6 +123,7 @@ nb::object Load(nb::object source, std::string text, std::string checkpoint, int
                          .memory_limit = memory_limit,
                          .naive = naive,
                          .derive = derive,
+                         .direct_io = direct_io,
                          .plan = *plan,
                          .stop = s.stop.get_token()}};
   a.options.progress = [&s](uint64_t done, uint64_t total) {  // loader thread: atomics only
@@ -149,8 +150,8 @@ nb::object Load(nb::object source, std::string text, std::string checkpoint, int
 void BindLoad(nb::module_& m) {
   m.def("load", &Load, nb::arg("source"), nb::arg("text"), nb::arg("checkpoint"), nb::arg("device"),
         nb::arg("io_threads"), nb::arg("chunk_bytes"), nb::arg("memory_limit").none(),
-        nb::arg("naive"), nb::arg("derive"), nb::arg("lanes").none(), nb::arg("prefetch").none(),
-        nb::arg("placement"), nb::arg("progress").none(),
+        nb::arg("naive"), nb::arg("derive"), nb::arg("direct_io"), nb::arg("lanes").none(),
+        nb::arg("prefetch").none(), nb::arg("placement"), nb::arg("progress").none(),
         "Loads a checkpoint for verified manifest text onto a GPU; returns a Model. The GIL is "
         "released during the load; Ctrl-C cancels it.");
 }

@@ -345,5 +345,37 @@ TEST_F(CudaBackendTest, ReadFaultsNameTheFileTensorAndOffsetAndGiveEverythingBac
   EXPECT_EQ(OpenFds(), fds);
 }
 
+// Direct reads (CudaOptions::direct_io: O_DIRECT, 4 KiB blocks, the chunk's skew inside its
+// slot): the host backend's bytes, chunk sizes off the grid included; EIO at a sample of reads
+// names the file, tensor and offset and gives everything back; no descriptor left open.
+TEST_F(CudaBackendTest, DirectReadsGiveTheHostsBytesAndTheSameErrors) {
+  if (!DirectFile::Open(Ckpt().files()[0].Ref()).ok()) GTEST_SKIP() << "no O_DIRECT here";
+  const LoadPlan plan = MakePlan();
+  const Bytes want = HostBytes(plan);
+  const size_t fds = OpenFds();
+  for (const uint64_t chunk : {uint64_t{64} << 10, uint64_t{10'000}}) {
+    SCOPED_TRACE(chunk);
+    const CudaOptions o{.io_threads = 3, .chunk_bytes = chunk, .direct_io = true};
+    const Run r = RunGpu(plan, o);
+    ASSERT_NE(r.created.backend, nullptr) << r.created.status.message();
+    ASSERT_TRUE(r.exec.status.ok()) << r.exec.status.message();
+    EXPECT_TRUE(GpuBytes(plan, *r.created.backend) == want);
+    const uint64_t reads = r.created.backend->Times().chunks;
+    for (const uint64_t k : {uint64_t{0}, reads / 2}) {
+      CudaOptions f = o;
+      f.io_faults = {.eio_at_read = k};
+      const Run bad = RunGpu(plan, f);
+      ASSERT_NE(bad.created.backend, nullptr) << bad.created.status.message();
+      const std::string& m = bad.exec.status.message();
+      EXPECT_EQ(bad.exec.status.kind(), base::ErrorKind::kIo) << m;
+      EXPECT_NE(m.find(".safetensors: tensor "), std::string::npos) << m;
+      EXPECT_NE(m.find("direct read failed: Input/output error"), std::string::npos) << m;
+      EXPECT_TRUE(bad.exec.cleanup.ok()) << bad.exec.cleanup.message();
+      EXPECT_EQ(FreeBytes(), bad.created.backend->Memory().baseline_free);
+    }
+  }
+  EXPECT_EQ(OpenFds(), fds);
+}
+
 }  // namespace
 }  // namespace loadplan::backend

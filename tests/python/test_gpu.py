@@ -216,3 +216,12 @@ def test_one_thread_refused_while_the_other_loads(checkpoint):
     assert len(out["ok"]) > 0
     del out
     _expect_clean(checkpoint, baseline, fds, threads)
+
+
+def test_direct_io_gives_the_same_bytes(checkpoint):
+    buffered = loadplan.load(TINY, checkpoint)
+    direct = loadplan.load(TINY, checkpoint, direct_io=True)
+    assert set(buffered) == set(direct)
+    for name in buffered:
+        a, b = torch.from_dlpack(buffered[name]), torch.from_dlpack(direct[name])
+        assert torch.equal(a.reshape(-1).view(torch.uint8), b.reshape(-1).view(torch.uint8)), name

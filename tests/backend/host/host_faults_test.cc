@@ -120,8 +120,8 @@ class AfterFirstFill final : public Backend {
 };
 
 Load RunLoad(const LoadPlan& plan, const Checkpoint& c, uint64_t chunk, IoFaults faults,
-             std::function<void()> mid_load = {}) {
-  HostBackend host(plan, c, {.read_chunk_bytes = chunk, .io_faults = faults});
+             std::function<void()> mid_load = {}, bool direct = false) {
+  HostBackend host(plan, c, {.read_chunk_bytes = chunk, .io_faults = faults, .direct_io = direct});
   AfterFirstFill backend(host, std::move(mid_load));
   Load l{.result = Execute(plan, backend)};
   l.failure = host.LastFailure();
@@ -264,6 +264,61 @@ TEST(HostFaults, SampledFaultsOverABiggerShardedLoad) {
   EXPECT_EQ(OpenFds(), fds);
   fs::remove_all(dir);
   ExpectSecondLoadSucceeds();
+}
+
+// Direct reads (HostOptions::direct_io, as the CUDA backend's --direct): the same bytes as
+// buffered reads over the sharded load (4 KiB chunks at every offset the tensors have), and
+// the faults at a sample of read calls as in buffered mode; no descriptor left open.
+TEST(HostFaults, DirectReadsGiveTheSameBytesAndTheSameErrors) {
+  const verifier::BuildResult built = examples::GptOss({.name = "gpt-oss-small",
+                                                        .layers = 1,
+                                                        .experts = 4,
+                                                        .top_k = 2,
+                                                        .hidden = 192,
+                                                        .intermediate = 160,
+                                                        .heads = 4,
+                                                        .kv_heads = 2,
+                                                        .head_dim = 64,
+                                                        .vocab = 1024,
+                                                        .batch_max = 4,
+                                                        .ctx_max = 256,
+                                                        .lanes = 2,
+                                                        .prefetch = 1});
+  ASSERT_TRUE(built.ok());
+  const LoadPlan plan = test_support::PlanOf(built.manifest);
+  const fs::path dir = fs::temp_directory_path() / fmt::format("lp_faults_direct_{}", ::getpid());
+  const base::Result<GenSummary> g =
+      GenerateCheckpoint(built.manifest, {.dir = dir.string(), .seed = 4, .shard_bytes = 100'000});
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  constexpr uint64_t kDirectChunk = 10'000;  // not a multiple of the 4 KiB grid
+  const size_t fds = OpenFds();
+  {
+    auto c = Checkpoint::Open(dir.string());
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    if (!DirectFile::Open((*c)->files()[0].Ref()).ok()) GTEST_SKIP() << "no O_DIRECT here";
+    const Load buffered = RunLoad(plan, **c, kDirectChunk, {});
+    ASSERT_TRUE(buffered.result.status.ok()) << buffered.result.status.message();
+    const Load clean = RunLoad(plan, **c, kDirectChunk, {.eio_at_read = UINT64_MAX}, {}, true);
+    ASSERT_TRUE(clean.result.status.ok()) << clean.result.status.message();
+    EXPECT_EQ(clean.resident, buffered.resident);
+    ASSERT_GT(clean.reads, 20u);
+    constexpr uint64_t kSamples = 10;
+    for (uint64_t i = 0; i <= kSamples; ++i) {
+      const uint64_t k = std::min(clean.reads - 1, i * clean.reads / kSamples);
+      const Load eio = RunLoad(plan, **c, kDirectChunk, {.eio_at_read = k}, {}, true);
+      ExpectCleanFailure(eio, fmt::format("direct eio at {}", k));
+      EXPECT_NE(eio.result.status.message().find("direct read failed: Input/output error"),
+                std::string::npos)
+          << eio.result.status.message();
+      ExpectNamesTensorAndOffset(**c, eio.result.status.message(), true, kDirectChunk);
+      const Load ok =
+          RunLoad(plan, **c, kDirectChunk, {.short_at_read = k, .eintr_every = true}, {}, true);
+      ASSERT_TRUE(ok.result.status.ok()) << k << ": " << ok.result.status.message();
+      EXPECT_EQ(ok.resident, buffered.resident) << k;
+    }
+  }
+  EXPECT_EQ(OpenFds(), fds);
+  fs::remove_all(dir);
 }
 
 TEST(HostFaults, ShortReadAtEveryReadStillLoadsTheRightBytes) {

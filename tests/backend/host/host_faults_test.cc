@@ -218,11 +218,18 @@ TEST(HostFaults, EioAtEveryReadNamesFileTensorAndOffset) {
   ExpectSecondLoadSucceeds();
 }
 
-// A bigger load (two layers of a small gpt-oss, several shards, derive calls): EIO and short
-// reads at a sample of read calls, spread over the whole load.
-TEST(HostFaults, SampledFaultsOverABiggerShardedLoad) {
+// A small gpt-oss (4 experts, H = 192, I = 160: padded) of `layers` layers, planned, and its
+// synthetic checkpoint (seed `seed`) in 100 kB shards under a temporary folder named by `tag`.
+struct Sharded {
+  LoadPlan plan;
+  fs::path dir;
+  uint64_t shards = 0;
+  std::string error;
+};
+
+Sharded ShardedGptOss(const std::string& tag, int layers, uint64_t seed) {
   const verifier::BuildResult built = examples::GptOss({.name = "gpt-oss-small",
-                                                        .layers = 2,
+                                                        .layers = layers,
                                                         .experts = 4,
                                                         .top_k = 2,
                                                         .hidden = 192,
@@ -235,13 +242,24 @@ TEST(HostFaults, SampledFaultsOverABiggerShardedLoad) {
                                                         .ctx_max = 256,
                                                         .lanes = 2,
                                                         .prefetch = 1});
-  ASSERT_TRUE(built.ok());
-  const LoadPlan plan = test_support::PlanOf(built.manifest);
-  const fs::path dir = fs::temp_directory_path() / fmt::format("lp_faults_big_{}", ::getpid());
-  const base::Result<GenSummary> g =
-      GenerateCheckpoint(built.manifest, {.dir = dir.string(), .seed = 3, .shard_bytes = 100'000});
-  ASSERT_TRUE(g.ok()) << g.status().message();
-  ASSERT_GT(g->shards, 1u);
+  if (!built.ok()) return {.error = built.errors.front()};
+  Sharded out{.plan = test_support::PlanOf(built.manifest),
+              .dir = fs::temp_directory_path() / fmt::format("lp_faults_{}_{}", tag, ::getpid())};
+  const base::Result<GenSummary> g = GenerateCheckpoint(
+      built.manifest, {.dir = out.dir.string(), .seed = seed, .shard_bytes = 100'000});
+  if (!g.ok()) return {.error = g.status().message()};
+  out.shards = g->shards;
+  return out;
+}
+
+// A bigger load (two layers of a small gpt-oss, several shards, derive calls): EIO and short
+// reads at a sample of read calls, spread over the whole load.
+TEST(HostFaults, SampledFaultsOverABiggerShardedLoad) {
+  const Sharded sharded = ShardedGptOss("big", 2, 3);
+  ASSERT_EQ(sharded.error, "");
+  ASSERT_GT(sharded.shards, 1u);
+  const LoadPlan& plan = sharded.plan;
+  const fs::path& dir = sharded.dir;
   constexpr uint64_t kBigChunk = 4096;
   const size_t fds = OpenFds();
   {
@@ -270,26 +288,10 @@ TEST(HostFaults, SampledFaultsOverABiggerShardedLoad) {
 // buffered reads over the sharded load (4 KiB chunks at every offset the tensors have), and
 // the faults at a sample of read calls as in buffered mode; no descriptor left open.
 TEST(HostFaults, DirectReadsGiveTheSameBytesAndTheSameErrors) {
-  const verifier::BuildResult built = examples::GptOss({.name = "gpt-oss-small",
-                                                        .layers = 1,
-                                                        .experts = 4,
-                                                        .top_k = 2,
-                                                        .hidden = 192,
-                                                        .intermediate = 160,
-                                                        .heads = 4,
-                                                        .kv_heads = 2,
-                                                        .head_dim = 64,
-                                                        .vocab = 1024,
-                                                        .batch_max = 4,
-                                                        .ctx_max = 256,
-                                                        .lanes = 2,
-                                                        .prefetch = 1});
-  ASSERT_TRUE(built.ok());
-  const LoadPlan plan = test_support::PlanOf(built.manifest);
-  const fs::path dir = fs::temp_directory_path() / fmt::format("lp_faults_direct_{}", ::getpid());
-  const base::Result<GenSummary> g =
-      GenerateCheckpoint(built.manifest, {.dir = dir.string(), .seed = 4, .shard_bytes = 100'000});
-  ASSERT_TRUE(g.ok()) << g.status().message();
+  const Sharded sharded = ShardedGptOss("direct", 1, 4);
+  ASSERT_EQ(sharded.error, "");
+  const LoadPlan& plan = sharded.plan;
+  const fs::path& dir = sharded.dir;
   constexpr uint64_t kDirectChunk = 10'000;  // not a multiple of the 4 KiB grid
   const size_t fds = OpenFds();
   {

@@ -204,6 +204,24 @@ int Fail(Format format, const json& collected, int code) {
   return code;
 }
 
+// The table (or its JSON) on stdout; true when every stage fits (or has no device).
+bool PrintDeployment(const Deployment& d, const PlanCliOptions& options,
+                     const std::vector<Stage>& stages) {
+  bool fits = true;
+  for (const Stage& s : stages) fits = fits && s.report->Fits(*s.in.check.manifest).value_or(true);
+  if (options.format == Format::kJson) {
+    json j = {{"deployment", d.name}, {"file", options.file}, {"boundaries", stages.size() - 1}};
+    j["stages"] = json::array();
+    for (size_t k = 0; k < stages.size(); ++k)
+      j["stages"].push_back(StageJson(k, d.stages[k], stages[k]));
+    j["fits"] = fits;
+    std::puts(DumpJson(j).c_str());
+  } else {
+    std::fputs(TableText(d, options.file, stages).c_str(), stdout);
+  }
+  return fits;
+}
+
 }  // namespace
 
 bool IsDeploymentFile(const std::string& path) {
@@ -246,18 +264,7 @@ int RunPlanDeployment(const PlanCliOptions& options) {
     }
     stages[k].report = std::move(*r);
   }
-  bool fits = true;
-  for (const Stage& s : stages) fits = fits && s.report->Fits(*s.in.check.manifest).value_or(true);
-  if (options.format == Format::kJson) {
-    json j = {{"deployment", d.name}, {"file", options.file}, {"boundaries", stages.size() - 1}};
-    j["stages"] = json::array();
-    for (size_t k = 0; k < stages.size(); ++k)
-      j["stages"].push_back(StageJson(k, d.stages[k], stages[k]));
-    j["fits"] = fits;
-    std::puts(DumpJson(j).c_str());
-  } else {
-    std::fputs(TableText(d, options.file, stages).c_str(), stdout);
-  }
+  const bool fits = PrintDeployment(d, options, stages);
   return fits ? 0 : 1;
 }
 

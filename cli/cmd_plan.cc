@@ -8,6 +8,7 @@
 
 #include "backend/cuda/free_memory.h"
 #include "base/bytes.h"
+#include "cli/cmd_plan_deploy.h"
 #include "cli/cmd_plan_report.h"
 #include "cli/cmd_plan_time.h"
 #include "cli/json_out.h"
@@ -106,22 +107,32 @@ size_t CountWarnings(const std::vector<verifier::Diagnostic>& diags) {
 
 }  // namespace
 
+Outcome<PlanReport> MakePlanReport(const PlanCliOptions& options, const CheckedInput& in) {
+  const verifier::Manifest& m = *in.check.manifest;
+  PlanReport r{.display_name = in.display_name};
+  if (!BindAt(m, options.at, r.at) || !ResolveDevice(options, r) || !ResolveReserve(options, r))
+    return Outcome<PlanReport>::Exit(2);
+  r.warnings = CountWarnings(in.check.result.diags);
+  Outcome<simulator::LoadPlan> plan =
+      PlanChecked(*in.check.result.verified, options.plan, "loadplan plan");
+  if (!plan.ok()) return Outcome<PlanReport>::Exit(plan.exit_code());
+  r.plan = std::move(*plan);
+  if (int rc = AddLoadTime(options, *in.check.result.verified, r); rc != 0)
+    return Outcome<PlanReport>::Exit(rc);
+  r.phases = simulator::ComputePhases(m, r.plan, r.at);
+  r.widest = simulator::FindWidestMoment(r.plan);
+  return r;
+}
+
 int RunPlan(const PlanCliOptions& options) {
+  if (IsDeploymentFile(options.file)) return RunPlanDeployment(options);
   const Outcome<CheckedInput> in = LoadVerified(
       options.file, {.command = "loadplan plan", .format = options.format, .colour = true});
   if (!in.ok()) return in.exit_code();
   const verifier::Manifest& m = *in->check.manifest;
-  PlanReport r{.display_name = in->display_name};
-  if (!BindAt(m, options.at, r.at) || !ResolveDevice(options, r) || !ResolveReserve(options, r))
-    return 2;
-  r.warnings = CountWarnings(in->check.result.diags);
-  Outcome<simulator::LoadPlan> plan =
-      PlanChecked(*in->check.result.verified, options.plan, "loadplan plan");
-  if (!plan.ok()) return plan.exit_code();
-  r.plan = std::move(*plan);
-  if (int rc = AddLoadTime(options, *in->check.result.verified, r); rc != 0) return rc;
-  r.phases = simulator::ComputePhases(m, r.plan, r.at);
-  r.widest = simulator::FindWidestMoment(r.plan);
+  Outcome<PlanReport> report = MakePlanReport(options, *in);
+  if (!report.ok()) return report.exit_code();
+  const PlanReport& r = *report;
   if (!options.svg.empty()) {
     if (const int rc = WriteCapacitySvg(m, r, options.svg); rc != 0) return rc;
   }

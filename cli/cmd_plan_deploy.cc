@@ -1,0 +1,271 @@
+// `loadplan plan DEPLOY.json`: verify and plan every stage of a deployment, check the
+// boundaries between consecutive stages, print one row per GPU (docs/deploy.md).
+#include "cli/cmd_plan_deploy.h"
+
+#include <cstdio>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "base/bytes.h"
+#include "cli/colour.h"
+#include "cli/json_out.h"
+#include "simulator/deploy/deployment.h"
+#include "simulator/plan_totals.h"
+#include "verifier/diag.h"
+#include "verifier/manifest_file.h"
+
+namespace loadplan::cli {
+namespace {
+
+using nlohmann::json;
+using simulator::Deployment;
+using simulator::DeploymentStage;
+using verifier::Diagnostic;
+
+struct Stage {
+  CheckedInput in;
+  std::string label;  // "stage 3 (dir/k3-stage.json)"
+  std::optional<PlanReport> report;
+};
+
+// Diagnostics of `file`: text on stderr, or collected for one JSON array on stdout.
+void Report(const std::vector<Diagnostic>& diags, const std::string& file, Format format,
+            json& collected) {
+  if (diags.empty()) return;
+  if (format == Format::kJson) {
+    for (json& d : json::parse(verifier::FormatJson(diags, file))) collected.push_back(d);
+    return;
+  }
+  PrintDiagnostics(verifier::FormatText(diags, file), stderr);
+}
+
+int RejectOptions(const PlanCliOptions& o) {
+  std::string bad;
+  if (!o.svg.empty()) bad = "--svg";
+  if (o.fit) bad = "--fit";
+  if (o.machine) bad = "--machine";
+  if (o.device_memory && (*o.device_memory == "free" || *o.device_memory == "FREE"))
+    bad = "--device-memory free";
+  if (bad.empty()) return 0;
+  std::fprintf(stderr, "loadplan plan: %s %s: not taken with a deployment (docs/deploy.md)\n",
+               bad.c_str(), o.file.c_str());
+  return 2;
+}
+
+// Reads and checks every stage; the worst exit code over them (2 unreadable, 1 errors).
+int LoadStages(const Deployment& d, const std::string& file, Format format,
+               std::vector<Stage>& stages, json& collected) {
+  int worst = 0;
+  std::vector<Diagnostic> unreadable;
+  for (size_t k = 0; k < d.stages.size(); ++k) {
+    const DeploymentStage& spec = d.stages[k];
+    Stage s{.in = LoadAndCheck(spec.path), .label = fmt::format("stage {} ({})", k, spec.path)};
+    const int code = ExitCodeOf(s.in);
+    worst = std::max(worst, code);
+    if (!s.in.read.ok()) {
+      unreadable.push_back({.code = std::string(simulator::deploy_codes::kStageInput),
+                            .pointer = verifier::ChildPointer(spec.ptr, "manifest"),
+                            .message = fmt::format("stage {}: cannot read its manifest: {}", k,
+                                                   s.in.read.message())});
+    } else if (code != 0) {
+      Report(s.in.check.result.diags, s.label, format, collected);
+    }
+    stages.push_back(std::move(s));
+  }
+  Report(unreadable, file, format, collected);
+  return worst;
+}
+
+// The stage's verdict: at the --at point when it binds every variable, else over the box.
+bool AtPoint(const verifier::Manifest& m, const PlanReport& r) {
+  for (const verifier::Variable& v : m.vars) {
+    if (!r.at.contains(v.name)) return false;
+  }
+  return r.phases.peak_at.has_value();
+}
+
+// A phase's peak as the row shows it: at the point, or the maximum over the box.
+std::optional<int64_t> PhaseBytes(const simulator::PhasePeak& ph, bool at_point, bool& exact) {
+  exact = true;
+  if (at_point) return ph.at ? std::optional<int64_t>(ph.at->max) : std::nullopt;
+  if (!ph.max) return std::nullopt;
+  exact = ph.max->exact;
+  return ph.max->value;
+}
+
+const simulator::PhasePeak* Phase(const PlanReport& r, std::string_view name) {
+  for (const simulator::PhasePeak& ph : r.phases.phases) {
+    if (ph.name == name) return &ph;
+  }
+  return nullptr;
+}
+
+std::optional<int64_t> JudgedPeak(const verifier::Manifest& m, const PlanReport& r) {
+  if (AtPoint(m, r)) return r.phases.peak_at->max;
+  if (r.phases.peak) return r.phases.peak->value;
+  return std::nullopt;
+}
+
+std::string Human(std::optional<int64_t> bytes, bool exact = true) {
+  if (!bytes) return "unknown";
+  if (*bytes < 0) return fmt::format("{} B", *bytes);
+  return (exact ? "" : "<= ") +
+         base::FormatBytesOrGiB(static_cast<uint64_t>(*bytes), uint64_t{1} << 24);
+}
+
+std::string FitText(const verifier::Manifest& m, const PlanReport& r) {
+  const std::optional<bool> fits = r.Fits(m);
+  if (!fits) return "-";
+  const std::optional<int64_t> peak = JudgedPeak(m, r);
+  if (!peak) return "no (peak unknown)";
+  const int64_t budget = static_cast<int64_t>(*r.BudgetBytes());
+  if (*fits) return fmt::format("yes, {} headroom", Human(budget - *peak));
+  return fmt::format("no, {} short", Human(*peak - budget));
+}
+
+std::string DeviceText(const PlanReport& r) {
+  if (!r.device_bytes) return "-";
+  std::string out = fmt::format("{} ({})", r.device_label, base::FormatGiB(*r.device_bytes));
+  if (r.reserve_bytes > 0) out += fmt::format(" - {} reserve", Human(r.reserve_bytes));
+  return out;
+}
+
+std::string TableText(const Deployment& d, const std::string& file,
+                      const std::vector<Stage>& stages) {
+  std::string out = fmt::format("deployment {} ({}): {} stage{}, {} boundar{} verified\n", d.name,
+                                file, stages.size(), stages.size() == 1 ? "" : "s",
+                                stages.size() - 1, stages.size() == 2 ? "y" : "ies");
+  out += fmt::format("  {:<4}{:<24}{:>14}{:>14}{:>14}  {:<30}{}\n", "GPU", "manifest", "load peak",
+                     "once peak", "serve peak", "device", "fits");
+  for (size_t k = 0; k < stages.size(); ++k) {
+    const verifier::Manifest& m = *stages[k].in.check.manifest;
+    const PlanReport& r = *stages[k].report;
+    const bool at_point = AtPoint(m, r);
+    std::string cells;
+    for (std::string_view name : {"load", "once", "serve"}) {
+      const simulator::PhasePeak* ph = Phase(r, name);
+      bool exact = true;
+      const std::optional<int64_t> v = ph ? PhaseBytes(*ph, at_point, exact) : std::nullopt;
+      cells += fmt::format("{:>14}", Human(v, exact));
+    }
+    out +=
+        fmt::format("  {:<4}{:<24}{}  {:<30}{}\n", k, m.name, cells, DeviceText(r), FitText(m, r));
+  }
+  return out;
+}
+
+json StageJson(size_t k, const DeploymentStage& spec, const Stage& s) {
+  const verifier::Manifest& m = *s.in.check.manifest;
+  const PlanReport& r = *s.report;
+  const bool at_point = AtPoint(m, r);
+  json j = {{"gpu", k}, {"file", spec.path}, {"manifest", m.name}};
+  for (std::string_view name : {"load", "once", "serve"}) {
+    const simulator::PhasePeak* ph = Phase(r, name);
+    bool exact = true;
+    const std::optional<int64_t> v = ph ? PhaseBytes(*ph, at_point, exact) : std::nullopt;
+    j[std::string(name)] = v ? json{{"bytes", *v}, {"exact", exact}} : json(nullptr);
+  }
+  const std::optional<int64_t> peak = JudgedPeak(m, r);
+  j["peak"] = peak ? json(*peak) : json(nullptr);
+  j["at_point"] = at_point;
+  if (r.device_bytes) {
+    j["device"] = {{"label", r.device_label},
+                   {"bytes", *r.device_bytes},
+                   {"reserve", r.reserve_bytes},
+                   {"budget", *r.BudgetBytes()}};
+    j["fits"] = *r.Fits(m);
+    j["headroom"] = peak ? json(static_cast<int64_t>(*r.BudgetBytes()) - *peak) : json(nullptr);
+  } else {
+    j["device"] = nullptr;
+    j["fits"] = nullptr;
+    j["headroom"] = nullptr;
+  }
+  j["report"] = ReportJson(m, r);
+  return j;
+}
+
+// The device memory a stage is judged against: its own, else the deployment's, else the
+// command line's --device-memory.
+PlanCliOptions StageOptions(const PlanCliOptions& o, const Deployment& d,
+                            const DeploymentStage& spec) {
+  PlanCliOptions s = o;
+  s.file = spec.path;
+  if (spec.device_memory) {
+    s.device_memory = spec.device_memory;
+  } else if (d.device_memory) {
+    s.device_memory = d.device_memory;
+  }
+  return s;
+}
+
+int Fail(Format format, const json& collected, int code) {
+  if (format == Format::kJson) std::puts(DumpJson({{"diagnostics", collected}}).c_str());
+  return code;
+}
+
+// The table (or its JSON) on stdout; true when every stage fits (or has no device).
+bool PrintDeployment(const Deployment& d, const PlanCliOptions& options,
+                     const std::vector<Stage>& stages) {
+  bool fits = true;
+  for (const Stage& s : stages) fits = fits && s.report->Fits(*s.in.check.manifest).value_or(true);
+  if (options.format == Format::kJson) {
+    json j = {{"deployment", d.name}, {"file", options.file}, {"boundaries", stages.size() - 1}};
+    j["stages"] = json::array();
+    for (size_t k = 0; k < stages.size(); ++k)
+      j["stages"].push_back(StageJson(k, d.stages[k], stages[k]));
+    j["fits"] = fits;
+    std::puts(DumpJson(j).c_str());
+  } else {
+    std::fputs(TableText(d, options.file, stages).c_str(), stdout);
+  }
+  return fits;
+}
+
+}  // namespace
+
+bool IsDeploymentFile(const std::string& path) {
+  if (path.empty()) return false;
+  const base::Result<std::string> text =
+      verifier::ReadManifestFile(path, verifier::ParseLimits{}.max_bytes);
+  return text.ok() && simulator::LooksLikeDeployment(*text);
+}
+
+int RunPlanDeployment(const PlanCliOptions& options) {
+  if (const int rc = RejectOptions(options); rc != 0) return rc;
+  const base::Result<std::string> text =
+      verifier::ReadManifestFile(options.file, verifier::ParseLimits{}.max_bytes);
+  if (!text.ok()) {
+    std::fprintf(stderr, "loadplan plan: %s\n", text.status().message().c_str());
+    return 2;
+  }
+  json collected = json::array();
+  const simulator::DeploymentParse parsed = simulator::ParseDeployment(*text, options.file);
+  if (!parsed.deployment) {
+    Report(parsed.diags, options.file, options.format, collected);
+    return Fail(options.format, collected, 1);
+  }
+  const Deployment& d = *parsed.deployment;
+  std::vector<Stage> stages;
+  if (const int rc = LoadStages(d, options.file, options.format, stages, collected); rc != 0)
+    return Fail(options.format, collected, rc);
+  std::vector<simulator::StageView> views;
+  for (const Stage& s : stages)
+    views.push_back({.manifest = &s.in.check.result.verified->manifest(), .label = s.label});
+  if (const std::vector<Diagnostic> b = simulator::CheckBoundaries(views); !b.empty()) {
+    Report(b, options.file, options.format, collected);
+    return Fail(options.format, collected, 1);
+  }
+  for (size_t k = 0; k < stages.size(); ++k) {
+    Outcome<PlanReport> r = MakePlanReport(StageOptions(options, d, d.stages[k]), stages[k].in);
+    if (!r.ok()) {
+      std::fprintf(stderr, "loadplan plan: %s: not planned\n", stages[k].label.c_str());
+      return r.exit_code();
+    }
+    stages[k].report = std::move(*r);
+  }
+  const bool fits = PrintDeployment(d, options, stages);
+  return fits ? 0 : 1;
+}
+
+}  // namespace loadplan::cli

@@ -1,0 +1,124 @@
+// Parsing a deployment file (docs/deploy.md): an object of a name, stages and a default device.
+#include "simulator/deploy/deployment.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "simulator/phases/phases.h"
+
+namespace loadplan::simulator {
+namespace {
+
+using nlohmann::json;
+
+void Error(std::vector<verifier::Diagnostic>& diags, std::string ptr, std::string message,
+           std::string hint = {}) {
+  diags.push_back({.code = std::string(deploy_codes::kStructure),
+                   .pointer = std::move(ptr),
+                   .message = std::move(message),
+                   .hint = std::move(hint)});
+}
+
+// Unknown keys are errors (with a did-you-mean), as in manifests.
+void CheckKeys(const json& obj, const std::string& ptr, const std::vector<std::string>& known,
+               std::vector<verifier::Diagnostic>& diags) {
+  for (const auto& [key, value] : obj.items()) {
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    const std::string near = verifier::DidYouMean(key, known);
+    Error(diags, verifier::ChildPointer(ptr, key), fmt::format("unknown key \"{}\"", key),
+          near.empty() ? "" : fmt::format("did you mean \"{}\"?", near));
+  }
+}
+
+// A device_memory value: a string that is a size or a preset.
+std::optional<std::string> DeviceMemoryAt(const json& obj, const std::string& ptr,
+                                          std::vector<verifier::Diagnostic>& diags) {
+  const auto it = obj.find("device_memory");
+  if (it == obj.end()) return std::nullopt;
+  const std::string at = verifier::ChildPointer(ptr, "device_memory");
+  if (!it->is_string()) {
+    Error(diags, at, "device_memory must be a string (\"288GB\", \"141GiB\", \"h200\")");
+    return std::nullopt;
+  }
+  const std::string text = it->get<std::string>();
+  if (!ResolveDeviceMemory(text)) {
+    Error(diags, at,
+          fmt::format("device_memory \"{}\" is not a size (\"139.8GiB\", \"288GB\", bytes) or a "
+                      "preset (h200, b200, gb300)",
+                      text));
+    return std::nullopt;
+  }
+  return text;
+}
+
+std::optional<DeploymentStage> StageAt(const json& s, const std::string& ptr,
+                                       const std::filesystem::path& dir,
+                                       std::vector<verifier::Diagnostic>& diags) {
+  if (!s.is_object()) {
+    Error(diags, ptr, "a stage must be an object {\"manifest\": PATH}");
+    return std::nullopt;
+  }
+  CheckKeys(s, ptr, {"manifest", "device_memory"}, diags);
+  DeploymentStage stage{.ptr = ptr};
+  const auto m = s.find("manifest");
+  if (m == s.end() || !m->is_string() || m->get<std::string>().empty()) {
+    Error(diags, verifier::ChildPointer(ptr, "manifest"),
+          "a stage needs \"manifest\": the path of its manifest (a non-empty string)");
+    return std::nullopt;
+  }
+  stage.manifest = m->get<std::string>();
+  const std::filesystem::path p(stage.manifest);
+  stage.path = p.is_absolute() ? p.string() : (dir / p).lexically_normal().string();
+  const size_t before = diags.size();
+  stage.device_memory = DeviceMemoryAt(s, ptr, diags);
+  if (diags.size() != before) return std::nullopt;
+  return stage;
+}
+
+}  // namespace
+
+bool LooksLikeDeployment(std::string_view text) {
+  // `plan` asks this of every file: a manifest without the word is not parsed twice.
+  if (text.find("\"stages\"") == std::string_view::npos) return false;
+  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() && j.contains("stages");
+}
+
+DeploymentParse ParseDeployment(std::string_view text, std::string_view path) {
+  DeploymentParse out;
+  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    Error(out.diags, "", "the deployment file is not JSON");
+    return out;
+  }
+  if (!j.is_object()) {
+    Error(out.diags, "", "a deployment is a JSON object {\"deployment\": NAME, \"stages\": [...]}");
+    return out;
+  }
+  CheckKeys(j, "", {"deployment", "stages", "device_memory"}, out.diags);
+  Deployment d;
+  if (const auto n = j.find("deployment"); n == j.end() || !n->is_string()) {
+    Error(out.diags, "/deployment", "a deployment needs \"deployment\": its name (a string)");
+  } else {
+    d.name = n->get<std::string>();
+  }
+  d.device_memory = DeviceMemoryAt(j, "", out.diags);
+  const auto stages = j.find("stages");
+  if (stages == j.end() || !stages->is_array() || stages->empty()) {
+    Error(out.diags, "/stages", "\"stages\" must be a non-empty array of stages");
+    return out;
+  }
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  for (size_t k = 0; k < stages->size(); ++k) {
+    std::optional<DeploymentStage> s =
+        StageAt((*stages)[k], verifier::ChildPointer("/stages", k), dir, out.diags);
+    if (s) d.stages.push_back(std::move(*s));
+  }
+  if (out.diags.empty()) out.deployment = std::move(d);
+  return out;
+}
+
+}  // namespace loadplan::simulator

@@ -1,0 +1,105 @@
+// RankFromEnvironment and ChooseStage: the launcher's variables, a deployment's stage.
+#include "api/launch.h"
+
+#include <charconv>
+#include <cstdlib>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "simulator/deploy/deployment.h"
+#include "verifier/manifest_file.h"
+#include "verifier/parse.h"
+
+namespace loadplan::api {
+namespace {
+
+using base::Result;
+using base::Status;
+
+struct LauncherVars {
+  const char* name;
+  const char* rank;
+  const char* local_rank;
+  const char* world_size;
+};
+
+// In the order tried: a torchrun worker also inherits nothing of MPI's, and mpirun sets no
+// RANK, so the first whose rank variable is set is the launcher.
+constexpr LauncherVars kLaunchers[] = {
+    {"torchrun", "RANK", "LOCAL_RANK", "WORLD_SIZE"},
+    {"Open MPI", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_SIZE"},
+    {"MPICH", "PMI_RANK", "MPI_LOCALRANKID", "PMI_SIZE"},
+    {"Slurm", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NTASKS"},
+};
+
+Result<uint32_t> Number(const Getenv& getenv, const LauncherVars& l, const char* var) {
+  const char* v = getenv(var);
+  if (v == nullptr)
+    return Status::Error(fmt::format("{} is set ({}) but {} is not", l.rank, l.name, var));
+  const std::string_view s(v);
+  uint32_t n = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size())
+    return Status::Error(fmt::format("{}='{}' ({}) is not a non-negative integer", var, s, l.name));
+  return n;
+}
+
+}  // namespace
+
+Result<LaunchRank> RankFromEnvironment(const Getenv& getenv) {
+  for (const LauncherVars& l : kLaunchers) {
+    if (getenv(l.rank) == nullptr) continue;
+    const Result<uint32_t> rank = Number(getenv, l, l.rank);
+    if (!rank.ok()) return rank.status();
+    const Result<uint32_t> local = Number(getenv, l, l.local_rank);
+    if (!local.ok()) return local.status();
+    const Result<uint32_t> world = Number(getenv, l, l.world_size);
+    if (!world.ok()) return world.status();
+    if (*world == 0 || *rank >= *world) {
+      return Status::Error(fmt::format("{}={} is not below {}={} ({})", l.rank, *rank, l.world_size,
+                                       *world, l.name));
+    }
+    return LaunchRank{
+        .rank = *rank, .local_rank = *local, .world_size = *world, .launcher = l.name};
+  }
+  return LaunchRank{};
+}
+
+Result<LaunchRank> RankFromEnvironment() {
+  return RankFromEnvironment([](const char* name) { return std::getenv(name); });
+}
+
+Result<StageChoice> ChooseStage(const std::string& path, const LaunchRank& rank) {
+  const Result<std::string> text =
+      verifier::ReadManifestFile(path, verifier::ParseLimits{}.max_bytes);
+  if (!text.ok()) return text.status();
+  const simulator::DeploymentParse parsed = simulator::ParseDeployment(*text, path);
+  if (!parsed.deployment) {
+    std::string why;
+    for (const verifier::Diagnostic& d : parsed.diags)
+      why += fmt::format("{}{} {}: {}", why.empty() ? "" : "; ", d.code, d.pointer, d.message);
+    return Status::Error(fmt::format("{}: {}", path, why));
+  }
+  const simulator::Deployment& d = *parsed.deployment;
+  if (rank.world_size != d.stages.size()) {
+    return Status::Error(fmt::format(
+        "{}: deployment {} has {} stages, but {} started ({}): start one process per stage "
+        "(torchrun --nproc-per-node {}, or mpirun -np {})",
+        path, d.name, d.stages.size(),
+        rank.world_size == 1 ? std::string("1 process was")
+                             : fmt::format("{} processes were", rank.world_size),
+        rank.launcher.empty() ? "no launcher: 1" : fmt::format("{}'s world size", rank.launcher),
+        d.stages.size(), d.stages.size()));
+  }
+  const simulator::DeploymentStage& s = d.stages[rank.rank];
+  return StageChoice{.deployment = d.name,
+                     .stage = rank.rank,
+                     .stages = static_cast<uint32_t>(d.stages.size()),
+                     .manifest = s.path,
+                     .device = static_cast<int>(rank.local_rank),
+                     .device_memory = s.device_memory ? s.device_memory : d.device_memory,
+                     .rank = rank};
+}
+
+}  // namespace loadplan::api

@@ -13,12 +13,14 @@
 
 #include <fmt/format.h>
 
+#include "api/launch.h"
 #include "api/loadplan.h"
 #include "backend/cuda/free_memory.h"
 #include "backend/load_output.h"
 #include "backend/preflight.h"
 #include "base/status_lines.h"
 #include "cli/cmd_run_internal.h"
+#include "cli/cmd_plan_deploy.h"
 #include "cli/interrupt.h"
 #include "cli/pipeline.h"
 #include "cli/progress.h"
@@ -203,10 +205,29 @@ void Probe(const RunCliOptions& o, const Setup& s, run::Report& r) {
   r.h2d = backend::ProbePinnedH2D(uint64_t{1} << 30, 4, o.device);
 }
 
+// A deployment file: this process's stage (RANK) on its GPU (LOCAL_RANK), from the launcher's
+// environment; --save-derived goes to a folder of its own per stage. 0, or the exit code.
+int ChooseStageOf(RunCliOptions& o, std::optional<api::StageChoice>& stage) {
+  if (!IsDeploymentFile(o.manifest)) return 0;
+  const base::Result<api::LaunchRank> rank = api::RankFromEnvironment();
+  if (!rank.ok()) return Fail(2, rank.status().message());
+  base::Result<api::StageChoice> c = api::ChooseStage(o.manifest, *rank);
+  if (!c.ok()) return Fail(2, c.status().message());
+  o.manifest = c->manifest;
+  o.device = c->device;
+  if (!o.save_derived.empty())
+    o.save_derived = fmt::format("{}/stage-{}", o.save_derived, c->stage);
+  stage = std::move(*c);
+  return 0;
+}
+
 }  // namespace
 
-int RunRun(const RunCliOptions& o) {
+int RunRun(const RunCliOptions& given) {
   const auto t0 = Clock::now();
+  RunCliOptions o = given;
+  std::optional<api::StageChoice> stage;
+  if (const int rc = ChooseStageOf(o, stage); rc != 0) return rc;
   backend::PrepareCudaProcess();  // before the first CUDA call
   const Outcome<uint64_t> reserve = ReserveOf(o);
   if (!reserve.ok()) return reserve.exit_code();
@@ -221,6 +242,7 @@ int RunRun(const RunCliOptions& o) {
   const base::Result<double> started = context.get();
   if (!started.ok()) return Fail(3, started.status().message());
   run::Report report = BaseReport(o, s);
+  report.stage = stage;
   report.reserve = *reserve;
   report.process.context_s = *started;
   report.process.prepare_s = prepare_s;

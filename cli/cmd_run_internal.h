@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "api/launch.h"
 #include "backend/checkpoint/checkpoint.h"
 #include "backend/load_output.h"
 #include "backend/cuda/cuda_backend.h"
@@ -50,6 +51,7 @@ struct Report {
   std::optional<CheckSummary> check;
   std::string saved;  // the file --save-derived wrote
   ProcessTimes process;
+  std::optional<api::StageChoice> stage;  // a deployment's stage (run DEPLOY.json under a launcher)
   [[nodiscard]] bool PeakMatches() const;
 };
 

@@ -98,6 +98,12 @@ void PrintText(const Report& r) {
     for (const Measurement& x : r.runs) walls += fmt::format(" {:.3f}", x.times.wall_s);
     std::printf("  runs        wall s:%s (median shown)\n", walls.c_str());
   }
+  if (r.stage) {
+    const api::StageChoice& c = *r.stage;
+    std::printf("  stage       %u of %u of deployment %s, on GPU %d (rank %u of %u%s)\n", c.stage,
+                c.stages, c.deployment.c_str(), c.device, c.rank.rank, c.rank.world_size,
+                c.rank.launcher.empty() ? ", no launcher" : (", " + c.rank.launcher).c_str());
+  }
   const ProcessTimes& p = r.process;
   std::printf(
       "  process     first load called %.3f s after the start (CUDA context %.3f s beside "
@@ -175,6 +181,16 @@ void PrintJson(const Report& r) {
                   {"mismatches", r.check->mismatches}};
   }
   if (!r.saved.empty()) j["saved"] = r.saved;
+  if (r.stage) {
+    j["stage"] = {{"deployment", r.stage->deployment},
+                  {"stage", r.stage->stage},
+                  {"stages", r.stage->stages},
+                  {"device", r.stage->device},
+                  {"rank", r.stage->rank.rank},
+                  {"local_rank", r.stage->rank.local_rank},
+                  {"world_size", r.stage->rank.world_size},
+                  {"launcher", r.stage->rank.launcher}};
+  }
   std::printf("%s\n", DumpJson(j).c_str());
 }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Mapping
@@ -21,6 +22,8 @@ class Model(Mapping):
     (FP4, FP6, FP8) and buffers whose shape depends on variables come as raw ``uint8`` bytes;
     ``info(name)`` gives the manifest's dtype and shape.
     """
+
+    stage: Optional[Dict[str, Any]] = None  # a deployment's stage this process loaded
 
     def __init__(self, core: "_loadplan.Model") -> None:
         self._core = core
@@ -88,6 +91,10 @@ def load(manifest: ManifestSource, checkpoint: "str | os.PathLike[str]", device:
          progress: Optional[Progress] = None) -> Model:
     """Verifies, plans and loads a checkpoint folder onto GPU ``device``; returns a Model.
 
+    ``manifest`` may be a deployment file (docs/deploy.md): under torchrun or mpirun, one
+    process per stage, it loads stage RANK on GPU LOCAL_RANK (``device`` does not apply) and
+    the Model's ``stage`` says which; otherwise ``stage`` is None.
+
     The GIL is released during the load; Ctrl-C cancels it (KeyboardInterrupt, with every
     byte it allocated freed). ``progress(done, total)`` is called with bytes handed to the
     device; without it a bar is drawn when stderr is a terminal. ``naive``, ``lanes``,
@@ -97,9 +104,27 @@ def load(manifest: ManifestSource, checkpoint: "str | os.PathLike[str]", device:
     CheckpointError, DeviceError, OutOfMemoryError (a MemoryError) or CancelledError.
     """
     text, _ = manifest_text(manifest)  # verified once, by the load itself
+    stage = None
+    if _is_deployment(manifest, text):  # this process's stage, on its GPU (docs/deploy.md)
+        stage = _loadplan.choose_stage(os.fspath(manifest))
+        manifest, device = stage["manifest"], stage["device"]
+        text, _ = manifest_text(manifest)
     if progress is None and sys.stderr.isatty():
         progress = _bar()
     core = _loadplan.load(manifest, text, os.fspath(checkpoint), device, io_threads, chunk_bytes,
                           memory_limit, naive, derive, direct_io, lanes, prefetch, placement,
                           progress)
-    return Model(core)
+    model = Model(core)
+    model.stage = stage
+    return model
+
+
+def _is_deployment(source: ManifestSource, text: str) -> bool:
+    """A deployment file given by its path: a JSON object with a top-level "stages" key."""
+    if isinstance(source, (Mapping, bytes, bytearray)) or (
+            isinstance(source, str) and source.lstrip().startswith(("{", "["))):
+        return False
+    try:
+        return isinstance(j := json.loads(text), dict) and "stages" in j
+    except ValueError:
+        return False

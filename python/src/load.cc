@@ -14,6 +14,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
+#include "api/launch.h"
 #include "api/loadplan.h"
 #include "python/src/bindings.h"
 #include "python/src/model.h"
@@ -145,9 +146,32 @@ nb::object Load(nb::object source, std::string text, std::string checkpoint, int
   return nb::cast(PyModel{std::move(**s.result)}, nb::rv_policy::move);
 }
 
+// The stage of a deployment file this process loads (api::ChooseStage over the launcher's
+// environment): {"manifest", "device", "stage", "stages", "deployment", "launcher", ...}.
+nb::dict ChooseStage(const std::string& path) {
+  const base::Result<api::LaunchRank> rank = api::RankFromEnvironment();
+  if (!rank.ok()) RaiseStatus(rank.status(), "stage");
+  const base::Result<api::StageChoice> c = api::ChooseStage(path, *rank);
+  if (!c.ok()) RaiseStatus(c.status(), "stage");
+  nb::dict d;
+  d["manifest"] = c->manifest;
+  d["device"] = c->device;
+  d["stage"] = c->stage;
+  d["stages"] = c->stages;
+  d["deployment"] = c->deployment;
+  d["rank"] = c->rank.rank;
+  d["local_rank"] = c->rank.local_rank;
+  d["world_size"] = c->rank.world_size;
+  d["launcher"] = c->rank.launcher;
+  return d;
+}
+
 }  // namespace
 
 void BindLoad(nb::module_& m) {
+  m.def("choose_stage", &ChooseStage, nb::arg("path"),
+        "The stage of a deployment file this process loads: stage RANK on GPU LOCAL_RANK, from "
+        "torchrun's, mpirun's or srun's environment (docs/deploy.md).");
   m.def("load", &Load, nb::arg("source"), nb::arg("text"), nb::arg("checkpoint"), nb::arg("device"),
         nb::arg("io_threads"), nb::arg("chunk_bytes"), nb::arg("memory_limit").none(),
         nb::arg("naive"), nb::arg("derive"), nb::arg("direct_io"), nb::arg("lanes").none(),

@@ -54,3 +54,35 @@ def test_errors_map_every_kind():
 def test_bad_placement_is_an_option_error(checkpoint):
     with pytest.raises(loadplan.OptionError):
         loadplan.load(TINY, checkpoint, placement="no-such-policy")
+
+
+def _deployment(tmp_path):
+    import json
+    import shutil
+    shutil.copy(TINY, tmp_path / "a.json")
+    (tmp_path / "b.json").write_text("{")  # stage 1 does not parse
+    d = tmp_path / "d.json"
+    d.write_text(json.dumps({"deployment": "t2",
+                             "stages": [{"manifest": "a.json"}, {"manifest": "b.json"}]}))
+    return d
+
+
+def test_a_deployment_without_a_launcher_is_refused(tmp_path, monkeypatch):
+    for v in ("RANK", "LOCAL_RANK", "WORLD_SIZE"):
+        monkeypatch.delenv(v, raising=False)
+    with pytest.raises(loadplan.LoadplanError) as e:
+        loadplan.load(_deployment(tmp_path), tmp_path / "ckpt")
+    assert "deployment t2 has 2 stages, but 1 process was started" in str(e.value)
+
+
+def test_a_deployment_loads_the_ranks_stage(tmp_path, monkeypatch):
+    d = _deployment(tmp_path)
+    monkeypatch.setenv("RANK", "1")
+    monkeypatch.setenv("LOCAL_RANK", "0")
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    with pytest.raises(loadplan.ManifestError) as e:  # stage 1's manifest is the one read
+        loadplan.load(d, tmp_path / "ckpt")
+    assert "b.json" in str(e.value) or "parse" in str(e.value).lower(), str(e.value)
+    monkeypatch.setenv("RANK", "0")
+    with pytest.raises((loadplan.CheckpointError, loadplan.DeviceError)):  # stage 0 verified
+        loadplan.load(d, tmp_path / "ckpt")

@@ -49,23 +49,40 @@ base::Status Ended(const FileRef& file, const ReadContext& c, uint64_t done, uin
       base::ErrorKind::kIo);
 }
 
+// One read call of a loop, retried on EINTR: with the seam's eintr_every, each call is first
+// interrupted once (EINTR delivered, not counted as a read), then made. Sets errno on -1.
+class ReadCalls {
+ public:
+  explicit ReadCalls(const ReadContext& c)
+      : context_(c), eintr_(c.faults != nullptr && c.faults->faults().eintr_every) {}
+  ssize_t Next(int fd, uint8_t* out, uint64_t n, uint64_t offset) {
+    while (true) {
+      ssize_t r = -1;
+      if (eintr_ && !interrupted_) {
+        interrupted_ = true;
+        errno = EINTR;
+      } else {
+        interrupted_ = false;
+        r = Pread(fd, out, n, offset, context_.faults);
+      }
+      if (r >= 0 || errno != EINTR) return r;
+    }
+  }
+
+ private:
+  const ReadContext& context_;
+  const bool eintr_;
+  bool interrupted_ = false;  // the injected EINTR of this call was delivered
+};
+
 }  // namespace
 
 base::Status ReadExact(const FileRef& file, uint64_t offset, std::span<uint8_t> out,
                        const ReadContext& context) {
-  const bool eintr = context.faults != nullptr && context.faults->faults().eintr_every;
-  bool interrupted = false;  // the injected EINTR of this call was delivered
+  ReadCalls calls(context);
   uint64_t done = 0;
   while (done < out.size()) {
-    ssize_t n = -1;
-    if (eintr && !interrupted) {
-      interrupted = true;
-      errno = EINTR;
-    } else {
-      interrupted = false;
-      n = Pread(file.fd, out.data() + done, out.size() - done, offset + done, context.faults);
-    }
-    if (n < 0 && errno == EINTR) continue;
+    const ssize_t n = calls.Next(file.fd, out.data() + done, out.size() - done, offset + done);
     if (n < 0) {
       return base::Status::Error(
           fmt::format("{}: read failed: {}", Where(file, context, done, offset),
@@ -128,19 +145,10 @@ base::Result<uint64_t> ReadDirect(const FileRef& file, const DirectFile& direct,
                     file.path, n, kDirectAlign, want),
         base::ErrorKind::kInternal);
   }
-  const bool eintr = context.faults != nullptr && context.faults->faults().eintr_every;
-  bool interrupted = false;
+  ReadCalls calls(context);
   uint64_t done = 0;  // bytes of buffer filled, from `start`
   while (done < need) {
-    ssize_t r = -1;
-    if (eintr && !interrupted) {
-      interrupted = true;
-      errno = EINTR;
-    } else {
-      interrupted = false;
-      r = Pread(direct.fd(), buffer.data() + done, want - done, start + done, context.faults);
-    }
-    if (r < 0 && errno == EINTR) continue;
+    const ssize_t r = calls.Next(direct.fd(), buffer.data() + done, want - done, start + done);
     const uint64_t got = done > skew ? done - skew : 0;  // of the bytes asked, so far
     if (r < 0) {
       return base::Status::Error(

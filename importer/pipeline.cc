@@ -113,6 +113,27 @@ base::Status KeepPrograms(const Manifest& full, const std::set<std::string>& kep
   return base::Status::Ok();
 }
 
+// Stage k of `ranges`: its manifest, text and checkpoint bytes.
+base::Result<PipelineStage> MakeStage(const ImportResult& r, const LayerBytes& bytes,
+                                      const std::vector<LayerRange>& ranges, size_t k) {
+  const StageSpec spec{.layers = ranges[k],
+                       .first = k == 0,
+                       .last = k + 1 == ranges.size(),
+                       .model_layers = r.layers,
+                       .hidden = r.hidden,
+                       .name = fmt::format("{}-stage-{}", r.manifest.name, k)};
+  base::Result<Manifest> m = StageManifest(r.manifest, spec);
+  if (!m.ok()) return m.status();
+  PipelineStage s{.manifest = std::move(*m), .layers = ranges[k]};
+  for (int64_t l = spec.layers.begin; l < spec.layers.end; ++l) {
+    Add(s.bytes, bytes.layers[static_cast<size_t>(l)]);
+  }
+  if (spec.first) Add(s.bytes, bytes.first);
+  if (spec.last) Add(s.bytes, bytes.last);
+  s.text = verifier::WriteManifest(s.manifest);
+  return s;
+}
+
 }  // namespace
 
 LayerBytes CountLayerBytes(const Manifest& m, int64_t layers) {
@@ -130,7 +151,7 @@ LayerBytes CountLayerBytes(const Manifest& m, int64_t layers) {
 
 std::vector<LayerRange> BalanceLayers(const LayerBytes& bytes, int64_t stages) {
   const auto n = static_cast<int64_t>(bytes.layers.size());
-  // prefix[i]: the bytes before layer i's end of stage 0's side (embeddings included).
+  // prefix[i]: the embeddings' bytes plus those of layers 0..i-1.
   std::vector<long double> prefix(static_cast<size_t>(n) + 1);
   prefix[0] = static_cast<long double>(bytes.first);
   for (int64_t i = 0; i < n; ++i) {
@@ -209,21 +230,9 @@ base::Result<PipelineImport> ImportPipeline(const std::string& dir, int64_t stag
   nlohmann::ordered_json deploy{{"deployment", fmt::format("{}-pp{}", r.manifest.name, stages)},
                                 {"stages", nlohmann::ordered_json::array()}};
   for (size_t k = 0; k < ranges.size(); ++k) {
-    const StageSpec spec{.layers = ranges[k],
-                         .first = k == 0,
-                         .last = k + 1 == ranges.size(),
-                         .model_layers = r.layers,
-                         .hidden = r.hidden,
-                         .name = fmt::format("{}-stage-{}", r.manifest.name, k)};
-    base::Result<Manifest> m = StageManifest(r.manifest, spec);
-    if (!m.ok()) return m.status();
-    PipelineStage s{.manifest = std::move(*m), .layers = ranges[k]};
-    for (int64_t l = ranges[k].begin; l < ranges[k].end; ++l)
-      Add(s.bytes, bytes.layers[static_cast<size_t>(l)]);
-    if (spec.first) Add(s.bytes, bytes.first);
-    if (spec.last) Add(s.bytes, bytes.last);
-    s.text = verifier::WriteManifest(s.manifest);
-    out.stages.push_back(std::move(s));
+    base::Result<PipelineStage> s = MakeStage(r, bytes, ranges, k);
+    if (!s.ok()) return s.status();
+    out.stages.push_back(std::move(*s));
     deploy["stages"].push_back({{"manifest", StageFileName(k)}});
   }
   out.deployment = deploy.dump(2) + "\n";

@@ -17,6 +17,7 @@
 #include "cli/cmd_plan.h"
 #include "importer/pipeline.h"
 #include "simulator/deploy/deployment.h"
+#include "tests/importer/model_folder.h"
 #include "verifier/verify.h"
 
 namespace loadplan::importer {
@@ -157,6 +158,27 @@ TEST_F(ImportPipeline120b, StagesOutsideOneToLayersAreRefused) {
   const base::Result<PipelineImport> all = ImportPipeline(Model(), kLayers);  // one layer each
   ASSERT_TRUE(all.ok()) << all.status().message();
   ExpectSoundSplit(*all, kLayers);
+}
+
+// A tied head (no lm_head.weight) reads the embeddings on the last stage: bound there too.
+TEST(ImportPipelineTied, EmbeddingsOnTheFirstAndTheLastStage) {
+  testing::ModelFolder f;
+  nlohmann::json c = testing::LlamaConfig(4);
+  c["tie_word_embeddings"] = true;
+  f.Config(c);
+  f.Single(testing::LlamaTensors(4, /*lm_head=*/false));
+  const base::Result<PipelineImport> p = ImportPipeline(f.dir(), 2);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  ASSERT_EQ(p->stages.size(), 2u);
+  for (const PipelineStage& s : p->stages) {
+    EXPECT_TRUE(Has(s.manifest, "model.embed_tokens.weight")) << s.manifest.name;
+    EXPECT_TRUE(verifier::CheckText(s.text).result.diags.empty()) << s.manifest.name;
+  }
+  EXPECT_TRUE(Has(p->stages[1].manifest, "model.norm.weight"));
+  EXPECT_EQ(p->stages[0].layers, (LayerRange{0, 2}));
+  const LayerBytes bytes = CountLayerBytes(p->full.manifest, 4);
+  EXPECT_GT(bytes.first, 0u);
+  EXPECT_GE(bytes.last, bytes.first);  // the embeddings count on both ends
 }
 
 TEST(BalanceLayers, EqualLayersSplitEvenlyAndEveryStageKeepsALayer) {

@@ -3,12 +3,14 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 
 #include <fmt/format.h>
 
 #include "base/bytes.h"
 #include "cli/pipeline.h"
 #include "importer/import.h"
+#include "importer/pipeline.h"
 
 namespace loadplan::cli {
 namespace {
@@ -34,6 +36,43 @@ void PrintSummary(const importer::ImportResult& r, const std::string& out, doubl
   if (!out.empty()) std::fprintf(stderr, "wrote %s\n", out.c_str());
 }
 
+// --pipeline N: the stages and deploy.json into the folder o.out (made if need be).
+int RunPipeline(const ImportCliOptions& o, const importer::ImportOptions& options,
+                std::chrono::steady_clock::time_point t0) {
+  if (o.out.empty() || o.out == "-") {
+    std::fprintf(stderr, "loadplan import: --pipeline needs -o DIR (the stages' folder)\n");
+    return 2;
+  }
+  base::Result<importer::PipelineImport> r = importer::ImportPipeline(o.dir, *o.pipeline, options);
+  if (!r.ok()) return Fail(r.status());
+  std::error_code ec;
+  std::filesystem::create_directories(o.out, ec);
+  const std::filesystem::path dir(o.out);
+  for (size_t k = 0; k < r->stages.size(); ++k) {
+    const std::string path = (dir / importer::StageFileName(k)).string();
+    if (base::Status st = WriteOutput(path, r->stages[k].text); !st.ok()) {
+      std::fprintf(stderr, "loadplan import: %s\n", st.message().c_str());
+      return 2;
+    }
+  }
+  const std::string deploy = (dir / "deploy.json").string();
+  if (base::Status st = WriteOutput(deploy, r->deployment); !st.ok()) {
+    std::fprintf(stderr, "loadplan import: %s\n", st.message().c_str());
+    return 2;
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  PrintSummary(r->full, "", s);
+  for (size_t k = 0; k < r->stages.size(); ++k) {
+    const importer::PipelineStage& st = r->stages[k];
+    std::fprintf(stderr, "  stage %zu: layers %lld..%lld, %s of checkpoint -> %s\n", k,
+                 static_cast<long long>(st.layers.begin), static_cast<long long>(st.layers.end - 1),
+                 base::FormatBytesAuto(st.bytes).c_str(),
+                 (dir / importer::StageFileName(k)).string().c_str());
+  }
+  std::fprintf(stderr, "wrote %s (loadplan plan %s)\n", deploy.c_str(), deploy.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int RunImport(const ImportCliOptions& o) {
@@ -48,6 +87,7 @@ int RunImport(const ImportCliOptions& o) {
   }
   options.recipe = *recipe;
   options.kv_dtype = *kv;
+  if (o.pipeline) return RunPipeline(o, options, t0);
   base::Result<importer::ImportResult> r = importer::ImportModel(o.dir, options);
   if (!r.ok()) return Fail(r.status());
   if (base::Status st = WriteOutput(o.out.empty() ? "-" : o.out, r->text); !st.ok()) {

@@ -9,17 +9,21 @@ namespace loadplan::cli {
 
 struct ImportCliOptions {
   std::string dir;
-  std::string out;              // empty: stdout
+  std::string out;              // empty: stdout; with `pipeline`, the folder (required)
   std::string recipe = "auto";  // importer::RecipeNames()
   std::string kv_dtype = "BF16";
   std::optional<int64_t> max_batch, max_ctx;
   std::string name;
+  // --pipeline N: N stage manifests stage-0.json ... and deploy.json into the folder `out`
+  // (importer/pipeline.h).
+  std::optional<int64_t> pipeline;
 };
 
 // Writes the manifest (canonical form) and a summary on stderr. Exit 0; 1 when the folder's
 // content is wrong (unknown model_type, a broken index or shard, tensors that disagree with
 // config.json, a recipe that does not apply); 2 for a bad option value, a file that cannot be
-// read, or an output that cannot be written; 4 if the manifest made does not verify (a bug).
+// read, or an output that cannot be written (with --pipeline: no -o, or --pipeline outside
+// 1..layers is 2 or 1 respectively); 4 if the manifest made does not verify (a bug).
 int RunImport(const ImportCliOptions& options);
 
 }  // namespace loadplan::cli

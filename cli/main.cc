@@ -157,7 +157,8 @@ void AddImport(CLI::App& app, Commands& c) {
   cmd->add_option("model_dir", o.dir,
                   "Model folder: config.json and model.safetensors[.index.json]")
       ->required();
-  cmd->add_option("-o,--output", o.out, "Output manifest (default: stdout)");
+  cmd->add_option("-o,--output", o.out,
+                  "Output manifest (default: stdout); with --pipeline, the stages' folder");
   WithChoices(cmd,
               cmd->add_option("--recipe", o.recipe,
                               "What derive programs to make (auto: from quantization_config)"),
@@ -172,6 +173,9 @@ void AddImport(CLI::App& app, Commands& c) {
                   "Upper bound of `ctx` (default: the config's max_position_embeddings)")
       ->check(IntIn(1, INT32_MAX));
   cmd->add_option("--name", o.name, "Manifest name (default: the folder's name)");
+  cmd->add_option("--pipeline", o.pipeline,
+                  "Split into N pipeline stages balancing checkpoint bytes: -o DIR gets "
+                  "stage-0.json ... and deploy.json (docs/import.md)");
   cmd->footer(
       "Example:\n  loadplan import ~/models/gpt-oss-20b -o gpt-oss-20b.json && loadplan plan "
       "gpt-oss-20b.json");

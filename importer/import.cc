@@ -191,6 +191,8 @@ base::Result<ImportResult> ImportModel(const std::string& dir, const ImportOptio
   r.notes = std::move(recipe->notes);
   NoteUnrecognised(*check, r);
   r.kv_bytes_per_token = KvBytesPerToken(c, options.kv_dtype);
+  r.layers = c.layers;
+  r.hidden = c.hidden;
   Count(r.manifest, r);
   r.ms = ms;
   return r;

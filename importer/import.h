@@ -30,6 +30,7 @@ struct ImportResult {
   Recipe recipe = Recipe::kNone;  // the one applied (kAuto resolved)
   size_t tensors = 0, shards = 0, weights = 0, sources = 0, carries = 0, kv_layers = 0;
   int64_t kv_bytes_per_token = 0;
+  int64_t layers = 0, hidden = 0;  // the config's num_hidden_layers and hidden_size
   std::vector<std::string> notes;  // what the recipe could not place, tied heads, unrecognised
   // Wall time of each step, milliseconds (bench/import_time.cc reports them).
   struct Times {

@@ -99,10 +99,15 @@ std::optional<bool> PlanReport::FitsAt() const {
   return static_cast<uint64_t>(phases.peak_at->max) <= *BudgetBytes();
 }
 
+bool PlanReport::AtPoint(const verifier::Manifest& m) const {
+  for (const verifier::Variable& v : m.vars) {
+    if (!at.contains(v.name)) return false;
+  }
+  return phases.peak_at.has_value();
+}
+
 std::optional<bool> PlanReport::Fits(const verifier::Manifest& m) const {
-  bool point = true;
-  for (const verifier::Variable& v : m.vars) point = point && at.contains(v.name);
-  return point && FitsAt() ? FitsAt() : FitsBox();
+  return AtPoint(m) ? FitsAt() : FitsBox();
 }
 
 json ReportJson(const verifier::Manifest& m, const PlanReport& r) {

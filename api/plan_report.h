@@ -38,7 +38,9 @@ struct PlanReport {
   // Does the peak fit the budget for every admissible value (box) / at the user's values?
   [[nodiscard]] std::optional<bool> FitsBox() const;
   [[nodiscard]] std::optional<bool> FitsAt() const;
-  // The verdict: at the --at point when it binds every variable of `m`, else over the box.
+  // Whether --at binds every variable of `m` and the peak there is known: the verdict's point.
+  [[nodiscard]] bool AtPoint(const verifier::Manifest& m) const;
+  // The verdict: at the --at point when AtPoint(m), else over the box.
   [[nodiscard]] std::optional<bool> Fits(const verifier::Manifest& m) const;
 };
 

@@ -48,18 +48,16 @@ int RunPipeline(const ImportCliOptions& o, const importer::ImportOptions& option
   std::error_code ec;
   std::filesystem::create_directories(o.out, ec);
   const std::filesystem::path dir(o.out);
+  const auto write = [](const std::string& path, const std::string& text) {
+    const base::Status st = WriteOutput(path, text);
+    if (!st.ok()) std::fprintf(stderr, "loadplan import: %s\n", st.message().c_str());
+    return st.ok();
+  };
   for (size_t k = 0; k < r->stages.size(); ++k) {
-    const std::string path = (dir / importer::StageFileName(k)).string();
-    if (base::Status st = WriteOutput(path, r->stages[k].text); !st.ok()) {
-      std::fprintf(stderr, "loadplan import: %s\n", st.message().c_str());
-      return 2;
-    }
+    if (!write((dir / importer::StageFileName(k)).string(), r->stages[k].text)) return 2;
   }
   const std::string deploy = (dir / "deploy.json").string();
-  if (base::Status st = WriteOutput(deploy, r->deployment); !st.ok()) {
-    std::fprintf(stderr, "loadplan import: %s\n", st.message().c_str());
-    return 2;
-  }
+  if (!write(deploy, r->deployment)) return 2;
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   PrintSummary(r->full, "", s);
   for (size_t k = 0; k < r->stages.size(); ++k) {

@@ -77,14 +77,6 @@ int LoadStages(const Deployment& d, const std::string& file, Format format,
   return worst;
 }
 
-// The stage's verdict: at the --at point when it binds every variable, else over the box.
-bool AtPoint(const verifier::Manifest& m, const PlanReport& r) {
-  for (const verifier::Variable& v : m.vars) {
-    if (!r.at.contains(v.name)) return false;
-  }
-  return r.phases.peak_at.has_value();
-}
-
 // A phase's peak as the row shows it: at the point, or the maximum over the box.
 std::optional<int64_t> PhaseBytes(const simulator::PhasePeak& ph, bool at_point, bool& exact) {
   exact = true;
@@ -102,7 +94,7 @@ const simulator::PhasePeak* Phase(const PlanReport& r, std::string_view name) {
 }
 
 std::optional<int64_t> JudgedPeak(const verifier::Manifest& m, const PlanReport& r) {
-  if (AtPoint(m, r)) return r.phases.peak_at->max;
+  if (r.AtPoint(m)) return r.phases.peak_at->max;
   if (r.phases.peak) return r.phases.peak->value;
   return std::nullopt;
 }
@@ -141,7 +133,7 @@ std::string TableText(const Deployment& d, const std::string& file,
   for (size_t k = 0; k < stages.size(); ++k) {
     const verifier::Manifest& m = *stages[k].in.check.manifest;
     const PlanReport& r = *stages[k].report;
-    const bool at_point = AtPoint(m, r);
+    const bool at_point = r.AtPoint(m);
     std::string cells;
     for (std::string_view name : {"load", "once", "serve"}) {
       const simulator::PhasePeak* ph = Phase(r, name);
@@ -158,7 +150,7 @@ std::string TableText(const Deployment& d, const std::string& file,
 json StageJson(size_t k, const DeploymentStage& spec, const Stage& s) {
   const verifier::Manifest& m = *s.in.check.manifest;
   const PlanReport& r = *s.report;
-  const bool at_point = AtPoint(m, r);
+  const bool at_point = r.AtPoint(m);
   json j = {{"gpu", k}, {"file", spec.path}, {"manifest", m.name}};
   for (std::string_view name : {"load", "once", "serve"}) {
     const simulator::PhasePeak* ph = Phase(r, name);

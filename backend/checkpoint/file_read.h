@@ -7,9 +7,12 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "base/status.h"
 
@@ -89,6 +92,16 @@ class DirectFile {
  private:
   explicit DirectFile(int fd) : fd_(fd) {}
   int fd_ = -1;
+};
+
+// The DirectFile of each file a load reads, opened at its first use and kept until the end
+// (keyed by the validated descriptor). Not thread-safe: one owner thread asks.
+class DirectFiles {
+ public:
+  [[nodiscard]] base::Result<const DirectFile*> Of(const FileRef& file);
+
+ private:
+  std::vector<std::pair<int, std::unique_ptr<DirectFile>>> files_;
 };
 
 // Reads [offset, offset + n) of `file` into `buffer` (kDirectAlign-aligned, at least

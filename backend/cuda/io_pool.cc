@@ -86,21 +86,11 @@ IoPool::~IoPool() {
   }
 }
 
-base::Result<const DirectFile*> IoPool::DirectOf(const FileRef& file) {
-  for (const auto& [fd, direct] : direct_files_) {
-    if (fd == file.fd) return direct.get();
-  }
-  base::Result<DirectFile> opened = DirectFile::Open(file);
-  if (!opened.ok()) return opened.status();
-  direct_files_.emplace_back(file.fd, std::make_unique<DirectFile>(std::move(*opened)));
-  return direct_files_.back().second.get();
-}
-
 Status IoPool::Submit(FillRequest request) {
   auto job = std::make_unique<Job>();
   job->req = std::move(request);
   if (direct_ && job->req.bytes > 0) {
-    base::Result<const DirectFile*> direct = DirectOf(job->req.file);
+    base::Result<const DirectFile*> direct = direct_files_.Of(job->req.file);
     if (!direct.ok()) return direct.status();
     job->direct = *direct;
   }

@@ -25,7 +25,6 @@
 #include <mutex>
 #include <string>
 #include <thread>
-#include <utility>
 #include <vector>
 
 #include "backend/checkpoint/file_read.h"
@@ -89,8 +88,6 @@ class IoPool {
   };
 
   IoPool(uint64_t chunk_bytes, int device, StepEvents& steps, bool direct);
-  // The O_DIRECT descriptor of a file (by its buffered fd), opened on first use; Submit only.
-  base::Result<const DirectFile*> DirectOf(const FileRef& file);
   void Run(uint32_t w);
   bool Next(Chunk& c);
   Status Copy(uint32_t w, const Chunk& c);
@@ -101,7 +98,7 @@ class IoPool {
   const uint64_t chunk_bytes_;
   const int device_;
   const bool direct_;
-  std::vector<std::pair<int, std::unique_ptr<DirectFile>>> direct_files_;  // Submit's thread only
+  DirectFiles direct_files_;  // opened by Submit (the executor's thread) only
   StepEvents& steps_;
   PinnedMemory slots_;  // 2 x threads chunks; outlives the workers (declared before them)
   std::vector<std::unique_ptr<Worker>> workers_;

@@ -213,16 +213,8 @@ Status HostBackend::ReadTensor(const PlannedBuffer& b, const Checkpoint::Located
 Status HostBackend::ReadDirectChunk(const Checkpoint::Located& loc, uint64_t offset,
                                     std::span<uint8_t> out) {
   const FileRef file = loc.file->Ref();
-  const DirectFile* direct = nullptr;
-  for (const auto& [fd, d] : direct_files_) {
-    if (fd == file.fd) direct = d.get();
-  }
-  if (direct == nullptr) {
-    base::Result<DirectFile> opened = DirectFile::Open(file);
-    if (!opened.ok()) return opened.status();
-    direct_files_.emplace_back(file.fd, std::make_unique<DirectFile>(std::move(*opened)));
-    direct = direct_files_.back().second.get();
-  }
+  const base::Result<const DirectFile*> direct = direct_files_.Of(file);
+  if (!direct.ok()) return direct.status();
   const uint64_t need = DirectBufferBytes(std::max<uint64_t>(1, options_.read_chunk_bytes));
   if (!bounce_) {
     bounce_.reset(static_cast<uint8_t*>(std::aligned_alloc(kDirectAlign, need)));
@@ -231,7 +223,7 @@ Status HostBackend::ReadDirectChunk(const Checkpoint::Located& loc, uint64_t off
                            base::ErrorKind::kOutOfMemory);
   }
   const base::Result<uint64_t> at = ReadDirect(
-      file, *direct, loc.file->FileOffset(*loc.info) + offset, out.size(), {bounce_.get(), need},
+      file, **direct, loc.file->FileOffset(*loc.info) + offset, out.size(), {bounce_.get(), need},
       {.tensor = loc.info->name, .tensor_offset = offset, .faults = &faults_});
   if (!at.ok()) return at.status();
   std::memcpy(out.data(), bounce_.get() + *at, out.size());

@@ -9,7 +9,6 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "backend/backend.h"
@@ -139,7 +138,7 @@ class HostBackend final : public Backend {
   IoFaultState faults_;
   bool files_checked_ = false;  // CheckUnchanged ran before the first read
   // direct_io: each file's O_DIRECT descriptor (by its buffered fd) and one aligned buffer.
-  std::vector<std::pair<int, std::unique_ptr<DirectFile>>> direct_files_;
+  DirectFiles direct_files_;
   std::unique_ptr<uint8_t, void (*)(void*)> bounce_{nullptr, &std::free};
   std::unique_ptr<HostRegion> pool_, arena_;
   std::vector<Staged> staged_;                    // per plan buffer (staged ones only matter)

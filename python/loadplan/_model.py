@@ -124,6 +124,8 @@ def _is_deployment(source: ManifestSource, text: str) -> bool:
     if isinstance(source, (Mapping, bytes, bytearray)) or (
             isinstance(source, str) and source.lstrip().startswith(("{", "["))):
         return False
+    if '"stages"' not in text:  # every load asks: a manifest is not parsed here a second time
+        return False
     try:
         return isinstance(j := json.loads(text), dict) and "stages" in j
     except ValueError:

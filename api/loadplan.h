@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "backend/checkpoint/checkpoint.h"
+#include "backend/load_defaults.h"
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/device_allocation.h"
 #include "base/dtype.h"
@@ -49,9 +50,11 @@ base::Result<simulator::LoadPlan> PlanLoad(const verifier::VerifiedManifest& man
 
 struct LoadOptions {
   int device = 0;
-  uint32_t io_threads = 12;                  // pread threads, each with its own copy stream
-  uint64_t chunk_bytes = uint64_t{4} << 20;  // one pread + one host-to-device copy
-  std::optional<uint64_t> memory_limit;      // refuse to allocate beyond this many device bytes
+  uint32_t io_threads = backend::kDefaultIoThreads;  // pread threads, each with a copy stream
+  // One pread + one host-to-device copy; unset: backend::DefaultChunkBytes(direct_io)
+  // (4 MiB, or 16 MiB with direct_io).
+  std::optional<uint64_t> chunk_bytes;
+  std::optional<uint64_t> memory_limit;  // refuse to allocate beyond this many device bytes
   bool naive = false;           // the baseline plan: every checkpoint tensor resident (no staging)
   bool derive = true;           // false: no derive kernel runs (carries stay as allocated)
   bool direct_io = false;       // O_DIRECT reads in 4 KiB blocks, around the page cache

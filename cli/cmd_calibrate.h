@@ -5,15 +5,17 @@
 #include <cstdint>
 #include <string>
 
+#include "backend/load_defaults.h"
+
 namespace loadplan::cli {
 
 struct CalibrateCliOptions {
-  std::string out;           // -o FILE (default: stdout)
-  int device = 0;            // --device
-  std::string dir = ".";     // --dir: where the scratch file goes
-  double scratch_gib = 4;    // --scratch-gib: scratch file size
-  uint32_t io_threads = 12;  // --io-threads (the pipeline rates hold for this pool)
-  double chunk_mib = 4;      // --chunk-mib
+  std::string out;                                   // -o FILE (default: stdout)
+  int device = 0;                                    // --device
+  std::string dir = ".";                             // --dir: where the scratch file goes
+  double scratch_gib = 4;                            // --scratch-gib: scratch file size
+  uint32_t io_threads = backend::kDefaultIoThreads;  // --io-threads (the rates hold for this pool)
+  double chunk_mib = 4;                              // --chunk-mib
 };
 
 // Exit code: 0 written; 2 no usable CUDA device, the scratch file or the output cannot be

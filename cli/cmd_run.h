@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "backend/load_defaults.h"
 #include "cli/cmd_check.h"
 #include "simulator/planner/planner.h"
 
@@ -21,12 +22,13 @@ struct RunCliOptions {
   // --reserve: device bytes that must stay free beside the load (the serving process's CUDA
   // context and modules); default: their measurement in the built-in H200 profile (526.8 MiB).
   std::optional<std::string> reserve;
-  bool naive = false;             // --naive: every source loaded as a weight, derive after
-  bool no_derive = false;         // --no-derive: load only
-  bool direct = false;            // --direct: O_DIRECT reads around the page cache
-  std::string save_derived;       // --save-derived DIR: derived carries as safetensors
-  uint32_t io_threads = 12;       // --io-threads
-  double chunk_mib = 4;           // --chunk-mib (fractions allowed; at least 4 KiB)
+  bool naive = false;        // --naive: every source loaded as a weight, derive after
+  bool no_derive = false;    // --no-derive: load only
+  bool direct = false;       // --direct: O_DIRECT reads around the page cache
+  std::string save_derived;  // --save-derived DIR: derived carries as safetensors
+  uint32_t io_threads = backend::kDefaultIoThreads;  // --io-threads
+  // --chunk-mib (fractions allowed; at least 4 KiB); unset: 4, or 16 with --direct
+  std::optional<double> chunk_mib;
   uint32_t repeat = 1;            // --repeat: loads in a row, the median is reported
   bool ceilings = false;          // --ceilings: pinned H2D and host-read probes first
   int device = 0;                 // --device

@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 
+#include "backend/load_defaults.h"
 #include "base/status.h"
 #include "simulator/timing/profile.h"
 
@@ -18,8 +19,8 @@ struct CalibrateOptions {
   std::string dir = ".";  // where the scratch file is written (then removed)
   uint64_t scratch_bytes = uint64_t{4} << 30;
   uint64_t cold_bytes = uint64_t{2} << 30;  // read from the evicted file per cold measurement
-  uint32_t io_threads = 12;                 // the CUDA backend's defaults
-  uint64_t chunk_bytes = uint64_t{4} << 20;
+  uint32_t io_threads = kDefaultIoThreads;  // the CUDA backend's defaults
+  uint64_t chunk_bytes = kDefaultChunkBytes;
   std::function<void(const std::string&)> note;  // progress lines ("pinned H2D 55.1 GB/s")
 };
 

@@ -16,14 +16,15 @@
 #include "backend/backend.h"
 #include "backend/checkpoint/checkpoint.h"
 #include "backend/cuda/device_allocation.h"
+#include "backend/load_defaults.h"
 #include "simulator/plan.h"
 #include "verifier/manifest.h"
 
 namespace loadplan::backend {
 
 struct CudaOptions {
-  uint32_t io_threads = 12;  // measured best on the H200 (docs/performance.md)
-  uint64_t chunk_bytes = uint64_t{4} << 20;
+  uint32_t io_threads = kDefaultIoThreads;  // backend/load_defaults.h
+  uint64_t chunk_bytes = kDefaultChunkBytes;
   std::optional<uint64_t> memory_limit;  // cap on the backend's device bytes (tests force OOM)
   std::optional<uint32_t> fail_at_allocation;  // fault injection: 0 the resident pool, 1 the arena
   std::optional<uint32_t> fail_at_step;  // fault injection: this plan step fails before it runs

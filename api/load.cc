@@ -11,7 +11,7 @@ namespace {
 
 backend::CudaOptions CudaOptionsOf(const LoadOptions& o) {
   return {.io_threads = o.io_threads,
-          .chunk_bytes = o.chunk_bytes.value_or(backend::DefaultChunkBytes(o.direct_io)),
+          .chunk_bytes = o.chunk_bytes,
           .memory_limit = o.memory_limit,
           .device = o.device,
           .derive = o.derive,

@@ -50,10 +50,8 @@ base::Result<simulator::LoadPlan> PlanLoad(const verifier::VerifiedManifest& man
 
 struct LoadOptions {
   int device = 0;
-  uint32_t io_threads = backend::kDefaultIoThreads;  // pread threads, each with a copy stream
-  // One pread + one host-to-device copy; unset: backend::DefaultChunkBytes(direct_io)
-  // (4 MiB, or 16 MiB with direct_io).
-  std::optional<uint64_t> chunk_bytes;
+  uint32_t io_threads = backend::kDefaultIoThreads;    // pread threads, each with a copy stream
+  uint64_t chunk_bytes = backend::kDefaultChunkBytes;  // one pread + one host-to-device copy
   std::optional<uint64_t> memory_limit;  // refuse to allocate beyond this many device bytes
   bool naive = false;           // the baseline plan: every checkpoint tensor resident (no staging)
   bool derive = true;           // false: no derive kernel runs (carries stay as allocated)

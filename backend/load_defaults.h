@@ -1,20 +1,16 @@
 #pragma once
 // The load pipeline's defaults, in one place for the CUDA backend, calibrate, the API, the CLI
 // and Python. Measured on the H200 (docs/performance.md, "I/O threads, chunk size and O_DIRECT
-// per storage path"): 16 threads of 4 MiB chunks are at the top on the page cache and tmpfs and
-// the steadiest on tmpfs; O_DIRECT reads of a cold file go faster in 16 MiB requests.
+// per storage path", two runs of `PARTS=sweep`): 12 threads of 4 MiB chunks are at the top on
+// the page cache and tmpfs (16 threads: the same within the spread; 24-32 threads and 8 MiB
+// chunks: slower), and O_DIRECT reads of a cold file gain nothing measurable from 16-32 threads
+// or 16-64 MiB requests (1.67-2.28 GB/s against 1.74-2.01: the disk is the limit).
 
 #include <cstdint>
 
 namespace loadplan::backend {
 
-inline constexpr uint32_t kDefaultIoThreads = 16;
-inline constexpr uint64_t kDefaultChunkBytes = uint64_t{4} << 20;         // buffered reads
-inline constexpr uint64_t kDefaultDirectChunkBytes = uint64_t{16} << 20;  // O_DIRECT reads
-
-// The chunk a load uses when none is asked for: one pread and one host-to-device copy.
-constexpr uint64_t DefaultChunkBytes(bool direct_io) {
-  return direct_io ? kDefaultDirectChunkBytes : kDefaultChunkBytes;
-}
+inline constexpr uint32_t kDefaultIoThreads = 12;                  // pread threads
+inline constexpr uint64_t kDefaultChunkBytes = uint64_t{4} << 20;  // one pread + one copy
 
 }  // namespace loadplan::backend

@@ -62,7 +62,7 @@ struct Setup {
 // A usage problem of the numeric options, or empty.
 std::string OptionProblem(const RunCliOptions& o) {
   if (o.io_threads == 0 || o.io_threads > 1024) return "--io-threads must be in [1, 1024]";
-  if (o.chunk_mib && (!(*o.chunk_mib * 1024 >= 4) || *o.chunk_mib > 1024))
+  if (!(o.chunk_mib * 1024 >= 4) || o.chunk_mib > 1024)
     return "--chunk-mib must be in [4 KiB, 1024 MiB]";
   if (o.repeat == 0) return "--repeat must be at least 1";
   if (o.checkpoint.empty()) return "--checkpoint DIR is required";
@@ -84,13 +84,11 @@ Outcome<std::unique_ptr<backend::Checkpoint>> OpenCheckpoint(const RunCliOptions
 }
 
 Outcome<api::LoadOptions> LoadOptionsOf(const RunCliOptions& o) {
-  api::LoadOptions load{
-      .device = o.device,
-      .io_threads = o.io_threads,
-      .chunk_bytes = o.chunk_mib ? static_cast<uint64_t>(std::llround(*o.chunk_mib * (1 << 20)))
-                                 : backend::DefaultChunkBytes(o.direct),
-      .derive = !o.no_derive,
-      .direct_io = o.direct};
+  api::LoadOptions load{.device = o.device,
+                        .io_threads = o.io_threads,
+                        .chunk_bytes = static_cast<uint64_t>(std::llround(o.chunk_mib * (1 << 20))),
+                        .derive = !o.no_derive,
+                        .direct_io = o.direct};
   if (o.memory_limit) {
     load.memory_limit = simulator::ParseByteSize(*o.memory_limit);
     if (!load.memory_limit) {
@@ -162,7 +160,7 @@ run::Report BaseReport(const RunCliOptions& o, const Setup& s) {
                 .lanes = plan.lanes,
                 .prefetch = plan.prefetch,
                 .io_threads = s.load.io_threads,
-                .chunk_bytes = *s.load.chunk_bytes,
+                .chunk_bytes = s.load.chunk_bytes,
                 .placement = std::string(simulator::PlacementPolicyName(plan.placement))};
   r.resident_rounded = plan.resident_bytes_rounded;
   r.arena_rounded = plan.arena_bytes_rounded;
@@ -203,7 +201,7 @@ size_t MedianRun(const std::vector<run::Measurement>& runs) {
 }
 
 void Probe(const RunCliOptions& o, const Setup& s, run::Report& r) {
-  r.host_read = backend::ProbeHostRead(*s.checkpoint, s.load.io_threads, *s.load.chunk_bytes);
+  r.host_read = backend::ProbeHostRead(*s.checkpoint, s.load.io_threads, s.load.chunk_bytes);
   r.h2d = backend::ProbePinnedH2D(uint64_t{1} << 30, 4, o.device);
 }
 

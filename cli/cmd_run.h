@@ -26,9 +26,8 @@ struct RunCliOptions {
   bool no_derive = false;    // --no-derive: load only
   bool direct = false;       // --direct: O_DIRECT reads around the page cache
   std::string save_derived;  // --save-derived DIR: derived carries as safetensors
-  uint32_t io_threads = backend::kDefaultIoThreads;  // --io-threads
-  // --chunk-mib (fractions allowed; at least 4 KiB); unset: 4, or 16 with --direct
-  std::optional<double> chunk_mib;
+  uint32_t io_threads = backend::kDefaultIoThreads;            // --io-threads
+  double chunk_mib = backend::kDefaultChunkBytes / 1048576.0;  // --chunk-mib (at least 4 KiB)
   uint32_t repeat = 1;            // --repeat: loads in a row, the median is reported
   bool ceilings = false;          // --ceilings: pinned H2D and host-read probes first
   int device = 0;                 // --device

@@ -270,8 +270,7 @@ void AddRun(CLI::App& app, Commands& c) {
   cmd->add_option("--io-threads", o.io_threads,
                   "I/O threads (each with pinned double buffers and a stream)")
       ->check(IntIn(1, 256));
-  cmd->add_option("--chunk-mib", o.chunk_mib,
-                  "Copy chunk size in MiB (fractions allowed; default 4, 16 with --direct)")
+  cmd->add_option("--chunk-mib", o.chunk_mib, "Copy chunk size in MiB (fractions allowed)")
       ->check(CLI::Validator(
           [](std::string& s) {
             double v = 0;

@@ -84,8 +84,8 @@ def _bar() -> Progress:
 
 
 def load(manifest: ManifestSource, checkpoint: "str | os.PathLike[str]", device: int = 0, *,
-         io_threads: int = _loadplan.DEFAULT_IO_THREADS, chunk_bytes: Optional[int] = None,
-         memory_limit: Optional[int] = None,
+         io_threads: int = _loadplan.DEFAULT_IO_THREADS,
+         chunk_bytes: int = _loadplan.DEFAULT_CHUNK_BYTES, memory_limit: Optional[int] = None,
          naive: bool = False, derive: bool = True, direct_io: bool = False,
          lanes: Optional[int] = None,
          prefetch: Optional[int] = None, placement: str = "",
@@ -100,8 +100,7 @@ def load(manifest: ManifestSource, checkpoint: "str | os.PathLike[str]", device:
     byte it allocated freed). ``progress(done, total)`` is called with bytes handed to the
     device; without it a bar is drawn when stderr is a terminal. ``naive``, ``lanes``,
     ``prefetch`` and ``placement`` choose the plan as in plan(); ``derive=False`` runs no
-    derive kernel; ``chunk_bytes`` is one read and one copy (default 4 MiB, 16 MiB with
-    ``direct_io``); ``direct_io=True`` reads with O_DIRECT around the page cache (a checkpoint
+    derive kernel; ``direct_io=True`` reads with O_DIRECT around the page cache (a checkpoint
     that is not cached: docs/runtime.md); ``memory_limit`` refuses device allocations beyond that many bytes. Raises ManifestError,
     CheckpointError, DeviceError, OutOfMemoryError (a MemoryError) or CancelledError.
     """

@@ -109,10 +109,10 @@ void Wait(Shared& s, const nb::object& progress) {
 }
 
 nb::object Load(nb::object source, std::string text, std::string checkpoint, int device,
-                uint32_t io_threads, std::optional<uint64_t> chunk_bytes,
-                std::optional<uint64_t> memory_limit, bool naive, bool derive, bool direct_io,
-                std::optional<uint32_t> lanes, std::optional<uint32_t> prefetch,
-                const std::string& placement, nb::object progress) {
+                uint32_t io_threads, uint64_t chunk_bytes, std::optional<uint64_t> memory_limit,
+                bool naive, bool derive, bool direct_io, std::optional<uint32_t> lanes,
+                std::optional<uint32_t> prefetch, const std::string& placement,
+                nb::object progress) {
   base::Result<simulator::PlanOptions> plan = PlanOptionsOf(lanes, prefetch, placement, naive);
   if (!plan.ok()) RaiseStatus(plan.status(), "options");
   Shared s;
@@ -170,11 +170,12 @@ nb::dict ChooseStage(const std::string& path) {
 
 void BindLoad(nb::module_& m) {
   m.attr("DEFAULT_IO_THREADS") = backend::kDefaultIoThreads;  // backend/load_defaults.h
+  m.attr("DEFAULT_CHUNK_BYTES") = backend::kDefaultChunkBytes;
   m.def("choose_stage", &ChooseStage, nb::arg("path"),
         "The stage of a deployment file this process loads: stage RANK on GPU LOCAL_RANK, from "
         "torchrun's, mpirun's or srun's environment (docs/deploy.md).");
   m.def("load", &Load, nb::arg("source"), nb::arg("text"), nb::arg("checkpoint"), nb::arg("device"),
-        nb::arg("io_threads"), nb::arg("chunk_bytes").none(), nb::arg("memory_limit").none(),
+        nb::arg("io_threads"), nb::arg("chunk_bytes"), nb::arg("memory_limit").none(),
         nb::arg("naive"), nb::arg("derive"), nb::arg("direct_io"), nb::arg("lanes").none(),
         nb::arg("prefetch").none(), nb::arg("placement"), nb::arg("progress").none(),
         "Loads a checkpoint for verified manifest text onto a GPU; returns a Model. The GIL is "

@@ -203,6 +203,9 @@ size_t MedianRun(const std::vector<run::Measurement>& runs) {
 void Probe(const RunCliOptions& o, const Setup& s, run::Report& r) {
   r.host_read = backend::ProbeHostRead(*s.checkpoint, s.load.io_threads, s.load.chunk_bytes);
   r.h2d = backend::ProbePinnedH2D(uint64_t{1} << 30, 4, o.device);
+  r.shared = backend::ProbeH2DBesideHostRead(*s.checkpoint, s.load.io_threads, s.load.chunk_bytes,
+                                             4, o.device);
+  r.host_copy = backend::ProbeHostCopy(uint64_t{1} << 30, s.load.io_threads);
 }
 
 // A deployment file: this process's stage (RANK) on its GPU (LOCAL_RANK), from the launcher's

@@ -11,6 +11,7 @@
 #include "backend/load_output.h"
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/probe.h"
+#include "backend/host_copy_probe.h"
 #include "cli/cmd_run.h"
 #include "simulator/plan.h"
 #include "verifier/manifest.h"
@@ -47,7 +48,8 @@ struct Report {
   uint64_t checkpoint_bytes = 0, fill_bytes = 0, derived_bytes = 0;
   std::vector<Measurement> runs;
   size_t median = 0;  // index into runs (median wall time)
-  std::optional<base::Result<backend::Throughput>> h2d, host_read;
+  std::optional<base::Result<backend::Throughput>> h2d, host_read, host_copy;
+  std::optional<base::Result<backend::SharedCeilings>> shared;  // H2D beside the host read
   std::optional<CheckSummary> check;
   std::string saved;  // the file --save-derived wrote
   ProcessTimes process;

@@ -41,6 +41,27 @@ void PrintCeilings(const Report& r, double rate) {
                   r.host_read->status().message().c_str());
     }
   }
+  if (r.shared) {
+    if (!r.shared->ok()) {
+      std::printf("              both at once: probe failed: %s\n",
+                  r.shared->status().message().c_str());
+    } else if ((*r.shared)->h2d.bytes == 0) {
+      std::printf("              both at once: the reads ended before one copy round (256 MiB)\n");
+    } else {
+      std::printf(
+          "              both at once: pinned H2D %.2f GB/s beside a host read of %.2f GB/s\n",
+          (*r.shared)->h2d.gbps(), (*r.shared)->read.gbps());
+    }
+  }
+  if (r.host_copy) {
+    if (r.host_copy->ok()) {
+      std::printf("              host memory copy (memcpy, %u threads, 1 GiB) %.2f GB/s\n",
+                  r.io_threads, (*r.host_copy)->gbps());
+    } else {
+      std::printf("              host memory copy probe failed: %s\n",
+                  r.host_copy->status().message().c_str());
+    }
+  }
 }
 
 void PrintCheck(const Report& r) {
@@ -172,6 +193,18 @@ void PrintJson(const Report& r) {
   if (r.host_read) {
     j["ceilings"]["host_read_gbps"] =
         r.host_read->ok() ? json((*r.host_read)->gbps()) : json(r.host_read->status().message());
+  }
+  if (r.shared) {  // both at once; null: the reads ended before one copy round
+    const bool some = r.shared->ok() && (*r.shared)->h2d.bytes > 0;
+    j["ceilings"]["pinned_h2d_beside_read_gbps"] =
+        some ? json((*r.shared)->h2d.gbps())
+             : (r.shared->ok() ? json(nullptr) : json(r.shared->status().message()));
+    j["ceilings"]["host_read_beside_h2d_gbps"] =
+        r.shared->ok() ? json((*r.shared)->read.gbps()) : json(r.shared->status().message());
+  }
+  if (r.host_copy) {
+    j["ceilings"]["host_copy_gbps"] =
+        r.host_copy->ok() ? json((*r.host_copy)->gbps()) : json(r.host_copy->status().message());
   }
   if (r.check) {
     j["check"] = {{"ok", r.check->ok()},

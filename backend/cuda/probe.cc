@@ -69,7 +69,52 @@ Status PinnedH2D(uint64_t bytes, uint32_t n, int device, int repeats, double& be
   return st.ok() ? host.Free() : st;
 }
 
+// Rounds of `bytes` copies until `stop`; `h2d` sums the rounds that ended before `stop` was set.
+Status CopyUntil(uint64_t bytes, uint32_t n, int device, std::atomic<bool>& started,
+                 const std::atomic<bool>& stop, Throughput& h2d) {
+  LOADPLAN_CUDA_TRY(cudaSetDevice(device));
+  cuda::PinnedMemory host;
+  cuda::DeviceMemory dev;
+  if (Status st = cuda::AllocatePinned(bytes, host); !st.ok()) return st;
+  if (Status st = cuda::AllocateDevice(bytes, dev); !st.ok()) return st;
+  std::memset(host.get(), 0x5A, bytes);
+  std::vector<cuda::Stream> streams(std::max<uint32_t>(n, 1));
+  for (cuda::Stream& s : streams) {
+    if (Status st = cuda::CreateStream(s); !st.ok()) return st;
+  }
+  for (bool warm = true; !stop.load(); warm = false) {
+    double s = 0;
+    if (Status st = TimeCopies(streams, dev.get(), host.get(), bytes, s); !st.ok()) return st;
+    if (warm)
+      started = true;  // the first round warms up; the reads start after it
+    else if (!stop.load())
+      h2d.bytes += bytes, h2d.seconds += s;
+  }
+  Status st = dev.Free();
+  return st.ok() ? host.Free() : st;
+}
+
 }  // namespace
+
+base::Result<SharedCeilings> ProbeH2DBesideHostRead(const Checkpoint& checkpoint, uint32_t threads,
+                                                    uint64_t chunk_bytes, uint32_t streams,
+                                                    int device) {
+  SharedCeilings r;
+  std::atomic<bool> started{false}, stop{false};
+  Status copies;
+  std::thread copier([&] {
+    copies = CopyUntil(uint64_t{256} << 20, streams, device, started, stop, r.h2d);
+    started = true;  // a failure before the first round must not leave the reads waiting
+  });
+  while (!started.load()) std::this_thread::yield();
+  base::Result<Throughput> read = ProbeHostRead(checkpoint, threads, chunk_bytes);
+  stop = true;
+  copier.join();
+  if (!copies.ok()) return copies;
+  if (!read.ok()) return read.status();
+  r.read = *read;
+  return r;
+}
 
 base::Result<Throughput> ProbePinnedH2D(uint64_t bytes, uint32_t streams, int device, int repeats) {
   Throughput r{.bytes = bytes};

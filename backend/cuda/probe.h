@@ -1,20 +1,16 @@
 // Ceilings measured in the same run as a load: the pinned host-to-device copy rate and the
-// host read rate (page cache -> pinned memory with pread, the I/O threads' own first half).
+// host read rate (page cache -> pinned memory with pread, the I/O threads' own first half),
+// each alone and both at once (the way a load meets them).
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 #include "backend/checkpoint/checkpoint.h"
+#include "backend/throughput.h"
 #include "base/status.h"
 
 namespace loadplan::backend {
-
-struct Throughput {
-  uint64_t bytes = 0;
-  double seconds = 0;  // the best repetition
-  [[nodiscard]] double gbps() const { return seconds > 0 ? bytes / seconds / 1e9 : 0; }
-};
 
 // `bytes` from one pinned buffer to one device buffer, split over `streams` streams, timed
 // with events around all of them; the best of `repeats` after one warm-up. The CUDA error
@@ -27,5 +23,17 @@ base::Result<Throughput> ProbePinnedH2D(uint64_t bytes, uint32_t streams, int de
 // files are in the page cache. kIo when a file cannot be opened or a read comes up short.
 base::Result<Throughput> ProbeHostRead(const Checkpoint& checkpoint, uint32_t threads,
                                        uint64_t chunk_bytes);
+
+// Both halves of the load at once: pinned host -> device copies of 256 MiB rounds over
+// `streams` streams, back to back, while ProbeHostRead(checkpoint, threads, chunk_bytes) runs
+// beside them. `h2d` counts the rounds that ended before the reads did (event-timed), `read`
+// is the reads' own rate: what the copy engine drains while the CPU copies out of the page
+// cache, and the reverse. Errors as the two probes'.
+struct SharedCeilings {
+  Throughput h2d, read;
+};
+base::Result<SharedCeilings> ProbeH2DBesideHostRead(const Checkpoint& checkpoint, uint32_t threads,
+                                                    uint64_t chunk_bytes, uint32_t streams,
+                                                    int device);
 
 }  // namespace loadplan::backend

@@ -149,7 +149,15 @@ def table_rows(runs):
                 for key, label, how in (("pinned_h2d_gbps", "pinned host → device (`loadplan run --ceilings`)",
                                          "1 GiB, 4 streams"),
                                         ("host_read_gbps", "host read (`loadplan run --ceilings`)",
-                                         "the checkpoint's reads alone, loadplan's I/O threads")):
+                                         "the checkpoint's reads alone, loadplan's I/O threads"),
+                                        ("pinned_h2d_beside_read_gbps", "pinned host → device beside the host read "
+                                         "(`loadplan run --ceilings`)", "256 MiB rounds, 4 streams, during the reads"),
+                                        ("host_read_beside_h2d_gbps", "host read beside the copies "
+                                         "(`loadplan run --ceilings`)", "the same reads, during the copies"),
+                                        ("host_copy_gbps", "host memory copy (`loadplan run --ceilings`)",
+                                         "memcpy of 1 GiB on loadplan's I/O threads")):
+                    if key not in c and key not in ("pinned_h2d_gbps", "host_read_gbps"):
+                        continue  # a report from before the probe existed
                     v = c.get(key)
                     out.append({"loader": label, "storage": where, "storage_key": storage,
                                 "raw_gbps": v if isinstance(v, (int, float)) else None, "whole_gbps": None,

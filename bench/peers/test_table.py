@@ -43,7 +43,10 @@ def test_table():
     with tempfile.TemporaryDirectory() as d:
         logs = {
             ("loadplan-ceilings", "page cache", 1): loadplan_report(0.5, False, {"pinned_h2d_gbps": 54.0,
-                                                                               "host_read_gbps": 60.0}),
+                                                                               "host_read_gbps": 60.0,
+                                                                               "pinned_h2d_beside_read_gbps": 47.5,
+                                                                               "host_read_beside_h2d_gbps": 52.25,
+                                                                               "host_copy_gbps": 80.0}),
             ("loadplan-raw", "page cache", 1): loadplan_report(0.34, False),
             ("loadplan-raw", "page cache", 2): loadplan_report(0.33, False),
             ("loadplan-job", "page cache", 1): loadplan_report(0.36, True),
@@ -81,6 +84,8 @@ def test_table():
         assert "FAILED: ModuleNotFoundError: No module named 'x'" in t
         assert "cold (2 biggest shards)" in t
         assert "of pinned H2D (54.00 GB/s, `loadplan run --ceilings`)" in t
+        assert "| pinned host → device beside the host read (`loadplan run --ceilings`) | page cache | 47.50 |" in t, t
+        assert "| host memory copy (`loadplan run --ceilings`) | page cache | 80.00 |" in t, t
         assert "÷ fastest peer (InstantTensor 0.2.2, `backend=BackendPolicy.BUFFERED`, 40.75 GB/s): 1.21x" in t, t
         assert "÷ disk (dd 4 streams, 1.60 GB/s)" in t
         assert len(o["runs"]) == 15  # 14 logs, disk.py gives two lines

@@ -19,6 +19,7 @@
 
 #include "backend/checkpoint/checkpoint.h"
 #include "backend/cuda/cuda_backend.h"
+#include "backend/cuda/probe.h"
 #include "backend/executor.h"
 #include "backend/host/host_backend.h"
 #include "backend/load_output.h"
@@ -375,6 +376,21 @@ TEST_F(CudaBackendTest, DirectReadsGiveTheHostsBytesAndTheSameErrors) {
     }
   }
   EXPECT_EQ(OpenFds(), fds);
+}
+
+// run --ceilings' "both at once" probe: the reads' bytes are the host-read probe's, whole
+// 256 MiB rounds only are counted, and device memory is back where it was.
+TEST_F(CudaBackendTest, H2DBesideTheHostReadCountsWholeRoundsAndGivesMemoryBack) {
+  const uint64_t before = FreeBytes();
+  const base::Result<Throughput> alone = ProbeHostRead(Ckpt(), 3, 64 << 10);
+  ASSERT_TRUE(alone.ok()) << alone.status().message();
+  const base::Result<SharedCeilings> both = ProbeH2DBesideHostRead(Ckpt(), 3, 64 << 10, 4, 0);
+  ASSERT_TRUE(both.ok()) << both.status().message();
+  EXPECT_EQ(both->read.bytes, alone->bytes);
+  EXPECT_GT(both->read.gbps(), 0);
+  EXPECT_EQ(both->h2d.bytes % (uint64_t{256} << 20), 0u);
+  EXPECT_EQ(both->h2d.bytes == 0, both->h2d.seconds == 0);
+  EXPECT_EQ(FreeBytes(), before);
 }
 
 }  // namespace

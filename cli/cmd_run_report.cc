@@ -140,6 +140,7 @@ void PrintJson(const Report& r) {
   json runs = json::array();
   for (const Measurement& x : r.runs) {
     runs.push_back({{"wall_s", x.times.wall_s},
+                    {"started_unix_s", x.times.started_unix_s},
                     {"read_s", x.times.read_s},
                     {"copy_s", x.times.copy_s},
                     {"slot_wait_s", x.times.slot_wait_s},

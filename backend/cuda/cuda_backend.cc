@@ -166,6 +166,7 @@ CudaTimes CudaBackend::Times() const {
           .slot_wait_s = io.slot_wait_s / threads,
           .derive_s = impl_->derive_s,
           .wall_s = impl_->wall_s,
+          .started_unix_s = impl_->first_fill_unix_s,
           .bytes_filled = io.bytes,
           .chunks = io.chunks,
           .launches = static_cast<uint32_t>(impl_->launch_events.size())};

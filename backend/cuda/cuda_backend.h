@@ -55,9 +55,11 @@ struct CudaMemory {
 // Seconds. read_s: pread time per I/O thread (sum / threads); copy_s: device time of the
 // host-to-device copies per stream (sum / threads); derive_s: device time of the derive
 // kernels on the compute stream; wall_s: from the first fill to the last work done
-// (Finish), context creation and allocation excluded.
+// (Finish), context creation and allocation excluded; started_unix_s: its start on the system
+// clock (Unix seconds), so the loads of several processes (a deployment's ranks) line up.
 struct CudaTimes {
   double read_s = 0, copy_s = 0, slot_wait_s = 0, derive_s = 0, wall_s = 0;
+  double started_unix_s = 0;
   uint64_t bytes_filled = 0;
   uint64_t chunks = 0;
   uint32_t launches = 0;

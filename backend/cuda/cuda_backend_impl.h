@@ -83,6 +83,7 @@ struct CudaBackend::Impl {
   bool cancelled = false;      // a stop was requested and the I/O pool cancelled
   bool files_checked = false;  // Checkpoint::CheckUnchanged ran before the first read
   std::optional<Clock::time_point> first_fill;
+  double first_fill_unix_s = 0;  // the same moment on the system clock
   double wall_s = 0, derive_s = 0;
   std::unique_ptr<cuda::IoPool> io;  // last: destroyed first (joins its threads)
 };

@@ -1,5 +1,6 @@
 // The CUDA backend's plan steps: allocations, fills (handed to the I/O pool), launches on
 // the compute stream, releases, frees; wait edges followed with the steps' CUDA events.
+#include <chrono>
 #include <initializer_list>
 #include <string>
 
@@ -11,6 +12,10 @@
 
 namespace loadplan::backend {
 namespace {
+
+double UnixSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
 
 // The first failure of `all`, with the messages of the later ones appended: a cleanup that
 // fails several ways reports every way.
@@ -119,7 +124,10 @@ Status CudaBackend::Fill(const PlannedBuffer& buffer, simulator::Lane /*lane*/,
     if (Status changed = d.checkpoint.CheckUnchanged(); !changed.ok()) return changed;
     d.files_checked = true;
   }
-  if (!d.first_fill) d.first_fill = Impl::Clock::now();
+  if (!d.first_fill) {
+    d.first_fill = Impl::Clock::now();
+    d.first_fill_unix_s = UnixSeconds();
+  }
   Status st = d.io->Submit(
       {.step = at.index,
        .waits = {at.waits.begin(), at.waits.end()},

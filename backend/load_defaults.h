@@ -2,9 +2,10 @@
 // The load pipeline's defaults, in one place for the CUDA backend, calibrate, the API, the CLI
 // and Python. Measured on the H200 (docs/performance.md, "I/O threads, chunk size and O_DIRECT
 // per storage path", two runs of `PARTS=sweep`): 12 threads of 4 MiB chunks are at the top on
-// the page cache and tmpfs (16 threads: the same within the spread; 24-32 threads and 8 MiB
-// chunks: slower), and O_DIRECT reads of a cold file gain nothing measurable from 16-32 threads
-// or 16-64 MiB requests (1.67-2.28 GB/s against 1.74-2.01: the disk is the limit).
+// the page cache and tmpfs of the 8-layer checkpoint (16 threads: the same within the spread;
+// 24 threads and 8 MiB chunks: slower there; on the full model 16 x 8 MiB led by less than the
+// spread), and O_DIRECT reads of a cold file gain nothing measurable from 16-32 threads or
+// 16-64 MiB requests (1.45-2.28 GB/s against 1.74-2.01: the disk is the limit).
 
 #include <cstdint>
 

@@ -42,7 +42,7 @@ def run_loadplan(a, threads, chunk, direct):
         cmd += ["--io-threads", str(threads), "--chunk-mib", str(chunk)]
     if direct:
         cmd.append("--direct")
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.row_timeout)
     r = last_json(p.stdout) if p.returncode == 0 else None
     if r is None:
         return {"error": (p.stderr or p.stdout).strip()[-300:]}
@@ -54,7 +54,7 @@ def run_loadplan(a, threads, chunk, direct):
 
 def run_peer(a, name):
     p = subprocess.run([sys.executable, os.path.join(HERE, "peers", "peer_load.py"), name, a.ckpt, "--json"],
-                       capture_output=True, text=True, timeout=300)
+                       capture_output=True, text=True, timeout=a.row_timeout)
     if p.returncode != 0:
         return {"error": (p.stderr or p.stdout).strip()[-300:]}
     r = json.loads(p.stdout.strip().splitlines()[-1])
@@ -63,7 +63,7 @@ def run_peer(a, name):
 
 def run_disk(a, bs, streams):
     p = subprocess.run([sys.executable, os.path.join(HERE, "peers", "disk.py"), a.ckpt, "--streams", str(streams),
-                        "--mib", "2048", "--bs-mib", str(bs)], capture_output=True, text=True, timeout=300)
+                        "--mib", "2048", "--bs-mib", str(bs)], capture_output=True, text=True, timeout=a.row_timeout)
     if p.returncode != 0:
         return {"error": (p.stderr or p.stdout).strip()[-300:]}
     rows = [json.loads(x) for x in p.stdout.strip().splitlines()]
@@ -102,6 +102,7 @@ def main():
     ap.add_argument("--peer", action="append", default=[])
     ap.add_argument("--disk", action="append", default=[])
     ap.add_argument("--json")
+    ap.add_argument("--row-timeout", type=int, default=120, help="seconds one row may take (default 120)")
     a = ap.parse_args()
     rows, runs = rows_of(a), []
     for k in range(a.rounds):
@@ -109,7 +110,10 @@ def main():
             if a.storage == "cold":
                 evict(a.ckpt)
             t0 = time.perf_counter()
-            r = fn()
+            try:
+                r = fn()
+            except subprocess.TimeoutExpired:
+                r = {"error": f"timed out after {a.row_timeout} s"}
             r.update(row=name, round=k + 1, storage=a.storage, wall_s=time.perf_counter() - t0)
             runs.append(r)
             extra = "".join(f", {x} {r[x]:.3f} s" for x in ("read_s", "slot_wait_s") if x in r)
@@ -117,13 +121,13 @@ def main():
                 extra += f" ({r['io_threads']} threads x {r['chunk_bytes'] / 2**20:g} MiB)"
             print(f"{a.storage} round {k + 1}: {name}: " +
                   (f"{r['gbps']:.2f} GB/s{extra}" if "gbps" in r else f"FAILED {r['error']}"), flush=True)
+            if a.json:  # after every row: a time box that cuts the sweep keeps what ran
+                with open(a.json, "w") as f:
+                    json.dump(runs, f, indent=1)
     print(f"\n| {a.storage}: row | best GB/s | worst GB/s | runs |\n| --- | ---: | ---: | ---: |")
     for name, _ in rows:
         g = [r["gbps"] for r in runs if r["row"] == name and "gbps" in r]
         print(f"| {name} | {max(g):.2f} | {min(g):.2f} | {len(g)} |" if g else f"| {name} | failed | | 0 |")
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(runs, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ struct CalibrateCliOptions {
   std::string dir = ".";                             // --dir: where the scratch file goes
   double scratch_gib = 4;                            // --scratch-gib: scratch file size
   uint32_t io_threads = backend::kDefaultIoThreads;  // --io-threads (the rates hold for this pool)
-  double chunk_mib = 4;                              // --chunk-mib
+  double chunk_mib = backend::kDefaultChunkBytes / 1048576.0;  // --chunk-mib
 };
 
 // Exit code: 0 written; 2 no usable CUDA device, the scratch file or the output cannot be

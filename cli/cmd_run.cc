@@ -200,11 +200,23 @@ size_t MedianRun(const std::vector<run::Measurement>& runs) {
   return order[order.size() / 2];
 }
 
+// The tensors the plan fills: the probes read what this load reads (a deployment's stage reads
+// only its own tensors of a checkpoint that holds every stage's).
+backend::TensorSet FilledTensors(const simulator::LoadPlan& plan) {
+  backend::TensorSet out;
+  for (const simulator::PlannedBuffer& b : plan.buffers) {
+    if (b.tensor) out.insert(*b.tensor);
+  }
+  return out;
+}
+
 void Probe(const RunCliOptions& o, const Setup& s, run::Report& r) {
-  r.host_read = backend::ProbeHostRead(*s.checkpoint, s.load.io_threads, s.load.chunk_bytes);
+  const backend::TensorSet tensors = FilledTensors(*s.plan);
+  r.host_read =
+      backend::ProbeHostRead(*s.checkpoint, s.load.io_threads, s.load.chunk_bytes, &tensors);
   r.h2d = backend::ProbePinnedH2D(uint64_t{1} << 30, 4, o.device);
   r.shared = backend::ProbeH2DBesideHostRead(*s.checkpoint, s.load.io_threads, s.load.chunk_bytes,
-                                             4, o.device);
+                                             4, o.device, &tensors);
   r.host_copy = backend::ProbeHostCopy(uint64_t{1} << 30, s.load.io_threads);
 }
 

@@ -46,7 +46,9 @@ void PrintCeilings(const Report& r, double rate) {
       std::printf("              both at once: probe failed: %s\n",
                   r.shared->status().message().c_str());
     } else if ((*r.shared)->h2d.bytes == 0) {
-      std::printf("              both at once: the reads ended before one copy round (256 MiB)\n");
+      std::printf(
+          "              both at once: the reads were too short for 3 copy rounds (256 MiB) inside "
+          "them\n");
     } else {
       std::printf(
           "              both at once: pinned H2D %.2f GB/s beside a host read of %.2f GB/s\n",
@@ -195,7 +197,7 @@ void PrintJson(const Report& r) {
     j["ceilings"]["host_read_gbps"] =
         r.host_read->ok() ? json((*r.host_read)->gbps()) : json(r.host_read->status().message());
   }
-  if (r.shared) {  // both at once; null: the reads ended before one copy round
+  if (r.shared) {  // both at once; null: fewer than 3 copy rounds inside the reads
     const bool some = r.shared->ok() && (*r.shared)->h2d.bytes > 0;
     j["ceilings"]["pinned_h2d_beside_read_gbps"] =
         some ? json((*r.shared)->h2d.gbps())

@@ -4,12 +4,14 @@ process per stage; prints the stage this process loaded, its GPU and the load's 
 
     torchrun --nproc-per-node N scripts/deploy_check.py DEPLOY.json CHECKPOINT [--nccl]
 
---nccl then exercises the stage boundaries and a peer buffer through NCCL (torch.distributed,
-NVLink multicast off as the GPU machines require): each stage k < N-1 sends every exported
-output to stage k+1, which receives it into its paired input (the boundary rule's pairing: in
-name order; dims at each variable's max) and checks every byte against the pattern stage k
-wrote; then one all-reduce (sum) over the stage's first `peer` buffer (or 1 Mi F32 when the
-manifest has none), checked against the sum of the ranks' fills. Exit 1 on any difference.
+--nccl then checks the stage boundaries through NCCL (torch.distributed, NVLink multicast off
+as the GPU machines require): each stage k < N-1 sends a fresh tensor of each exported
+output's dtype and shape (dims at each variable's max), filled with a pattern of k, to stage
+k+1, which receives it into a tensor of its paired input's dtype and shape (the boundary rule's
+pairing: in name order) and checks every byte. The loaded Model holds weights and carries
+only, so these are the boundary's shapes and dtypes, not serve-time activations. Then one
+all-reduce (sum) of 1 Mi F32 on every rank, checked against the sum of the ranks' fills. Exit 1
+on any difference.
 """
 import json
 import os
@@ -19,7 +21,14 @@ import time
 import loadplan
 
 DTYPES = {"BF16": "bfloat16", "F16": "float16", "F32": "float32", "F64": "float64", "I8": "int8",
-          "U8": "uint8", "I16": "int16", "I32": "int32", "I64": "int64", "F8_E4M3": "float8_e4m3fn"}
+          "U8": "uint8", "I16": "int16", "U16": "uint16", "I32": "int32", "U32": "uint32", "I64": "int64",
+          "U64": "uint64", "BOOL": "bool", "F8_E4M3": "float8_e4m3fn", "F8_E5M2": "float8_e5m2"}
+
+
+def torch_dtype(torch, dtype, buffer):
+    if dtype not in DTYPES or not hasattr(torch, DTYPES[dtype]):
+        raise SystemExit(f"{buffer}: dtype {dtype} has no torch type this check knows")
+    return getattr(torch, DTYPES[dtype])
 
 
 def dims(shape, variables):
@@ -31,10 +40,11 @@ def dims(shape, variables):
             out.append(d)
         elif d in at:
             out.append(at[d])
-        else:  # an expression: + - * / ( ) over the variables
-            if any(c not in "0123456789+-*/() _" and not c.isalnum() for c in d):
+        else:  # an expression: + - * / % ( ) , ceil_div min max over the variables
+            if any(c not in "0123456789+-*/%(), _" and not c.isalnum() for c in d):
                 raise SystemExit(f"dim {d!r}: not an expression this check evaluates")
-            out.append(int(eval(d.replace("/", "//"), {"__builtins__": {}}, at)))  # noqa: S307
+            fns = {"ceil_div": lambda a, b: -(-a // b), "min": min, "max": max, "__builtins__": {}}
+            out.append(int(eval(d.replace("/", "//"), fns, at)))  # noqa: S307
     return out
 
 
@@ -67,11 +77,11 @@ def nccl_check(model):
     ops, checks = [], []
     if rank + 1 < world:
         for name, b in boundary(manifest, "output"):
-            t = pattern(torch, dims(b["shape"], variables), getattr(torch, DTYPES[b["dtype"]]), rank)
+            t = pattern(torch, dims(b["shape"], variables), torch_dtype(torch, b["dtype"], name), rank)
             ops.append(dist.P2POp(dist.isend, t, rank + 1))
     if rank > 0:
         for name, b in boundary(manifest, "input"):
-            shape, dtype = dims(b["shape"], variables), getattr(torch, DTYPES[b["dtype"]])
+            shape, dtype = dims(b["shape"], variables), torch_dtype(torch, b["dtype"], name)
             t = torch.empty(shape, dtype=dtype, device="cuda")
             ops.append(dist.P2POp(dist.irecv, t, rank - 1))
             checks.append((name, t, pattern(torch, shape, dtype, rank - 1)))
@@ -80,16 +90,13 @@ def nccl_check(model):
             w.wait()
     torch.cuda.synchronize()
     for name, got, want in checks:
-        same = torch.equal(got, want)
+        same = torch.equal(got.view(torch.uint8), want.view(torch.uint8))  # bytes: any dtype
         ok &= same
         print(f"rank {rank}: boundary {rank - 1} -> {rank}: {name} {list(got.shape)} {got.dtype}: "
               f"{'equal' if same else 'DIFFERS'}")
-    peers = sorted((n, x) for n, x in manifest["buffers"].items() if x["kind"] == "peer")
-    if peers:
-        name, b = peers[0]
-        shape, dtype = dims(b["shape"], variables), getattr(torch, DTYPES[b["dtype"]])
-    else:
-        name, shape, dtype = "(no peer buffer: 1 Mi F32)", [1 << 20], torch.float32
+    # One fixed buffer on every rank: stages' peer buffers may differ or be missing, and an
+    # all-reduce of unequal sizes would hang.
+    name, shape, dtype = "1 Mi F32", [1 << 20], torch.float32
     t = torch.full(shape, rank + 1, dtype=dtype, device="cuda")
     dist.all_reduce(t)
     same = bool((t == world * (world + 1) // 2).all())

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 #include <mutex>
+#include <stop_token>
 #include <thread>
 #include <vector>
 
@@ -69,9 +70,20 @@ Status PinnedH2D(uint64_t bytes, uint32_t n, int device, int repeats, double& be
   return st.ok() ? host.Free() : st;
 }
 
-// Rounds of `bytes` copies until `stop`; `h2d` sums the rounds that ended before `stop` was set.
+// One round of copies of ProbeH2DBesideHostRead, on the host clock around its event timing.
+struct Round {
+  std::chrono::steady_clock::time_point start, end;
+  double seconds = 0;  // the events' time
+};
+
+// Rounds of `bytes` copies until a stop is requested; `started` after the first (a warm-up,
+// not recorded) or on any error, so the reads never wait for a copier that failed.
 Status CopyUntil(uint64_t bytes, uint32_t n, int device, std::atomic<bool>& started,
-                 const std::atomic<bool>& stop, Throughput& h2d) {
+                 std::stop_token stop, std::vector<Round>& rounds) {
+  struct Started {  // set on every way out
+    std::atomic<bool>& flag;
+    ~Started() { flag = true; }
+  } guard{started};
   LOADPLAN_CUDA_TRY(cudaSetDevice(device));
   cuda::PinnedMemory host;
   cuda::DeviceMemory dev;
@@ -82,13 +94,15 @@ Status CopyUntil(uint64_t bytes, uint32_t n, int device, std::atomic<bool>& star
   for (cuda::Stream& s : streams) {
     if (Status st = cuda::CreateStream(s); !st.ok()) return st;
   }
-  for (bool warm = true; !stop.load(); warm = false) {
-    double s = 0;
-    if (Status st = TimeCopies(streams, dev.get(), host.get(), bytes, s); !st.ok()) return st;
+  for (bool warm = true; !stop.stop_requested(); warm = false) {
+    Round r{.start = std::chrono::steady_clock::now()};
+    if (Status st = TimeCopies(streams, dev.get(), host.get(), bytes, r.seconds); !st.ok())
+      return st;
+    r.end = std::chrono::steady_clock::now();
     if (warm)
-      started = true;  // the first round warms up; the reads start after it
-    else if (!stop.load())
-      h2d.bytes += bytes, h2d.seconds += s;
+      started = true;  // the reads start after the warm-up round
+    else
+      rounds.push_back(r);
   }
   Status st = dev.Free();
   return st.ok() ? host.Free() : st;
@@ -98,21 +112,29 @@ Status CopyUntil(uint64_t bytes, uint32_t n, int device, std::atomic<bool>& star
 
 base::Result<SharedCeilings> ProbeH2DBesideHostRead(const Checkpoint& checkpoint, uint32_t threads,
                                                     uint64_t chunk_bytes, uint32_t streams,
-                                                    int device) {
-  SharedCeilings r;
-  std::atomic<bool> started{false}, stop{false};
+                                                    int device, const TensorSet* tensors) {
+  constexpr uint64_t kRound = uint64_t{256} << 20;
+  std::atomic<bool> started{false};
   Status copies;
-  std::thread copier([&] {
-    copies = CopyUntil(uint64_t{256} << 20, streams, device, started, stop, r.h2d);
-    started = true;  // a failure before the first round must not leave the reads waiting
-  });
-  while (!started.load()) std::this_thread::yield();
-  base::Result<Throughput> read = ProbeHostRead(checkpoint, threads, chunk_bytes);
-  stop = true;
-  copier.join();
+  std::vector<Round> rounds;
+  ReadWindow window;
+  base::Result<Throughput> read = Status::Ok();
+  {
+    // A jthread: if the reads throw, its destructor asks the copier to stop and joins it.
+    std::jthread copier([&](std::stop_token stop) {
+      copies = CopyUntil(kRound, streams, device, started, stop, rounds);
+    });
+    while (!started.load()) std::this_thread::yield();
+    read = ProbeHostRead(checkpoint, threads, chunk_bytes, tensors, &window);
+  }  // joined
   if (!copies.ok()) return copies;
   if (!read.ok()) return read.status();
-  r.read = *read;
+  SharedCeilings r{.read = *read};
+  for (const Round& x : rounds) {  // only the rounds that ran wholly inside the reads
+    if (x.start >= window.start && x.end <= window.end)
+      r.h2d.bytes += kRound, r.h2d.seconds += x.seconds;
+  }
+  if (r.h2d.bytes < 3 * kRound) r.h2d = {};  // too few rounds inside the reads to say
   return r;
 }
 
@@ -123,7 +145,8 @@ base::Result<Throughput> ProbePinnedH2D(uint64_t bytes, uint32_t streams, int de
 }
 
 base::Result<Throughput> ProbeHostRead(const Checkpoint& checkpoint, uint32_t threads,
-                                       uint64_t chunk_bytes) {
+                                       uint64_t chunk_bytes, const TensorSet* tensors,
+                                       ReadWindow* window) {
   struct Task {
     int fd;
     uint64_t offset, bytes;
@@ -139,6 +162,7 @@ base::Result<Throughput> ProbeHostRead(const Checkpoint& checkpoint, uint32_t th
                            base::ErrorKind::kIo);
     }
     for (const TensorInfo& t : f.tensors()) {
+      if (tensors != nullptr && !tensors->contains(t.name)) continue;
       for (uint64_t o = 0; o < t.bytes(); o += chunk_bytes) {
         tasks.push_back(
             {fds.back().get(), f.FileOffset(t) + o, std::min(chunk_bytes, t.bytes() - o)});
@@ -167,7 +191,9 @@ base::Result<Throughput> ProbeHostRead(const Checkpoint& checkpoint, uint32_t th
     });
   }
   for (std::thread& t : pool) t.join();
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const auto t1 = std::chrono::steady_clock::now();
+  r.seconds = std::chrono::duration<double>(t1 - t0).count();
+  if (window != nullptr) *window = {.start = t0, .end = t1};
   if (!error.empty()) return Status::Error(error, base::ErrorKind::kIo);
   return r;
 }

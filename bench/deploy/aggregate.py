@@ -1,24 +1,28 @@
 #!/usr/bin/env python3
 """A deployment's load across its ranks, from each rank's `loadplan run DEPLOY --format json`.
 
-    python3 bench/deploy/aggregate.py RANK_REPORT... [--ceilings CEILING_REPORT...] [--json OUT]
+    python3 bench/deploy/aggregate.py RANK_REPORT... [--ceilings CEILINGS.json] [--json OUT]
 
 Each RANK_REPORT is one rank's report of the same launch (torchrun or mpirun, one process per
 GPU; `scripts/gpu-check` PARTS=multi writes them as rank-K.json). The aggregate rate is the
 bytes every rank filled ÷ the window from the first rank's load start (`runs[].started_unix_s`)
 to the last rank's end (start + `wall_s`): the ranks' loads are not assumed to line up. Each
-rank's peak is checked against its stage's prediction. CEILING_REPORTs are the ranks' reports
-of a launch with `--ceilings` (run at the same time, so the probes of all GPUs overlap): their
-pinned host -> device rates summed, and their host memcpy rates summed, are the two ceilings;
-the target is aggregate ≥ 0.8 of the smaller. Prints a markdown table and the ratios.
+rank's peak is checked against its stage's prediction. Each report must hold one run (--repeat
+1), so every rank's load is the same launch's. CEILINGS.json is bench/deploy/ceilings.py's:
+every GPU's pinned host -> device rate measured with all of them copying at once, summed, and
+the host's memcpy rate; the target is aggregate ≥ 0.8 of the smaller. Prints a markdown table
+and the ratios.
 """
 import argparse
 import json
+import os
 import sys
 
 
 def report(path):
     """The JSON object of a loadplan report (the last {...} of the file)."""
+    if not os.path.isfile(path):
+        raise SystemExit(f"{path}: no such report (did the launch write one per rank?)")
     t = open(path).read()
     if "{" not in t:
         raise SystemExit(f"{path}: no JSON report")
@@ -26,7 +30,9 @@ def report(path):
 
 
 def rank_row(path, r):
-    m = r["runs"][r["median_run"]]
+    if len(r["runs"]) != 1:
+        raise SystemExit(f"{path}: {len(r['runs'])} runs: launch with --repeat 1, so all ranks' loads line up")
+    m = r["runs"][0]
     s = r.get("stage")
     if not s:
         raise SystemExit(f"{path}: not a deployment rank's report (no 'stage')")
@@ -38,14 +44,6 @@ def rank_row(path, r):
             "peak": r["measured"]["peak_allocated"], "predicted": r["predicted"]["peak"]}
 
 
-def ceilings(paths):
-    h2d, copy, failed = [], [], []
-    for p in paths:
-        c = report(p).get("ceilings", {})
-        for key, out in (("pinned_h2d_gbps", h2d), ("host_copy_gbps", copy)):
-            v = c.get(key)
-            (out.append(v) if isinstance(v, (int, float)) else failed.append(f"{p}: {key}: {v}"))
-    return h2d, copy, failed
 
 
 def aggregate(rows):
@@ -63,7 +61,7 @@ def aggregate(rows):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("reports", nargs="+")
-    ap.add_argument("--ceilings", nargs="*", default=[])
+    ap.add_argument("--ceilings")
     ap.add_argument("--json")
     a = ap.parse_args()
     rows = sorted((rank_row(p, report(p)) for p in a.reports), key=lambda r: r["rank"])
@@ -79,16 +77,12 @@ def main():
           f"{agg['gbps']:.2f} GB/s (load starts spread over {agg['skew_s']:.3f} s); every peak = its "
           f"prediction: {'yes' if agg['peaks_match'] else 'NO'}")
     if a.ceilings:
-        h2d, copy, failed = ceilings(a.ceilings)
-        for f in failed:
-            print(f"ceiling not measured: {f}")
-        if h2d and copy:
-            bound = min(sum(h2d), sum(copy))
-            agg.update(sum_pinned_h2d_gbps=sum(h2d), sum_host_copy_gbps=sum(copy), bound_gbps=bound,
-                       of_bound=agg["gbps"] / bound)
-            print(f"ceilings: pinned H2D summed over {len(h2d)} GPUs {sum(h2d):.2f} GB/s; host memcpy summed "
-                  f"over {len(copy)} processes {sum(copy):.2f} GB/s; aggregate = {agg['of_bound']:.3f} of the "
-                  f"smaller ({bound:.2f}; target 0.8)")
+        c = json.load(open(a.ceilings))
+        h2d, copy = c["sum_pinned_h2d_gbps"], c["host_copy_gbps"]
+        bound = min(h2d, copy)
+        agg.update(sum_pinned_h2d_gbps=h2d, host_copy_gbps=copy, bound_gbps=bound, of_bound=agg["gbps"] / bound)
+        print(f"ceilings: pinned H2D of {len(c['gpus'])} GPUs at once {h2d:.2f} GB/s; host memcpy {copy:.2f} GB/s; "
+              f"aggregate = {agg['of_bound']:.3f} of the smaller ({bound:.2f}; target 0.8)")
     agg["ranks_rows"] = rows
     if a.json:
         with open(a.json, "w") as f:

@@ -37,19 +37,15 @@ def test_aggregate():
     with tempfile.TemporaryDirectory() as d:
         # Rank 1 starts 0.5 s after rank 0 and ends at 1000.5 + 0.5: window 1.0 s, 20 GB.
         ok = [rank_report(0, 2, 1000.0, 0.5, 7, 7), rank_report(1, 2, 1000.5, 0.5, 9, 9)]
-        cj = os.path.join(d, "c")
-        os.makedirs(cj)
-        cpaths = []
-        for i, v in enumerate((50.0, 54.0)):
-            p = os.path.join(cj, f"c{i}.json")
-            json.dump(rank_report(i, 2, 0, 1, 1, 1, {"pinned_h2d_gbps": v, "host_copy_gbps": 15.0}), open(p, "w"))
-            cpaths.append(p)
-        p = run(d, ok, ["--ceilings", *cpaths, "--json", os.path.join(d, "o.json")])
+        c = os.path.join(d, "ceilings.json")  # bench/deploy/ceilings.py's output
+        json.dump({"gpus": [{"device": 0, "gbps": 50.0}, {"device": 1, "gbps": 54.0}], "sum_pinned_h2d_gbps": 104.0,
+                   "overlap_s": 1.9, "host_copy_gbps": 30.0}, open(c, "w"))
+        p = run(d, ok, ["--ceilings", c, "--json", os.path.join(d, "o.json")])
         assert p.returncode == 0, p.stdout + p.stderr
         o = json.load(open(os.path.join(d, "o.json")))
         assert abs(o["window_s"] - 1.0) < 1e-9 and abs(o["gbps"] - 20.0) < 1e-9, o
         assert abs(o["skew_s"] - 0.5) < 1e-9 and o["peaks_match"], o
-        assert o["bound_gbps"] == 30.0 and abs(o["of_bound"] - 20.0 / 30.0) < 1e-9, o  # memcpy 2 x 15 < H2D 104
+        assert o["bound_gbps"] == 30.0 and abs(o["of_bound"] - 20.0 / 30.0) < 1e-9, o  # memcpy 30 < H2D 104
         assert "aggregate = 0.667 of the smaller (30.00; target 0.8)" in p.stdout, p.stdout
         # A peak off its prediction: flagged and exit 1.
         bad = [rank_report(0, 2, 1000.0, 0.5, 7, 7), rank_report(1, 2, 1000.5, 0.5, 10, 9)]
@@ -58,6 +54,15 @@ def test_aggregate():
         # One report of a 2-rank world: refused, naming the ranks.
         p = run(d, ok[:1])
         assert p.returncode != 0 and "reports of ranks [0], but the world size is 2" in p.stderr, p.stderr
+        # Two runs in a rank's report (--repeat 2): refused, the ranks' loads would not line up.
+        two = rank_report(0, 1, 1000.0, 0.5, 7, 7)
+        two["runs"].append(dict(two["runs"][0]))
+        p = run(d, [two])
+        assert p.returncode != 0 and "2 runs: launch with --repeat 1" in p.stderr, p.stderr
+        # A report that is not there: a clear message, no traceback.
+        p = subprocess.run([sys.executable, os.path.join(HERE, "aggregate.py"), os.path.join(d, "rank-*.json")],
+                           capture_output=True, text=True)
+        assert p.returncode != 0 and "no such report" in p.stderr and "Traceback" not in p.stderr, p.stderr
 
 
 if __name__ == "__main__":

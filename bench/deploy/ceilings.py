@@ -66,7 +66,7 @@ def main():
     n = torch.cuda.device_count()
     if n == 0:
         raise SystemExit("ceilings: no CUDA device visible")
-    barrier, out = threading.Barrier(n), {}
+    barrier, out = threading.Barrier(n, timeout=120), {}  # a GPU that fails breaks it: no hang
     threads = [threading.Thread(target=gpu_copies, args=(d, a.mib << 20, a.seconds, barrier, out)) for d in range(n)]
     for t in threads:
         t.start()

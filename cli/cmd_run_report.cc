@@ -1,6 +1,9 @@
 // `loadplan run`'s report: predicted vs measured peak, the time split, the rate, the check.
 #include <algorithm>
 #include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -22,48 +25,43 @@ int64_t Delta(const Report& r, const Measurement& m) {
   return static_cast<int64_t>(m.memory.peak_used_delta) - static_cast<int64_t>(r.predicted_peak);
 }
 
+// One probe's line: its figure, or "<label> probe failed: <why>" (nothing when it did not run).
+template <typename T, typename Line>
+void PrintProbe(const std::optional<base::Result<T>>& probe, std::string_view label, Line line) {
+  if (!probe) return;
+  const std::string text =
+      probe->ok() ? line(**probe)
+                  : fmt::format("{} probe failed: {}", label, probe->status().message());
+  std::printf("%s\n", text.c_str());
+}
+
 void PrintCeilings(const Report& r, double rate) {
-  if (r.h2d) {
-    if (r.h2d->ok()) {
-      std::printf(
-          "  ceilings    pinned H2D %.2f GB/s (1 GiB, 4 streams): this load ran at %.3f of it\n",
-          (*r.h2d)->gbps(), (*r.h2d)->gbps() > 0 ? rate / (*r.h2d)->gbps() : 0.0);
-    } else {
-      std::printf("  ceilings    pinned H2D probe failed: %s\n", r.h2d->status().message().c_str());
-    }
-  }
-  if (r.host_read) {
-    if (r.host_read->ok()) {
-      std::printf("              host read (page cache -> pinned, %u threads) %.2f GB/s\n",
-                  r.io_threads, (*r.host_read)->gbps());
-    } else {
-      std::printf("              host read probe failed: %s\n",
-                  r.host_read->status().message().c_str());
-    }
-  }
-  if (r.shared) {
-    if (!r.shared->ok()) {
-      std::printf("              both at once: probe failed: %s\n",
-                  r.shared->status().message().c_str());
-    } else if ((*r.shared)->h2d.bytes == 0) {
-      std::printf(
-          "              both at once: the reads were too short for 3 copy rounds (256 MiB) inside "
-          "them\n");
-    } else {
-      std::printf(
-          "              both at once: pinned H2D %.2f GB/s beside a host read of %.2f GB/s\n",
-          (*r.shared)->h2d.gbps(), (*r.shared)->read.gbps());
-    }
-  }
-  if (r.host_copy) {
-    if (r.host_copy->ok()) {
-      std::printf("              host memory copy (memcpy, %u threads, 1 GiB) %.2f GB/s\n",
-                  r.io_threads, (*r.host_copy)->gbps());
-    } else {
-      std::printf("              host memory copy probe failed: %s\n",
-                  r.host_copy->status().message().c_str());
-    }
-  }
+  constexpr std::string_view kMore = "              ";  // the lines under "ceilings"
+  PrintProbe(r.h2d, "  ceilings    pinned H2D", [&](const backend::Throughput& t) {
+    return fmt::format(
+        "  ceilings    pinned H2D {:.2f} GB/s (1 GiB, 4 streams): this load ran at {:.3f} of it",
+        t.gbps(), t.gbps() > 0 ? rate / t.gbps() : 0.0);
+  });
+  PrintProbe(r.host_read, fmt::format("{}host read", kMore), [&](const backend::Throughput& t) {
+    return fmt::format("{}host read (page cache -> pinned, {} threads) {:.2f} GB/s", kMore,
+                       r.io_threads, t.gbps());
+  });
+  PrintProbe(
+      r.shared, fmt::format("{}both at once:", kMore), [&](const backend::SharedCeilings& c) {
+        return c.h2d.bytes == 0
+                   ? fmt::format(
+                         "{}both at once: the reads were too short for 3 copy rounds (256 MiB) "
+                         "inside them",
+                         kMore)
+                   : fmt::format(
+                         "{}both at once: pinned H2D {:.2f} GB/s beside a host read of {:.2f} GB/s",
+                         kMore, c.h2d.gbps(), c.read.gbps());
+      });
+  PrintProbe(r.host_copy, fmt::format("{}host memory copy", kMore),
+             [&](const backend::Throughput& t) {
+               return fmt::format("{}host memory copy (memcpy, {} threads, 1 GiB) {:.2f} GB/s",
+                                  kMore, r.io_threads, t.gbps());
+             });
 }
 
 void PrintCheck(const Report& r) {
@@ -137,6 +135,12 @@ void PrintText(const Report& r) {
   if (!r.saved.empty()) std::printf("  saved       %s\n", r.saved.c_str());
 }
 
+// ceilings.<key>: the probe's figure, or its error message (absent when it did not run).
+template <typename T, typename Value>
+void SetProbe(json& j, const char* key, const std::optional<base::Result<T>>& probe, Value value) {
+  if (probe) j["ceilings"][key] = probe->ok() ? value(**probe) : json(probe->status().message());
+}
+
 void PrintJson(const Report& r) {
   const Measurement& m = r.runs[r.median];
   json runs = json::array();
@@ -190,25 +194,15 @@ void PrintJson(const Report& r) {
         {"first_call_s", r.process.first_call_s},
         {"free_s", r.process.free_s}}},
       {"gbps", Rate(r.fill_bytes, m.times.wall_s)}};
-  if (r.h2d)
-    j["ceilings"]["pinned_h2d_gbps"] =
-        r.h2d->ok() ? json((*r.h2d)->gbps()) : json(r.h2d->status().message());
-  if (r.host_read) {
-    j["ceilings"]["host_read_gbps"] =
-        r.host_read->ok() ? json((*r.host_read)->gbps()) : json(r.host_read->status().message());
-  }
-  if (r.shared) {  // both at once; null: fewer than 3 copy rounds inside the reads
-    const bool some = r.shared->ok() && (*r.shared)->h2d.bytes > 0;
-    j["ceilings"]["pinned_h2d_beside_read_gbps"] =
-        some ? json((*r.shared)->h2d.gbps())
-             : (r.shared->ok() ? json(nullptr) : json(r.shared->status().message()));
-    j["ceilings"]["host_read_beside_h2d_gbps"] =
-        r.shared->ok() ? json((*r.shared)->read.gbps()) : json(r.shared->status().message());
-  }
-  if (r.host_copy) {
-    j["ceilings"]["host_copy_gbps"] =
-        r.host_copy->ok() ? json((*r.host_copy)->gbps()) : json(r.host_copy->status().message());
-  }
+  const auto gbps = [](const backend::Throughput& t) { return json(t.gbps()); };
+  SetProbe(j, "pinned_h2d_gbps", r.h2d, gbps);
+  SetProbe(j, "host_read_gbps", r.host_read, gbps);
+  SetProbe(j, "pinned_h2d_beside_read_gbps", r.shared, [](const backend::SharedCeilings& c) {
+    return c.h2d.bytes > 0 ? json(c.h2d.gbps()) : json(nullptr);  // null: < 3 rounds in the reads
+  });
+  SetProbe(j, "host_read_beside_h2d_gbps", r.shared,
+           [](const backend::SharedCeilings& c) { return json(c.read.gbps()); });
+  SetProbe(j, "host_copy_gbps", r.host_copy, gbps);
   if (r.check) {
     j["check"] = {{"ok", r.check->ok()},
                   {"host_error", r.check->host_error},

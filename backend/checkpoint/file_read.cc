@@ -120,9 +120,7 @@ base::Result<DirectFile> DirectFile::Open(const FileRef& file) {
   return direct;
 }
 
-DirectFile::DirectFile(DirectFile&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-
-DirectFile& DirectFile::operator=(DirectFile&& o) noexcept {
+FileDescriptor& FileDescriptor::operator=(FileDescriptor&& o) noexcept {
   if (this != &o) {
     if (fd_ >= 0) ::close(fd_);
     fd_ = std::exchange(o.fd_, -1);
@@ -130,7 +128,7 @@ DirectFile& DirectFile::operator=(DirectFile&& o) noexcept {
   return *this;
 }
 
-DirectFile::~DirectFile() {
+FileDescriptor::~FileDescriptor() {
   if (fd_ >= 0) ::close(fd_);
 }
 

@@ -18,6 +18,21 @@
 
 namespace loadplan::backend {
 
+// An open file descriptor, closed on destruction.
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd = -1) : fd_(fd) {}
+  FileDescriptor(FileDescriptor&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  FileDescriptor& operator=(FileDescriptor&& o) noexcept;
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  ~FileDescriptor();
+  [[nodiscard]] int get() const { return fd_; }
+
+ private:
+  int fd_ = -1;
+};
+
 // Faults to inject, by the index k of a read call (a pread that reaches the file; retries
 // after EINTR included, injected EINTRs not counted), counted per IoFaultState (per load).
 struct IoFaults {
@@ -82,16 +97,11 @@ class DirectFile {
  public:
   // kIo naming the file when the filesystem refuses O_DIRECT ("Invalid argument").
   static base::Result<DirectFile> Open(const FileRef& file);
-  DirectFile(DirectFile&& o) noexcept;
-  DirectFile& operator=(DirectFile&& o) noexcept;
-  DirectFile(const DirectFile&) = delete;
-  DirectFile& operator=(const DirectFile&) = delete;
-  ~DirectFile();
-  [[nodiscard]] int fd() const { return fd_; }
+  [[nodiscard]] int fd() const { return fd_.get(); }
 
  private:
   explicit DirectFile(int fd) : fd_(fd) {}
-  int fd_ = -1;
+  FileDescriptor fd_;
 };
 
 // The DirectFile of each file a load reads, opened at its first use and kept until the end

@@ -16,18 +16,6 @@
 
 namespace loadplan::backend {
 
-FileDescriptor& FileDescriptor::operator=(FileDescriptor&& o) noexcept {
-  if (this != &o) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = std::exchange(o.fd_, -1);
-  }
-  return *this;
-}
-
-FileDescriptor::~FileDescriptor() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
 CudaBackend::Impl::~Impl() {
   io.reset();  // joins the I/O threads before anything they use goes away
   if (compute) LOADPLAN_CUDA_WARN(cudaStreamSynchronize(compute.get()));

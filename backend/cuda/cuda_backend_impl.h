@@ -9,27 +9,13 @@
 #include <utility>
 #include <vector>
 
+#include "backend/checkpoint/file_read.h"
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/io_pool.h"
 #include "backend/cuda/step_events.h"
 
 namespace loadplan::backend {
-
-// An open file descriptor, closed on destruction.
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd = -1) : fd_(fd) {}
-  FileDescriptor(FileDescriptor&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-  FileDescriptor& operator=(FileDescriptor&& o) noexcept;
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  ~FileDescriptor();
-  [[nodiscard]] int get() const { return fd_; }
-
- private:
-  int fd_ = -1;
-};
 
 struct CudaBackend::Impl {
   using Clock = std::chrono::steady_clock;

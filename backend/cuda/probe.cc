@@ -49,25 +49,41 @@ Status TimeCopies(const std::vector<cuda::Stream>& streams, uint8_t* dst, const 
   return Status::Ok();
 }
 
-Status PinnedH2D(uint64_t bytes, uint32_t n, int device, int repeats, double& best) {
-  LOADPLAN_CUDA_TRY(cudaSetDevice(device));
+// What a copy probe times: `bytes` of pinned host memory (filled), as many device bytes, and
+// `n` streams on `device`.
+struct CopyRig {
   cuda::PinnedMemory host;
   cuda::DeviceMemory dev;
-  if (Status st = cuda::AllocatePinned(bytes, host); !st.ok()) return st;
-  if (Status st = cuda::AllocateDevice(bytes, dev); !st.ok()) return st;
-  std::memset(host.get(), 0x5A, bytes);
-  std::vector<cuda::Stream> streams(std::max<uint32_t>(n, 1));
-  for (cuda::Stream& s : streams) {
-    if (Status st = cuda::CreateStream(s); !st.ok()) return st;
+  std::vector<cuda::Stream> streams;
+
+  Status Make(uint64_t bytes, uint32_t n, int device) {
+    LOADPLAN_CUDA_TRY(cudaSetDevice(device));
+    if (Status st = cuda::AllocatePinned(bytes, host); !st.ok()) return st;
+    if (Status st = cuda::AllocateDevice(bytes, dev); !st.ok()) return st;
+    std::memset(host.get(), 0x5A, bytes);
+    streams.resize(std::max<uint32_t>(n, 1));
+    for (cuda::Stream& s : streams) {
+      if (Status st = cuda::CreateStream(s); !st.ok()) return st;
+    }
+    return Status::Ok();
   }
+  Status Free() {
+    Status st = dev.Free();
+    return st.ok() ? host.Free() : st;
+  }
+};
+
+Status PinnedH2D(uint64_t bytes, uint32_t n, int device, int repeats, double& best) {
+  CopyRig rig;
+  if (Status st = rig.Make(bytes, n, device); !st.ok()) return st;
   best = 0;
   for (int r = 0; r <= repeats; ++r) {  // r == 0: warm-up
     double s = 0;
-    if (Status st = TimeCopies(streams, dev.get(), host.get(), bytes, s); !st.ok()) return st;
+    if (Status st = TimeCopies(rig.streams, rig.dev.get(), rig.host.get(), bytes, s); !st.ok())
+      return st;
     if (r > 0 && (best == 0 || s < best)) best = s;
   }
-  Status st = dev.Free();
-  return st.ok() ? host.Free() : st;
+  return rig.Free();
 }
 
 // One round of copies of ProbeH2DBesideHostRead, on the host clock around its event timing.
@@ -84,19 +100,12 @@ Status CopyUntil(uint64_t bytes, uint32_t n, int device, std::atomic<bool>& star
     std::atomic<bool>& flag;
     ~Started() { flag = true; }
   } guard{started};
-  LOADPLAN_CUDA_TRY(cudaSetDevice(device));
-  cuda::PinnedMemory host;
-  cuda::DeviceMemory dev;
-  if (Status st = cuda::AllocatePinned(bytes, host); !st.ok()) return st;
-  if (Status st = cuda::AllocateDevice(bytes, dev); !st.ok()) return st;
-  std::memset(host.get(), 0x5A, bytes);
-  std::vector<cuda::Stream> streams(std::max<uint32_t>(n, 1));
-  for (cuda::Stream& s : streams) {
-    if (Status st = cuda::CreateStream(s); !st.ok()) return st;
-  }
+  CopyRig rig;
+  if (Status st = rig.Make(bytes, n, device); !st.ok()) return st;
   for (bool warm = true; !stop.stop_requested(); warm = false) {
     Round r{.start = std::chrono::steady_clock::now()};
-    if (Status st = TimeCopies(streams, dev.get(), host.get(), bytes, r.seconds); !st.ok())
+    if (Status st = TimeCopies(rig.streams, rig.dev.get(), rig.host.get(), bytes, r.seconds);
+        !st.ok())
       return st;
     r.end = std::chrono::steady_clock::now();
     if (warm)
@@ -104,8 +113,7 @@ Status CopyUntil(uint64_t bytes, uint32_t n, int device, std::atomic<bool>& star
     else
       rounds.push_back(r);
   }
-  Status st = dev.Free();
-  return st.ok() ? host.Free() : st;
+  return rig.Free();
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "backend/backend.h"
 #include "backend/checkpoint/checkpoint.h"
+#include "backend/load_defaults.h"
 #include "simulator/plan.h"
 #include "verifier/manifest.h"
 
@@ -26,7 +27,7 @@ struct HostOptions {
   std::optional<uint64_t> limit;
   // A fill reads its tensor in pread calls of at most this many bytes (the CUDA backend's
   // chunking; tests make it small so that a load makes many reads).
-  uint64_t read_chunk_bytes = uint64_t{4} << 20;
+  uint64_t read_chunk_bytes = kDefaultChunkBytes;
   // Test seam, never a user option: faults injected into this load's checkpoint reads.
   IoFaults io_faults;
   // Reads as the CUDA backend's `direct_io` does (O_DIRECT, whole 4 KiB blocks, a bounce

@@ -30,13 +30,6 @@ std::vector<const Buffer*> Side(const verifier::Manifest& m, bool exports) {
   return out;
 }
 
-const verifier::Variable* FindVar(const verifier::Manifest& m, const std::string& name) {
-  for (const verifier::Variable& v : m.vars) {
-    if (v.name == name) return &v;
-  }
-  return nullptr;
-}
-
 std::string Names(const std::vector<const Buffer*>& bs) {
   std::string out;
   for (const Buffer* b : bs) out += (out.empty() ? "" : ", ") + b->name;
@@ -76,8 +69,8 @@ std::optional<verifier::Box> SharedBox(const Pair& p, const Expr& e, const Expr&
   vars.merge(verifier::Variables(f));
   verifier::Box box;
   for (const std::string& v : vars) {
-    const verifier::Variable* a = FindVar(*p.from.manifest, v);
-    const verifier::Variable* b = FindVar(*p.to.manifest, v);
+    const verifier::Variable* a = p.from.manifest->FindVar(v);
+    const verifier::Variable* b = p.to.manifest->FindVar(v);
     if (a == nullptr || b == nullptr || a->min != b->min || a->max != b->max) {
       const auto range = [](const verifier::Variable* x) {
         return x == nullptr ? std::string("undeclared") : fmt::format("[{}, {}]", x->min, x->max);

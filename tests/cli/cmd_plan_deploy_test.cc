@@ -2,13 +2,13 @@
 // and boundary errors, through cli::RunPlan as the command runs it.
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/cmd_plan.h"
+#include "examples/examples.h"
 
 namespace loadplan::cli {
 namespace {
@@ -16,12 +16,7 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-json K3Stage() {
-  std::ifstream in(std::string(LOADPLAN_SOURCE_DIR) + "/examples/k3-stage.json");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return json::parse(ss.str());
-}
+json K3Stage() { return json::parse(examples::ExampleText("k3-stage")); }
 
 // A fresh folder under the test temp dir for one test.
 fs::path Folder(const std::string& name) {

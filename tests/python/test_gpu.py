@@ -30,7 +30,7 @@ def _warm_torch_compare(model):
     memory held for the process) and its results take cached blocks; both before a baseline."""
     for name in model:
         t = torch.from_dlpack(model[name]).reshape(-1).view(torch.uint8)
-        assert torch.equal(t, t.clone())
+        torch.equal(t, t.clone())  # a warm-up of the kernels the checks use, not a check
     del t
 
 

@@ -12,6 +12,7 @@ namespace {
 backend::CudaOptions CudaOptionsOf(const LoadOptions& o) {
   return {.io_threads = o.io_threads,
           .chunk_bytes = o.chunk_bytes,
+          .read_bytes = o.read_bytes,
           .memory_limit = o.memory_limit,
           .device = o.device,
           .derive = o.derive,

@@ -2,12 +2,14 @@
 """loadplan's I/O threads, chunk size and read mode on one storage path, beside peers, interleaved.
 
     python3 bench/storage_sweep.py STORAGE LOADPLAN MANIFEST CKPT_DIR [--rounds R] [--json OUT]
-        [--config T:C[:direct] | default[:direct]]... [--peer NAME]... [--disk BS_MIB:STREAMS]...
+        [--config T:C[:FLAG]... | default[:FLAG]...]... [--peer NAME[:job]]... [--disk BS_MIB:STREAMS]...
 
 STORAGE is cold, tmpfs or page-cache (a label; cold also evicts CKPT_DIR's shards from the page
 cache before every row, as scripts/gpu-check's peers part). Each round runs every row once, in
 the order given, each in a fresh process: a config T:C is `loadplan run --no-derive --io-threads
-T --chunk-mib C` (`--direct` with :direct; `default` takes run's own), a peer is bench/peers/peer_load.py NAME (raw load), a
+T --chunk-mib C` (`default` takes run's own); FLAGs: direct (`--direct`), rR (`--read-mib R`), job
+(derive on: the whole job). A peer is bench/peers/peer_load.py NAME (raw load; NAME:job adds its
+MXFP4 prep of MANIFEST's derive programs, the whole job), a
 disk row is `dd iflag=direct` with BS_MIB MiB blocks on STREAMS shards at once (bench/peers/disk.py).
 Rows of one round are side by side; rounds repeat them to show the noise. Prints one line per
 row and a table of each row's best and worst GB/s; --json writes every run.
@@ -36,12 +38,16 @@ def last_json(text):
     return json.loads(text[text.index("{"):text.rindex("}") + 1]) if "{" in text else None
 
 
-def run_loadplan(a, threads, chunk, direct):
-    cmd = [a.loadplan, "run", a.manifest, "--checkpoint", a.ckpt, "--no-derive", "--repeat", "1", "--format", "json"]
+def run_loadplan(a, threads, chunk, direct, read=None, job=False):
+    cmd = [a.loadplan, "run", a.manifest, "--checkpoint", a.ckpt, "--repeat", "1", "--format", "json"]
+    if not job:
+        cmd.append("--no-derive")
     if threads is not None:
         cmd += ["--io-threads", str(threads), "--chunk-mib", str(chunk)]
     if direct:
         cmd.append("--direct")
+    if read is not None:
+        cmd += ["--read-mib", str(read)]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.row_timeout)
     r = last_json(p.stdout) if p.returncode == 0 else None
     if r is None:
@@ -52,13 +58,14 @@ def run_loadplan(a, threads, chunk, direct):
             "peak": r["measured"]["peak_allocated"], "predicted": r["predicted"]["peak"]}
 
 
-def run_peer(a, name):
-    p = subprocess.run([sys.executable, os.path.join(HERE, "peers", "peer_load.py"), name, a.ckpt, "--json"],
+def run_peer(a, name, job=False):
+    extra = ["--prep", "--manifest", a.manifest] if job else []
+    p = subprocess.run([sys.executable, os.path.join(HERE, "peers", "peer_load.py"), name, a.ckpt, "--json"] + extra,
                        capture_output=True, text=True, timeout=a.row_timeout)
     if p.returncode != 0:
         return {"error": (p.stderr or p.stdout).strip()[-300:]}
     r = json.loads(p.stdout.strip().splitlines()[-1])
-    return {"gbps": r["raw_gbps"], "backend": r["backend"]}
+    return {"gbps": r["whole_gbps" if job else "raw_gbps"], "backend": r["backend"]}
 
 
 def run_disk(a, bs, streams):
@@ -75,16 +82,19 @@ def rows_of(a):
     rows = []
     for c in a.config:
         parts = c.split(":")
-        direct = len(parts) > 2 and parts[2] == "direct"
-        if parts[0] == "default":  # run's own defaults (backend/load_defaults.h)
-            direct = len(parts) > 1 and parts[1] == "direct"
-            name, t, ch = f"loadplan defaults{', O_DIRECT' if direct else ''}", None, None
-        else:
-            name = f"loadplan {parts[0]} threads, {parts[1]} MiB{', O_DIRECT' if direct else ''}"
-            t, ch = int(parts[0]), float(parts[1])
-        rows.append((name, lambda t=t, ch=ch, d=direct: run_loadplan(a, t, ch, d)))
+        default = parts[0] == "default"  # run's own defaults (backend/load_defaults.h)
+        flags = parts[1:] if default else parts[2:]
+        direct, job = "direct" in flags, "job" in flags
+        read = next((float(f[1:]) for f in flags if f.startswith("r")), None)
+        name = "loadplan defaults" if default else f"loadplan {parts[0]} threads, {parts[1]} MiB"
+        name += (", O_DIRECT" if direct else "") + (f", read {read:g} MiB at a time" if read is not None else "")
+        name += ", whole job" if job else ""
+        t, ch = (None, None) if default else (int(parts[0]), float(parts[1]))
+        rows.append((name, lambda t=t, ch=ch, d=direct, rd=read, j=job: run_loadplan(a, t, ch, d, rd, j)))
     for p in a.peer:
-        rows.append((p, lambda p=p: run_peer(a, p)))
+        name, _, flag = p.partition(":")
+        rows.append((name + (", whole job" if flag == "job" else ""),
+                     lambda n=name, j=flag == "job": run_peer(a, n, j)))
     for d in a.disk:
         bs, streams = (int(x) for x in d.split(":"))
         rows.append((f"dd bs={bs}M iflag=direct, {streams} stream(s)", lambda b=bs, s=streams: run_disk(a, b, s)))

@@ -39,6 +39,10 @@ double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
 }
 
+double UnixNow() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
 int Fail(int code, const std::string& message) {
   std::fprintf(stderr, "loadplan run: %s\n", message.c_str());
   return code;
@@ -64,6 +68,9 @@ std::string OptionProblem(const RunCliOptions& o) {
   if (o.io_threads == 0 || o.io_threads > 1024) return "--io-threads must be in [1, 1024]";
   if (!(o.chunk_mib * 1024 >= 4) || o.chunk_mib > 1024)
     return "--chunk-mib must be in [4 KiB, 1024 MiB]";
+  if (o.read_mib != 0 && (!(o.read_mib * 1024 >= 4) || o.read_mib > o.chunk_mib))
+    return "--read-mib must be in [4 KiB, --chunk-mib]";
+  if (o.read_mib != 0 && o.direct) return "--read-mib applies to buffered reads, not --direct";
   if (o.repeat == 0) return "--repeat must be at least 1";
   if (o.checkpoint.empty()) return "--checkpoint DIR is required";
   return {};
@@ -87,6 +94,7 @@ Outcome<api::LoadOptions> LoadOptionsOf(const RunCliOptions& o) {
   api::LoadOptions load{.device = o.device,
                         .io_threads = o.io_threads,
                         .chunk_bytes = static_cast<uint64_t>(std::llround(o.chunk_mib * (1 << 20))),
+                        .read_bytes = static_cast<uint64_t>(std::llround(o.read_mib * (1 << 20))),
                         .derive = !o.no_derive,
                         .direct_io = o.direct};
   if (o.memory_limit) {
@@ -161,6 +169,7 @@ run::Report BaseReport(const RunCliOptions& o, const Setup& s) {
                 .prefetch = plan.prefetch,
                 .io_threads = s.load.io_threads,
                 .chunk_bytes = s.load.chunk_bytes,
+                .read_bytes = s.load.read_bytes,
                 .placement = std::string(simulator::PlacementPolicyName(plan.placement))};
   r.resident_rounded = plan.resident_bytes_rounded;
   r.arena_rounded = plan.arena_bytes_rounded;
@@ -240,6 +249,7 @@ int ChooseStageOf(RunCliOptions& o, std::optional<api::StageChoice>& stage) {
 
 int RunRun(const RunCliOptions& given) {
   const auto t0 = Clock::now();
+  const double start_unix_s = UnixNow();
   RunCliOptions o = given;
   std::optional<api::StageChoice> stage;
   if (const int rc = ChooseStageOf(o, stage); rc != 0) return rc;
@@ -261,6 +271,7 @@ int RunRun(const RunCliOptions& given) {
   report.reserve = *reserve;
   report.process.context_s = *started;
   report.process.prepare_s = prepare_s;
+  report.process.start_unix_s = start_unix_s;
   if (const int rc = CheckRoom(o, report); rc != 0) return rc;
   if (o.ceilings) Probe(o, s, report);
   const InterruptWatch interrupt;  // from here Ctrl-C cancels (exit 130), a second one kills
@@ -294,6 +305,7 @@ int RunRun(const RunCliOptions& given) {
   const auto freeing = Clock::now();
   gpu.reset();  // the last model's device memory, before the report (the process ends next)
   report.process.free_s = Seconds(freeing);
+  report.process.report_unix_s = UnixNow();
   if (o.format == Format::kJson) {
     run::PrintJson(report);
   } else {

@@ -28,6 +28,7 @@ struct RunCliOptions {
   std::string save_derived;  // --save-derived DIR: derived carries as safetensors
   uint32_t io_threads = backend::kDefaultIoThreads;            // --io-threads
   double chunk_mib = backend::kDefaultChunkBytes / 1048576.0;  // --chunk-mib (at least 4 KiB)
+  double read_mib = 0;            // --read-mib: pread size within a chunk (0: the chunk)
   uint32_t repeat = 1;            // --repeat: loads in a row, the median is reported
   bool ceilings = false;          // --ceilings: pinned H2D and host-read probes first
   int device = 0;                 // --device

@@ -32,6 +32,9 @@ struct ProcessTimes {
   double to_load_s = 0;     // the command's start to the first load's call (both of the above)
   double first_call_s = 0;  // the first load's API call: backend set-up, the load, its finish
   double free_s = 0;        // freeing the last load's model, after --check and --save-derived
+  // The system clock at the command's start and just before the report is printed: against a
+  // wall clock read outside the process they split its exec (before) from its exit (after).
+  double start_unix_s = 0, report_unix_s = 0;
 };
 
 struct Report {
@@ -40,6 +43,7 @@ struct Report {
   bool direct = false;  // --direct: O_DIRECT reads
   uint32_t lanes = 1, prefetch = 0, io_threads = 0;
   uint64_t chunk_bytes = 0;
+  uint64_t read_bytes = 0;  // pread size within a chunk (0: one pread per chunk)
   std::string placement;
   uint64_t resident_rounded = 0, arena_rounded = 0, lower_bound = 0, granularity = 0;
   uint64_t predicted_peak = 0, naive_peak = 0;

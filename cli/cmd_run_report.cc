@@ -93,8 +93,11 @@ void PrintText(const Report& r) {
               r.mode.c_str(), r.derive ? "on" : "off", r.checkpoint_bytes / 1e9,
               r.checkpoint.c_str());
   std::printf(
-      "  plan        lanes %u, prefetch %u, placement %s; %u I/O threads x %.2f MiB chunks%s\n",
+      "  plan        lanes %u, prefetch %u, placement %s; %u I/O threads x %.2f MiB chunks%s%s\n",
       r.lanes, r.prefetch, r.placement.c_str(), r.io_threads, r.chunk_bytes / double(1 << 20),
+      r.read_bytes != 0
+          ? fmt::format(" read {:.2f} MiB at a time", r.read_bytes / double(1 << 20)).c_str()
+          : "",
       r.direct ? ", O_DIRECT reads" : "");
   std::printf(
       "  peak        predicted %s = pool %.3f GiB + arena %.3f GiB (lower bound %.3f GiB)\n",
@@ -168,6 +171,7 @@ void PrintJson(const Report& r) {
       {"placement", r.placement},
       {"io_threads", r.io_threads},
       {"chunk_bytes", r.chunk_bytes},
+      {"read_bytes", r.read_bytes},
       {"checkpoint_bytes", r.checkpoint_bytes},
       {"fill_bytes", r.fill_bytes},
       {"derived_bytes", r.derived_bytes},
@@ -192,7 +196,9 @@ void PrintJson(const Report& r) {
         {"prepare_s", r.process.prepare_s},
         {"to_load_s", r.process.to_load_s},
         {"first_call_s", r.process.first_call_s},
-        {"free_s", r.process.free_s}}},
+        {"free_s", r.process.free_s},
+        {"start_unix_s", r.process.start_unix_s},
+        {"report_unix_s", r.process.report_unix_s}}},
       {"gbps", Rate(r.fill_bytes, m.times.wall_s)}};
   const auto gbps = [](const backend::Throughput& t) { return json(t.gbps()); };
   SetProbe(j, "pinned_h2d_gbps", r.h2d, gbps);

@@ -244,6 +244,19 @@ void AddCalibrate(CLI::App& app, Commands& c) {
   cmd->callback([&c] { c.code = cli::RunCalibrate(c.calibrate); });
 }
 
+// A number above zero (fractions allowed), as --chunk-mib and --read-mib take.
+CLI::Validator PositiveNumber() {
+  return CLI::Validator(
+      [](std::string& s) {
+        double v = 0;
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        return ec == std::errc() && end == s.data() + s.size() && v > 0
+                   ? std::string()
+                   : "'" + s + "' is not a positive number";
+      },
+      "");
+}
+
 void AddRun(CLI::App& app, Commands& c) {
   auto* cmd = app.add_subcommand(
       "run", "Load a checkpoint on the GPU: staged sources, derive kernels, measured peak");
@@ -271,15 +284,10 @@ void AddRun(CLI::App& app, Commands& c) {
                   "I/O threads (each with pinned double buffers and a stream)")
       ->check(IntIn(1, 256));
   cmd->add_option("--chunk-mib", o.chunk_mib, "Copy chunk size in MiB (fractions allowed)")
-      ->check(CLI::Validator(
-          [](std::string& s) {
-            double v = 0;
-            const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-            return ec == std::errc() && end == s.data() + s.size() && v > 0
-                       ? std::string()
-                       : "'" + s + "' is not a positive number";
-          },
-          ""));
+      ->check(PositiveNumber());
+  cmd->add_option("--read-mib", o.read_mib,
+                  "pread size within a chunk in MiB (default: the chunk; buffered reads only)")
+      ->check(PositiveNumber());
   cmd->add_option("--repeat", o.repeat, "Loads in a row; the median is reported")
       ->check(IntIn(1, 100));
   cmd->add_flag("--ceilings", o.ceilings,

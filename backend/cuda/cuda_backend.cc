@@ -29,7 +29,7 @@ Status CudaBackend::Impl::Init() {
   LOADPLAN_CUDA_TRY(cudaFree(nullptr));  // creates the context (and loads modules when EAGER)
   if (Status st = cuda::CreateStream(compute); !st.ok()) return st;
   if (Status st = cuda::IoPool::Create(options.io_threads, options.chunk_bytes, options.device,
-                                       steps, io, options.direct_io);
+                                       steps, io, options.direct_io, options.read_bytes);
       !st.ok()) {
     return st;
   }

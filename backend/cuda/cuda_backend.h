@@ -25,6 +25,9 @@ namespace loadplan::backend {
 struct CudaOptions {
   uint32_t io_threads = kDefaultIoThreads;  // backend/load_defaults.h
   uint64_t chunk_bytes = kDefaultChunkBytes;
+  // 0: one pread per chunk; else each chunk is read by preads of at most this many bytes
+  // (buffered reads only), its copy still one: the copy size apart from the read size.
+  uint64_t read_bytes = 0;
   std::optional<uint64_t> memory_limit;  // cap on the backend's device bytes (tests force OOM)
   std::optional<uint32_t> fail_at_allocation;  // fault injection: 0 the resident pool, 1 the arena
   std::optional<uint32_t> fail_at_step;  // fault injection: this plan step fails before it runs

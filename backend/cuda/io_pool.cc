@@ -39,14 +39,19 @@ struct IoPool::Job {
   std::vector<uint8_t> used;
 };
 
-IoPool::IoPool(uint64_t chunk_bytes, int device, StepEvents& steps, bool direct)
-    : chunk_bytes_(chunk_bytes), device_(device), direct_(direct), steps_(steps) {}
+IoPool::IoPool(uint64_t chunk_bytes, uint64_t read_bytes, int device, StepEvents& steps,
+               bool direct)
+    : chunk_bytes_(chunk_bytes),
+      read_bytes_(read_bytes == 0 ? chunk_bytes : std::min(read_bytes, chunk_bytes)),
+      device_(device),
+      direct_(direct),
+      steps_(steps) {}
 
 Status IoPool::Create(uint32_t threads, uint64_t chunk_bytes, int device, StepEvents& steps,
-                      std::unique_ptr<IoPool>& out, bool direct) {
+                      std::unique_ptr<IoPool>& out, bool direct, uint64_t read_bytes) {
   if (threads == 0 || chunk_bytes == 0)
     return Status::Error("I/O threads and chunk bytes must be positive");
-  std::unique_ptr<IoPool> pool(new IoPool(chunk_bytes, device, steps, direct));
+  std::unique_ptr<IoPool> pool(new IoPool(chunk_bytes, read_bytes, device, steps, direct));
   const uint64_t slot_bytes = direct ? DirectBufferBytes(chunk_bytes) : chunk_bytes;
   // One pinned allocation for every slot: one page-locking call instead of 2 x threads.
   if (slot_bytes > UINT64_MAX / 2 / threads)
@@ -167,9 +172,16 @@ Status IoPool::Copy(uint32_t w, const Chunk& c) {
                    {k.slot[s], DirectBufferBytes(chunk_bytes_)}, context);
     if (!at.ok()) return at.status();
     src += *at;
-  } else if (Status st = ReadExact(r.file, r.file_offset + c.offset, {k.slot[s], c.bytes}, context);
-             !st.ok()) {
-    return st;
+  } else {
+    for (uint64_t at = 0; at < c.bytes; at += read_bytes_) {
+      const uint64_t n = std::min(read_bytes_, c.bytes - at);
+      ReadContext piece = context;
+      piece.tensor_offset += at;
+      if (Status st = ReadExact(r.file, r.file_offset + c.offset + at, {k.slot[s] + at, n}, piece);
+          !st.ok()) {
+        return st;
+      }
+    }
   }
   k.read_s += Since(t0);
   cudaStream_t stream = k.stream.get();

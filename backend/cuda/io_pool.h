@@ -58,8 +58,10 @@ class IoPool {
   // Creates `threads` threads, each with a stream and two pinned buffers of `chunk_bytes`
   // (DirectBufferBytes(chunk_bytes) when `direct`). Threads bind to `device` (cudaSetDevice)
   // before their first CUDA call.
+  // `read_bytes` (buffered mode; 0: chunk_bytes): each chunk is read by preads of at most this
+  // many bytes, then copied in one cudaMemcpyAsync.
   static Status Create(uint32_t threads, uint64_t chunk_bytes, int device, StepEvents& steps,
-                       std::unique_ptr<IoPool>& out, bool direct = false);
+                       std::unique_ptr<IoPool>& out, bool direct = false, uint64_t read_bytes = 0);
   ~IoPool();  // cancels what is queued, joins the threads, synchronises the streams
   IoPool(const IoPool&) = delete;
   IoPool& operator=(const IoPool&) = delete;
@@ -87,7 +89,7 @@ class IoPool {
     bool skip = false;
   };
 
-  IoPool(uint64_t chunk_bytes, int device, StepEvents& steps, bool direct);
+  IoPool(uint64_t chunk_bytes, uint64_t read_bytes, int device, StepEvents& steps, bool direct);
   void Run(uint32_t w);
   bool Next(Chunk& c);
   Status Copy(uint32_t w, const Chunk& c);
@@ -96,6 +98,7 @@ class IoPool {
   void SetError(Status st);
 
   const uint64_t chunk_bytes_;
+  const uint64_t read_bytes_;  // at most chunk_bytes_
   const int device_;
   const bool direct_;
   DirectFiles direct_files_;  // opened by Submit (the executor's thread) only

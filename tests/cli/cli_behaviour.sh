@@ -34,6 +34,8 @@ expect 2 "did you mean 'check'" "$L" chek x.json
 expect 2 "already bound" "$L" plan "$tiny" --at batch=1 --at batch=2
 expect 2 "--layers applies to" "$L" example tiny --layers 3
 expect 2 "--reserve: not a size: lots" "$L" run "$tiny" --checkpoint nowhere --reserve lots
+expect 2 "--read-mib must be in \[4 KiB, --chunk-mib\]" "$L" run "$tiny" --checkpoint nowhere --read-mib 8
+expect 2 "--read-mib applies to buffered reads" "$L" run "$tiny" --checkpoint nowhere --read-mib 1 --direct
 expect 2 "'yaml' is not one of: text, json" "$L" check "$tiny" --format yaml
 expect 2 "'nope' is not one of" "$L" example nope
 for args in "check $tiny --format yaml" "example yaml" "plan --lanes 0" "plan --help" "check --help"; do

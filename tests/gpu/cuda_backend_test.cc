@@ -379,6 +379,27 @@ TEST_F(CudaBackendTest, DirectReadsGiveTheHostsBytesAndTheSameErrors) {
   EXPECT_EQ(OpenFds(), fds);
 }
 
+// --read-mib: each chunk filled by several preads (the last one shorter), copied once; the
+// same bytes, and a read fault in a later piece names its tensor offset.
+TEST_F(CudaBackendTest, ChunksReadInPiecesGiveTheHostsBytes) {
+  const LoadPlan plan = MakePlan();
+  const Bytes want = HostBytes(plan);
+  const CudaOptions o{.io_threads = 3, .chunk_bytes = 64 << 10, .read_bytes = 10'000};
+  const Run r = RunGpu(plan, o);
+  ASSERT_NE(r.created.backend, nullptr) << r.created.status.message();
+  ASSERT_TRUE(r.exec.status.ok()) << r.exec.status.message();
+  EXPECT_TRUE(GpuBytes(plan, *r.created.backend) == want);
+  CudaOptions f = o;
+  f.io_faults = {.eio_at_read = 3};  // the fourth pread: a piece inside the first chunks
+  const Run bad = RunGpu(plan, f);
+  ASSERT_NE(bad.created.backend, nullptr) << bad.created.status.message();
+  const std::string& m = bad.exec.status.message();
+  EXPECT_EQ(bad.exec.status.kind(), base::ErrorKind::kIo) << m;
+  EXPECT_NE(m.find("read failed: Input/output error"), std::string::npos) << m;
+  EXPECT_TRUE(bad.exec.cleanup.ok()) << bad.exec.cleanup.message();
+  EXPECT_EQ(FreeBytes(), bad.created.backend->Memory().baseline_free);
+}
+
 // run --ceilings' "both at once" probe: the reads' bytes are the host-read probe's, whole
 // 256 MiB rounds only are counted, and device memory is back where it was.
 TEST_F(CudaBackendTest, H2DBesideTheHostReadCountsWholeRoundsAndGivesMemoryBack) {

@@ -26,11 +26,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def evict(ckpt):
-    """Drops the shards' clean pages from the page cache (no root needed)."""
+    """Drops the shards' pages from the page cache (no root needed): written back first (fsync),
+    since DONTNEED leaves dirty pages, as a freshly generated checkpoint's are, in the cache."""
     for f in sorted(glob.glob(os.path.join(ckpt, "*.safetensors"))):
         fd = os.open(f, os.O_RDONLY)
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-        os.close(fd)
+        try:
+            os.fsync(fd)
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
 
 
 def last_json(text):

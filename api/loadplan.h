@@ -52,7 +52,9 @@ struct LoadOptions {
   int device = 0;
   uint32_t io_threads = backend::kDefaultIoThreads;    // pread threads, each with a copy stream
   uint64_t chunk_bytes = backend::kDefaultChunkBytes;  // one pread + one host-to-device copy
-  uint64_t read_bytes = 0;  // 0: one pread per chunk; else preads of this size fill each chunk
+  // 0: one pread per chunk; else preads of at most this size fill each chunk (buffered reads
+  // only: with direct_io the load is refused; above chunk_bytes it is chunk_bytes).
+  uint64_t read_bytes = 0;
   std::optional<uint64_t> memory_limit;  // refuse to allocate beyond this many device bytes
   bool naive = false;           // the baseline plan: every checkpoint tensor resident (no staging)
   bool derive = true;           // false: no derive kernel runs (carries stay as allocated)

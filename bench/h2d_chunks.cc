@@ -7,8 +7,9 @@
 //
 //   bench_h2d_chunks [GIB [SLOTS [quick|realloc]]]   (default 8 GiB, 24 slots; quick: 4, 16 and
 //        64 MiB chunks on 12, 4 and 4 streams only; realloc: 4 MiB chunks on 12 streams into a
-//        fresh allocation, then again right after freeing it and allocating GIB anew, and
-//        again 1 s and 4 s later: what a second load of the same size in one process meets)
+//        fresh allocation, then right after freeing it and allocating GIB anew, into that same
+//        memory again, 1 s later and 5 s later: what a second load of the size in one process
+//        meets)
 //
 // Prints one JSON line per configuration: chunk MiB, streams, slots, GB/s (best of 3).
 #include <cuda_runtime.h>
@@ -91,8 +92,11 @@ int Realloc(Rig& rig, uint64_t total, uint32_t slots) {
 int main(int argc, char** argv) {
   const double gib = argc > 1 ? std::atof(argv[1]) : 8;
   const long slots_arg = argc > 2 ? std::atol(argv[2]) : 24;
-  if (!(gib >= 1 && gib <= 64) || slots_arg < 1 || slots_arg > 256) {
-    std::fprintf(stderr, "usage: bench_h2d_chunks [GIB in 1..64 [SLOTS in 1..256]]\n");
+  const std::string_view mode = argc > 3 ? argv[3] : "";
+  if (!(gib >= 1 && gib <= 64) || slots_arg < 1 || slots_arg > 256 || argc > 4 ||
+      (!mode.empty() && mode != "quick" && mode != "realloc")) {
+    std::fprintf(stderr,
+                 "usage: bench_h2d_chunks [GIB in 1..64 [SLOTS in 1..256 [quick|realloc]]]\n");
     return 2;
   }
   const auto slots = static_cast<uint32_t>(slots_arg);
@@ -103,7 +107,7 @@ int main(int argc, char** argv) {
     uint32_t streams, slots;
   };
   std::vector<Config> configs;
-  const bool quick = argc > 3 && std::string_view(argv[3]) == "quick";
+  const bool quick = mode == "quick";
   for (uint64_t c : {1, 2, 4, 8, 16}) {
     for (uint32_t s : {1u, 2u, 4u, 12u}) {
       if (!quick || (c == 4 && s == 12) || (c == 16 && s == 4))
@@ -128,7 +132,7 @@ int main(int argc, char** argv) {
   rig.done.resize(most_slots);
   for (cudaEvent_t& e : rig.done)
     if (!Ok(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "event")) return 3;
-  if (argc > 3 && std::string_view(argv[3]) == "realloc") return Realloc(rig, total, slots);
+  if (mode == "realloc") return Realloc(rig, total, slots);
   if (Pass(rig, total, 4 * mib, 4, slots) < 0) return 3;  // warm-up
   for (const Config& c : configs) {
     double best = 0;

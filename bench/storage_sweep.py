@@ -16,6 +16,7 @@ row and a table of each row's best and worst GB/s; --json writes every run.
 """
 import argparse
 import glob
+import re
 import json
 import os
 import subprocess
@@ -58,7 +59,8 @@ def run_loadplan(a, threads, chunk, direct, read=None, job=False):
         return {"error": (p.stderr or p.stdout).strip()[-300:]}
     m = r["runs"][r["median_run"]]
     return {"gbps": r["gbps"], "read_s": m["read_s"], "slot_wait_s": m["slot_wait_s"],
-            "io_threads": r["io_threads"], "chunk_bytes": r["chunk_bytes"], "direct": r["direct"],
+            "io_threads": r["io_threads"], "chunk_bytes": r["chunk_bytes"], "read_bytes": r.get("read_bytes", 0),
+            "direct": r["direct"],
             "peak": r["measured"]["peak_allocated"], "predicted": r["predicted"]["peak"]}
 
 
@@ -69,7 +71,10 @@ def run_peer(a, name, job=False):
     if p.returncode != 0:
         return {"error": (p.stderr or p.stdout).strip()[-300:]}
     r = json.loads(p.stdout.strip().splitlines()[-1])
-    return {"gbps": r["whole_gbps" if job else "raw_gbps"], "backend": r["backend"]}
+    key = "whole_gbps" if job else "raw_gbps"
+    if key not in r:  # peer_load.py exits 0 with prep_error when its prep fails
+        return {"error": f"no {key}: {r.get('prep_error', 'not reported')}"}
+    return {"gbps": r[key], "backend": r["backend"]}
 
 
 def run_disk(a, bs, streams):
@@ -88,8 +93,14 @@ def rows_of(a):
         parts = c.split(":")
         default = parts[0] == "default"  # run's own defaults (backend/load_defaults.h)
         flags = parts[1:] if default else parts[2:]
+        reads = [float(m.group(1)) for m in (re.fullmatch(r"r(\d+(?:\.\d*)?)", f) for f in flags) if m]
+        unknown = [f for f in flags if f not in ("direct", "job") and not re.fullmatch(r"r\d+(?:\.\d*)?", f)]
+        if unknown or len(reads) > 1 or len(set(flags)) != len(flags):
+            raise SystemExit(f"--config {c}: flags are direct, job and one rR (R MiB), each once")
+        if not default and len(parts) < 2:
+            raise SystemExit(f"--config {c}: T:C[:FLAG]... or default[:FLAG]...")
         direct, job = "direct" in flags, "job" in flags
-        read = next((float(f[1:]) for f in flags if f.startswith("r")), None)
+        read = reads[0] if reads else None
         name = "loadplan defaults" if default else f"loadplan {parts[0]} threads, {parts[1]} MiB"
         name += (", O_DIRECT" if direct else "") + (f", read {read:g} MiB at a time" if read is not None else "")
         name += ", whole job" if job else ""
@@ -97,6 +108,8 @@ def rows_of(a):
         rows.append((name, lambda t=t, ch=ch, d=direct, rd=read, j=job: run_loadplan(a, t, ch, d, rd, j)))
     for p in a.peer:
         name, _, flag = p.partition(":")
+        if flag not in ("", "job"):
+            raise SystemExit(f"--peer {p}: NAME or NAME:job")
         rows.append((name + (", whole job" if flag == "job" else ""),
                      lambda n=name, j=flag == "job": run_peer(a, n, j)))
     for d in a.disk:
@@ -128,6 +141,8 @@ def main():
                 r = fn()
             except subprocess.TimeoutExpired:
                 r = {"error": f"timed out after {a.row_timeout} s"}
+            except (KeyError, ValueError, IndexError) as e:  # a row's output not as expected: the row fails
+                r = {"error": f"unreadable output: {e!r}"}
             r.update(row=name, round=k + 1, storage=a.storage, wall_s=time.perf_counter() - t0)
             runs.append(r)
             extra = "".join(f", {x} {r[x]:.3f} s" for x in ("read_s", "slot_wait_s") if x in r)

@@ -38,3 +38,21 @@ def test_commands_carry_the_flags(monkeypatch):
     assert job[job.index("--io-threads") + 1] == "16" and job[job.index("--chunk-mib") + 1] == "4.0"
     assert "--direct" in direct and "--no-derive" in direct
     assert peer[-3:] == ["--prep", "--manifest", "m.json"]
+
+
+def test_unknown_or_repeated_flags_are_refused():
+    import pytest
+    for bad in (["12:4:raw"], ["12:4:r"], ["12:4:drect"], ["12:4:r2:r4"], ["default:job:job"], ["12"]):
+        with pytest.raises(SystemExit):
+            storage_sweep.rows_of(args(bad))
+    with pytest.raises(SystemExit):
+        storage_sweep.rows_of(args(peer=["instanttensor:jbo"]))
+
+
+def test_a_peer_without_its_prep_figure_is_a_failed_row(monkeypatch):
+    out = '{"loader": "instanttensor", "backend": "MMAP", "raw_gbps": 40.0, "prep_error": "boom"}\n'
+    monkeypatch.setattr(storage_sweep.subprocess, "run",
+                        lambda cmd, **_: subprocess.CompletedProcess(cmd, 0, out, ""))
+    (_, raw), (_, job) = storage_sweep.rows_of(args(peer=["instanttensor", "instanttensor:job"]))
+    assert raw() == {"gbps": 40.0, "backend": "MMAP"}
+    assert "boom" in job()["error"]

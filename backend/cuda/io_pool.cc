@@ -51,6 +51,9 @@ Status IoPool::Create(uint32_t threads, uint64_t chunk_bytes, int device, StepEv
                       std::unique_ptr<IoPool>& out, bool direct, uint64_t read_bytes) {
   if (threads == 0 || chunk_bytes == 0)
     return Status::Error("I/O threads and chunk bytes must be positive");
+  if (direct && read_bytes != 0)
+    return Status::Error("a read size within chunks applies to buffered reads, not direct ones",
+                         base::ErrorKind::kInvalidInput);
   std::unique_ptr<IoPool> pool(new IoPool(chunk_bytes, read_bytes, device, steps, direct));
   const uint64_t slot_bytes = direct ? DirectBufferBytes(chunk_bytes) : chunk_bytes;
   // One pinned allocation for every slot: one page-locking call instead of 2 x threads.

@@ -380,24 +380,41 @@ TEST_F(CudaBackendTest, DirectReadsGiveTheHostsBytesAndTheSameErrors) {
 }
 
 // --read-mib: each chunk filled by several preads (the last one shorter), copied once; the
-// same bytes, and a read fault in a later piece names its tensor offset.
+// same bytes, and a read fault in any piece names that piece's tensor offset (on one thread,
+// reads go in fill order: every offset named is on the 10,000-byte grid inside its 64 KiB
+// chunk, and some are past a chunk's first piece). With direct reads the option is refused.
 TEST_F(CudaBackendTest, ChunksReadInPiecesGiveTheHostsBytes) {
   const LoadPlan plan = MakePlan();
   const Bytes want = HostBytes(plan);
-  const CudaOptions o{.io_threads = 3, .chunk_bytes = 64 << 10, .read_bytes = 10'000};
+  constexpr uint64_t kChunk = 64 << 10, kPiece = 10'000;
+  const CudaOptions o{.io_threads = 1, .chunk_bytes = kChunk, .read_bytes = kPiece};
   const Run r = RunGpu(plan, o);
   ASSERT_NE(r.created.backend, nullptr) << r.created.status.message();
   ASSERT_TRUE(r.exec.status.ok()) << r.exec.status.message();
   EXPECT_TRUE(GpuBytes(plan, *r.created.backend) == want);
-  CudaOptions f = o;
-  f.io_faults = {.eio_at_read = 3};  // the fourth pread: a piece inside the first chunks
-  const Run bad = RunGpu(plan, f);
-  ASSERT_NE(bad.created.backend, nullptr) << bad.created.status.message();
-  const std::string& m = bad.exec.status.message();
-  EXPECT_EQ(bad.exec.status.kind(), base::ErrorKind::kIo) << m;
-  EXPECT_NE(m.find("read failed: Input/output error"), std::string::npos) << m;
-  EXPECT_TRUE(bad.exec.cleanup.ok()) << bad.exec.cleanup.message();
-  EXPECT_EQ(FreeBytes(), bad.created.backend->Memory().baseline_free);
+  bool past_first_piece = false;
+  for (uint64_t k = 1; k <= 48; ++k) {  // 48 reads: past the small tensors into a large one
+    CudaOptions f = o;
+    f.io_faults = {.eio_at_read = k};
+    const Run bad = RunGpu(plan, f);
+    ASSERT_NE(bad.created.backend, nullptr) << bad.created.status.message();
+    const std::string& m = bad.exec.status.message();
+    EXPECT_EQ(bad.exec.status.kind(), base::ErrorKind::kIo) << m;
+    EXPECT_NE(m.find("read failed: Input/output error"), std::string::npos) << m;
+    const size_t at = m.find(" byte offset ");
+    ASSERT_NE(at, std::string::npos) << m;
+    const uint64_t offset = std::stoull(m.substr(at + 13));
+    EXPECT_EQ(offset % kChunk % kPiece, 0u) << m;
+    past_first_piece = past_first_piece || offset % kChunk != 0;
+    EXPECT_TRUE(bad.exec.cleanup.ok()) << bad.exec.cleanup.message();
+    EXPECT_EQ(FreeBytes(), bad.created.backend->Memory().baseline_free);
+  }
+  EXPECT_TRUE(past_first_piece) << "no fault fell past a chunk's first piece";
+  const Run refused = RunGpu(
+      plan, {.io_threads = 1, .chunk_bytes = kChunk, .read_bytes = kPiece, .direct_io = true});
+  EXPECT_EQ(refused.created.backend, nullptr);
+  EXPECT_NE(refused.created.status.message().find("buffered reads"), std::string::npos)
+      << refused.created.status.message();
 }
 
 // run --ceilings' "both at once" probe: the reads' bytes are the host-read probe's, whole

@@ -93,6 +93,24 @@ const simulator::PhasePeak* Phase(const PlanReport& r, std::string_view name) {
   return nullptr;
 }
 
+// The load, once and serve peaks of a stage as its row and JSON show them.
+struct PhaseCell {
+  std::string_view name;
+  std::optional<int64_t> bytes;
+  bool exact = true;
+};
+
+std::vector<PhaseCell> PhaseCells(const verifier::Manifest& m, const PlanReport& r) {
+  std::vector<PhaseCell> out;
+  for (std::string_view name : {"load", "once", "serve"}) {
+    PhaseCell c{.name = name};
+    if (const simulator::PhasePeak* ph = Phase(r, name))
+      c.bytes = PhaseBytes(*ph, r.AtPoint(m), c.exact);
+    out.push_back(c);
+  }
+  return out;
+}
+
 std::optional<int64_t> JudgedPeak(const verifier::Manifest& m, const PlanReport& r) {
   if (r.AtPoint(m)) return r.phases.peak_at->max;
   if (r.phases.peak) return r.phases.peak->value;
@@ -133,14 +151,9 @@ std::string TableText(const Deployment& d, const std::string& file,
   for (size_t k = 0; k < stages.size(); ++k) {
     const verifier::Manifest& m = *stages[k].in.check.manifest;
     const PlanReport& r = *stages[k].report;
-    const bool at_point = r.AtPoint(m);
     std::string cells;
-    for (std::string_view name : {"load", "once", "serve"}) {
-      const simulator::PhasePeak* ph = Phase(r, name);
-      bool exact = true;
-      const std::optional<int64_t> v = ph ? PhaseBytes(*ph, at_point, exact) : std::nullopt;
-      cells += fmt::format("{:>14}", Human(v, exact));
-    }
+    for (const PhaseCell& c : PhaseCells(m, r))
+      cells += fmt::format("{:>14}", Human(c.bytes, c.exact));
     out +=
         fmt::format("  {:<4}{:<24}{}  {:<30}{}\n", k, m.name, cells, DeviceText(r), FitText(m, r));
   }
@@ -152,11 +165,9 @@ json StageJson(size_t k, const DeploymentStage& spec, const Stage& s) {
   const PlanReport& r = *s.report;
   const bool at_point = r.AtPoint(m);
   json j = {{"gpu", k}, {"file", spec.path}, {"manifest", m.name}};
-  for (std::string_view name : {"load", "once", "serve"}) {
-    const simulator::PhasePeak* ph = Phase(r, name);
-    bool exact = true;
-    const std::optional<int64_t> v = ph ? PhaseBytes(*ph, at_point, exact) : std::nullopt;
-    j[std::string(name)] = v ? json{{"bytes", *v}, {"exact", exact}} : json(nullptr);
+  for (const PhaseCell& c : PhaseCells(m, r)) {
+    j[std::string(c.name)] =
+        c.bytes ? json{{"bytes", *c.bytes}, {"exact", c.exact}} : json(nullptr);
   }
   const std::optional<int64_t> peak = JudgedPeak(m, r);
   j["peak"] = peak ? json(*peak) : json(nullptr);

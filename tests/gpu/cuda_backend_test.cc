@@ -15,6 +15,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backend/checkpoint/checkpoint.h"
@@ -97,6 +98,18 @@ class CudaBackendTest : public ::testing::Test {
     if (!r.created.backend) return r;
     r.exec = Execute(plan, *r.created.backend);
     return r;
+  }
+
+  // A load that a read fault stopped: kIo naming the file, the tensor and `text`, its cleanup
+  // clean and the device's free memory back at the baseline. Returns the message.
+  static std::string ExpectReadFaultGaveBack(const Run& bad, std::string_view text) {
+    const std::string& m = bad.exec.status.message();
+    EXPECT_EQ(bad.exec.status.kind(), base::ErrorKind::kIo) << m;
+    EXPECT_NE(m.find(".safetensors: tensor "), std::string::npos) << m;
+    EXPECT_NE(m.find(text), std::string::npos) << m;
+    EXPECT_TRUE(bad.exec.cleanup.ok()) << bad.exec.cleanup.message();
+    EXPECT_EQ(FreeBytes(), bad.created.backend->Memory().baseline_free);
+    return m;
   }
 
   Bytes GpuBytes(const LoadPlan& plan, const CudaBackend& gpu, bool carries = true,
@@ -325,17 +338,11 @@ TEST_F(CudaBackendTest, ReadFaultsNameTheFileTensorAndOffsetAndGiveEverythingBac
       o.io_faults = f;
       const Run r = RunGpu(plan, o);
       ASSERT_NE(r.created.backend, nullptr) << r.created.status.message();
-      const std::string& m = r.exec.status.message();
       EXPECT_FALSE(r.exec.status.ok());
-      EXPECT_EQ(r.exec.status.kind(), base::ErrorKind::kIo) << m;
-      EXPECT_NE(m.find(".safetensors: tensor "), std::string::npos) << m;
+      const std::string m = ExpectReadFaultGaveBack(
+          r, f.eio_at_read ? "read failed: Input/output error" : "the file ended after");
       EXPECT_NE(m.find(" byte offset "), std::string::npos) << m;
-      EXPECT_NE(m.find(f.eio_at_read ? "read failed: Input/output error" : "the file ended after"),
-                std::string::npos)
-          << m;
-      EXPECT_TRUE(r.exec.cleanup.ok()) << r.exec.cleanup.message();
       EXPECT_EQ(r.created.backend->LiveBytes(), 0u);
-      EXPECT_EQ(FreeBytes(), r.created.backend->Memory().baseline_free);
     }
     CudaOptions o = Small();
     o.io_faults = {.short_at_read = k, .eintr_every = true};
@@ -368,12 +375,7 @@ TEST_F(CudaBackendTest, DirectReadsGiveTheHostsBytesAndTheSameErrors) {
       f.io_faults = {.eio_at_read = k};
       const Run bad = RunGpu(plan, f);
       ASSERT_NE(bad.created.backend, nullptr) << bad.created.status.message();
-      const std::string& m = bad.exec.status.message();
-      EXPECT_EQ(bad.exec.status.kind(), base::ErrorKind::kIo) << m;
-      EXPECT_NE(m.find(".safetensors: tensor "), std::string::npos) << m;
-      EXPECT_NE(m.find("direct read failed: Input/output error"), std::string::npos) << m;
-      EXPECT_TRUE(bad.exec.cleanup.ok()) << bad.exec.cleanup.message();
-      EXPECT_EQ(FreeBytes(), bad.created.backend->Memory().baseline_free);
+      ExpectReadFaultGaveBack(bad, "direct read failed: Input/output error");
     }
   }
   EXPECT_EQ(OpenFds(), fds);
@@ -398,16 +400,12 @@ TEST_F(CudaBackendTest, ChunksReadInPiecesGiveTheHostsBytes) {
     f.io_faults = {.eio_at_read = k};
     const Run bad = RunGpu(plan, f);
     ASSERT_NE(bad.created.backend, nullptr) << bad.created.status.message();
-    const std::string& m = bad.exec.status.message();
-    EXPECT_EQ(bad.exec.status.kind(), base::ErrorKind::kIo) << m;
-    EXPECT_NE(m.find("read failed: Input/output error"), std::string::npos) << m;
+    const std::string m = ExpectReadFaultGaveBack(bad, "read failed: Input/output error");
     const size_t at = m.find(" byte offset ");
     ASSERT_NE(at, std::string::npos) << m;
     const uint64_t offset = std::stoull(m.substr(at + 13));
     EXPECT_EQ(offset % kChunk % kPiece, 0u) << m;
     past_first_piece = past_first_piece || offset % kChunk != 0;
-    EXPECT_TRUE(bad.exec.cleanup.ok()) << bad.exec.cleanup.message();
-    EXPECT_EQ(FreeBytes(), bad.created.backend->Memory().baseline_free);
   }
   EXPECT_TRUE(past_first_piece) << "no fault fell past a chunk's first piece";
   const Run refused = RunGpu(

@@ -18,16 +18,14 @@
 #include <cstring>
 #include <string>
 
+#include "base/unix_time.h"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
 double Since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-double UnixNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 bool Ok(cudaError_t e, const char* what) {
@@ -39,7 +37,7 @@ bool Ok(cudaError_t e, const char* what) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const double start_unix_s = UnixNow();
+  const double start_unix_s = loadplan::base::UnixSeconds();
   if (argc != 3 || (std::strcmp(argv[1], "return") != 0 &&
                     std::strcmp(argv[1], "reset-exit") != 0 && std::strcmp(argv[1], "exit") != 0)) {
     std::fprintf(stderr, "usage: bench_context_exit return|reset-exit|exit GIB\n");
@@ -71,7 +69,8 @@ int main(int argc, char** argv) {
   std::printf(
       "{\"mode\": \"%s\", \"gib\": %g, \"start_unix_s\": %.6f, \"context_s\": %.6f, "
       "\"malloc_s\": %.6f, \"free_s\": %.6f, \"reset_s\": %.6f, \"end_unix_s\": %.6f}\n",
-      mode.c_str(), gib, start_unix_s, context_s, malloc_s, free_s, reset_s, UnixNow());
+      mode.c_str(), gib, start_unix_s, context_s, malloc_s, free_s, reset_s,
+      loadplan::base::UnixSeconds());
   std::fflush(stdout);
   if (mode == "return") return 0;
   std::_Exit(0);

@@ -19,6 +19,7 @@
 #include "backend/load_output.h"
 #include "backend/preflight.h"
 #include "base/status_lines.h"
+#include "base/unix_time.h"
 #include "cli/cmd_run_internal.h"
 #include "cli/cmd_plan_deploy.h"
 #include "cli/interrupt.h"
@@ -37,10 +38,6 @@ using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
-}
-
-double UnixNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 int Fail(int code, const std::string& message) {
@@ -249,7 +246,7 @@ int ChooseStageOf(RunCliOptions& o, std::optional<api::StageChoice>& stage) {
 
 int RunRun(const RunCliOptions& given) {
   const auto t0 = Clock::now();
-  const double start_unix_s = UnixNow();
+  const double start_unix_s = base::UnixSeconds();
   RunCliOptions o = given;
   std::optional<api::StageChoice> stage;
   if (const int rc = ChooseStageOf(o, stage); rc != 0) return rc;
@@ -305,7 +302,7 @@ int RunRun(const RunCliOptions& given) {
   const auto freeing = Clock::now();
   gpu.reset();  // the last model's device memory, before the report (the process ends next)
   report.process.free_s = Seconds(freeing);
-  report.process.report_unix_s = UnixNow();
+  report.process.report_unix_s = base::UnixSeconds();
   if (o.format == Format::kJson) {
     run::PrintJson(report);
   } else {

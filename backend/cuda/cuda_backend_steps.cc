@@ -8,14 +8,11 @@
 
 #include "backend/call_args.h"
 #include "backend/cuda/cuda_backend_impl.h"
+#include "base/unix_time.h"
 #include "kernels/launch.h"
 
 namespace loadplan::backend {
 namespace {
-
-double UnixSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 // The first failure of `all`, with the messages of the later ones appended: a cleanup that
 // fails several ways reports every way.
@@ -126,7 +123,7 @@ Status CudaBackend::Fill(const PlannedBuffer& buffer, simulator::Lane /*lane*/,
   }
   if (!d.first_fill) {
     d.first_fill = Impl::Clock::now();
-    d.first_fill_unix_s = UnixSeconds();
+    d.first_fill_unix_s = base::UnixSeconds();
   }
   Status st = d.io->Submit(
       {.step = at.index,

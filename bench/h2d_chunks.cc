@@ -62,8 +62,8 @@ double Pass(Rig& rig, uint64_t total, uint64_t chunk, uint32_t streams, uint32_t
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// The realloc mode: one pass into the first allocation, then free, allocate again and pass
-// at once, after 1 s and after 4 s more.
+// The realloc mode: one pass into the first allocation, then free and allocate again, and
+// passes at once, into that memory again, 1 s later and 5 s later.
 int Realloc(Rig& rig, uint64_t total, uint32_t slots) {
   const uint64_t chunk = uint64_t{4} << 20;
   const auto pass = [&](const char* when) {

@@ -93,9 +93,9 @@ def rows_of(a):
         parts = c.split(":")
         default = parts[0] == "default"  # run's own defaults (backend/load_defaults.h)
         flags = parts[1:] if default else parts[2:]
-        reads = [float(m.group(1)) for m in (re.fullmatch(r"r(\d+(?:\.\d*)?)", f) for f in flags) if m]
-        unknown = [f for f in flags if f not in ("direct", "job") and not re.fullmatch(r"r\d+(?:\.\d*)?", f)]
-        if unknown or len(reads) > 1 or len(set(flags)) != len(flags):
+        sizes = [re.fullmatch(r"r(\d+(?:\.\d*)?)", f) for f in flags if f not in ("direct", "job")]
+        reads = [float(m.group(1)) for m in sizes if m]
+        if not all(sizes) or len(reads) > 1 or len(set(flags)) != len(flags):
             raise SystemExit(f"--config {c}: flags are direct, job and one rR (R MiB), each once")
         if not default and len(parts) < 2:
             raise SystemExit(f"--config {c}: T:C[:FLAG]... or default[:FLAG]...")

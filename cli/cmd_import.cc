@@ -27,12 +27,21 @@ int Fail(const base::Status& st) {
 void PrintSummary(const importer::ImportResult& r, const std::string& out, double seconds) {
   std::fprintf(stderr,
                "%s (%s): %zu tensors in %zu shard%s -> %zu weights, %zu sources -> %zu carries "
-               "(recipe %s), %zu KV-cache layers (%lld bytes per token of context); %.3f s\n",
-               r.manifest.name.c_str(), r.model_type.c_str(), r.tensors, r.shards,
+               "(recipe %s, layout %s), %zu KV-cache layers (%lld bytes per token of context)%s; "
+               "%.3f s\n",
+               r.manifest.name.c_str(),
+               r.model_type.empty() ? "unknown type" : r.model_type.c_str(), r.tensors, r.shards,
                r.shards == 1 ? "" : "s", r.weights, r.sources, r.carries,
-               std::string(importer::RecipeName(r.recipe)).c_str(), r.kv_layers,
-               static_cast<long long>(r.kv_bytes_per_token), seconds);
+               std::string(importer::RecipeName(r.recipe)).c_str(),
+               std::string(importer::LayoutName(r.layout)).c_str(), r.kv_layers,
+               static_cast<long long>(r.kv_bytes_per_token),
+               r.state_layers == 0 ? ""
+                                   : fmt::format(", {} state layers ({} bytes per sequence)",
+                                                 r.state_layers, r.state_bytes_per_sequence)
+                                         .c_str(),
+               seconds);
   for (const std::string& n : r.notes) std::fprintf(stderr, "  note: %s\n", n.c_str());
+  for (const std::string& w : r.warnings) std::fprintf(stderr, "  warning: %s\n", w.c_str());
   if (!out.empty()) std::fprintf(stderr, "wrote %s\n", out.c_str());
 }
 
@@ -75,16 +84,24 @@ int RunPipeline(const ImportCliOptions& o, const importer::ImportOptions& option
 
 int RunImport(const ImportCliOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
-  importer::ImportOptions options{.max_batch = o.max_batch, .max_ctx = o.max_ctx, .name = o.name};
+  importer::ImportOptions options{.max_batch = o.max_batch,
+                                  .max_ctx = o.max_ctx,
+                                  .name = o.name,
+                                  .strict = o.strict,
+                                  .kv_bytes_per_token = o.kv_bytes_per_token};
   const std::optional<importer::Recipe> recipe = importer::ParseRecipe(o.recipe);
   const std::optional<base::Dtype> kv = base::ParseDtype(o.kv_dtype);
-  if (!recipe || !kv) {  // main.cc's choices keep these out; a library caller may not
-    std::fprintf(stderr, "loadplan import: unknown %s '%s'\n", recipe ? "--kv-dtype" : "--recipe",
-                 (recipe ? o.kv_dtype : o.recipe).c_str());
+  const std::optional<importer::Layout> layout = importer::ParseLayout(o.layout);
+  if (!recipe || !kv || !layout) {  // main.cc's choices keep these out; a library caller may not
+    std::fprintf(stderr, "loadplan import: unknown %s\n",
+                 !recipe ? ("--recipe '" + o.recipe + "'").c_str()
+                 : !kv   ? ("--kv-dtype '" + o.kv_dtype + "'").c_str()
+                         : ("--layout '" + o.layout + "'").c_str());
     return 2;
   }
   options.recipe = *recipe;
   options.kv_dtype = *kv;
+  options.layout = *layout;
   if (o.pipeline) return RunPipeline(o, options, t0);
   base::Result<importer::ImportResult> r = importer::ImportModel(o.dir, options);
   if (!r.ok()) return Fail(r.status());

@@ -17,13 +17,17 @@ struct ImportCliOptions {
   // --pipeline N: N stage manifests stage-0.json ... and deploy.json into the folder `out`
   // (importer/pipeline.h).
   std::optional<int64_t> pipeline;
+  std::string layout = "checkpoint";  // importer::ParseLayout
+  bool strict = false;
+  std::optional<int64_t> kv_bytes_per_token;
 };
 
-// Writes the manifest (canonical form) and a summary on stderr. Exit 0; 1 when the folder's
-// content is wrong (unknown model_type, a broken index or shard, tensors that disagree with
-// config.json, a recipe that does not apply); 2 for a bad option value, a file that cannot be
-// read, or an output that cannot be written (with --pipeline: no -o, or --pipeline outside
-// 1..layers is 2 or 1 respectively); 4 if the manifest made does not verify (a bug).
+// Writes the manifest (canonical form) and a summary on stderr (notes and warnings). Exit 0; 1
+// when the folder's content is wrong (a broken index or shard, a recipe that does not apply;
+// with --strict an unknown model_type or tensors that disagree with config.json); 2 for a bad
+// option value, a file that cannot be read, or an output that cannot be written (with --pipeline:
+// no -o, or --pipeline outside 1..layers is 2 or 1 respectively); 4 if the manifest made does not
+// verify (a bug).
 int RunImport(const ImportCliOptions& options);
 
 }  // namespace loadplan::cli

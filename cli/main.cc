@@ -176,6 +176,18 @@ void AddImport(CLI::App& app, Commands& c) {
   cmd->add_option("--pipeline", o.pipeline,
                   "Split into N pipeline stages balancing checkpoint bytes: -o DIR gets "
                   "stage-0.json ... and deploy.json (docs/import.md)");
+  WithChoices(cmd,
+              cmd->add_option("--layout", o.layout,
+                              "Weights as the checkpoint stores them, or as transformers' model "
+                              "classes hold them (experts stacked, renames)"),
+              {"checkpoint", "transformers"});
+  cmd->add_flag("--strict", o.strict,
+                "Refuse an unknown model_type, a missing config.json or key, and tensors that "
+                "contradict the config (default: notes and warnings)");
+  cmd->add_option("--kv-bytes-per-token", o.kv_bytes_per_token,
+                  "The cache as one buffer of N bytes per token of context (for a geometry the "
+                  "config does not tell)")
+      ->check(IntIn(1, INT64_MAX));
   cmd->footer(
       "Example:\n  loadplan import ~/models/gpt-oss-20b -o gpt-oss-20b.json && loadplan plan "
       "gpt-oss-20b.json");

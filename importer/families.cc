@@ -82,6 +82,14 @@ void AddGptOssExperts(std::vector<Expect>& v, const HfConfig& c) {
   const int64_t e = c.experts, h = c.hidden, i = c.intermediate;
   Add(v, "mlp.router.weight", {e, h}, "num_local_experts, hidden_size");
   Add(v, "mlp.router.bias", {e}, "num_local_experts");
+  if (c.quant_method != "mxfp4") {  // unquantized (BF16 fine-tunes): transformers' own layout
+    Add(v, "mlp.experts.gate_up_proj", {e, h, 2 * i},
+        "num_local_experts, hidden_size, 2*intermediate_size");
+    Add(v, "mlp.experts.gate_up_proj_bias", {e, 2 * i}, "num_local_experts, 2*intermediate_size");
+    Add(v, "mlp.experts.down_proj", {e, i, h}, "num_local_experts, intermediate_size, hidden_size");
+    Add(v, "mlp.experts.down_proj_bias", {e, h}, "num_local_experts, hidden_size");
+    return;
+  }
   const std::string fc1 = "num_local_experts, 2*intermediate_size, hidden_size/32";
   const std::string fc2 = "num_local_experts, hidden_size, intermediate_size/32";
   Add(v, "mlp.experts.gate_up_proj_blocks", {e, 2 * i, h / 32, 16}, fc1 + ", 16");
@@ -136,8 +144,15 @@ std::string FullName(int64_t layer, const std::string& key, int64_t expert = -1)
 class Checker {
  public:
   Checker(const HfConfig& c, const TensorTable& t) : c_(c), t_(t) {
-    for (const Expect& e : ModelExpects(c)) model_.emplace(e.key, e);
-    for (int64_t l = 0; l < c.layers + c.mtp_layers; ++l) {
+    if (!c.complete) return;
+    for (Expect e : ModelExpects(c)) {
+      e.optional = e.optional || !c.known;  // another family: shapes of what is there
+      model_.emplace(e.key, e);
+    }
+    if (!c.known) return;
+    out_.mtp_absent = c.mtp_layers > 0 && !HasLayerFrom(c.layers);
+    const int64_t mtp = out_.mtp_absent ? 0 : c.mtp_layers;
+    for (int64_t l = 0; l < c.layers + mtp; ++l) {
       std::map<std::string, Expect, std::less<>> m;
       for (const Expect& e : LayerExpects(c, l)) m.emplace(e.key, e);
       layers_.push_back(std::move(m));
@@ -145,6 +160,7 @@ class Checker {
   }
 
   void CheckTensors() {
+    if (!c_.known) return;  // another family: every tensor is its own, none unrecognised
     for (const Tensor& t : t_.all()) {
       const size_t errors = errors_.size();
       if (const Expect* e = Lookup(t.name)) {
@@ -154,6 +170,14 @@ class Checker {
       } else if (errors_.size() == errors) {
         out_.unrecognised.push_back(t.name);
       }
+    }
+  }
+
+  // Model-level tensors of a family import does not know: their shapes where present.
+  void CheckGeneric() {
+    if (c_.known) return;
+    for (const auto& [key, e] : model_) {
+      if (const Tensor* t = t_.Find(key)) Shape(*t, e.shape, e.why);
     }
   }
 
@@ -173,22 +197,21 @@ class Checker {
     }
   }
 
-  base::Result<ConfigCheck> Finish() {
-    if (errors_.empty()) return std::move(out_);
-    std::string message;
-    for (size_t i = 0; i < errors_.size() && i < kMaxErrors; ++i) message += errors_[i] + "\n";
-    if (errors_.size() > kMaxErrors)
-      message += fmt::format("... and {} more\n", errors_.size() - kMaxErrors);
-    message.pop_back();
-    return base::Status::Error(fmt::format("the tensors disagree with {} ({} problem{}):\n{}",
-                                           c_.path, errors_.size(), errors_.size() == 1 ? "" : "s",
-                                           message));
+  ConfigCheck Finish() {
+    out_.problems = std::move(errors_);
+    return std::move(out_);
   }
 
   ConfigCheck& out() { return out_; }
 
  private:
-  static constexpr size_t kMaxErrors = 20;
+  // Does the checkpoint hold a tensor of layer `first` or a later one?
+  bool HasLayerFrom(int64_t first) const {
+    return std::any_of(t_.all().begin(), t_.all().end(), [&](const Tensor& t) {
+      const auto split = SplitLayer(t.name);
+      return split && split->first >= first;
+    });
+  }
 
   // The Expect of `name`, or nullptr. `report`: a layer or expert past the config's counts is
   // an error (said once, by CheckTensors; CheckScale looks up the weight beside a scale quietly).
@@ -313,12 +336,25 @@ std::vector<Expect> LayerExpects(const HfConfig& c, int64_t layer) {
   return v;
 }
 
-base::Result<ConfigCheck> CheckAgainstConfig(const HfConfig& c, const TensorTable& t) {
+ConfigCheck CheckAgainstConfig(const HfConfig& c, const TensorTable& t) {
   Checker checker(c, t);
   checker.CheckTensors();
+  checker.CheckGeneric();
   checker.CheckPresent();
   checker.out().lm_head_tied = t.Find("lm_head.weight") == nullptr;  // else CheckPresent says
   return checker.Finish();
+}
+
+base::Status ProblemsStatus(const HfConfig& c, const std::vector<std::string>& problems) {
+  constexpr size_t kMaxErrors = 20;
+  std::string message;
+  for (size_t i = 0; i < problems.size() && i < kMaxErrors; ++i) message += problems[i] + "\n";
+  if (problems.size() > kMaxErrors)
+    message += fmt::format("... and {} more\n", problems.size() - kMaxErrors);
+  if (!message.empty()) message.pop_back();
+  return base::Status::Error(fmt::format("the tensors disagree with {} ({} problem{}):\n{}", c.path,
+                                         problems.size(), problems.size() == 1 ? "" : "s",
+                                         message));
 }
 
 }  // namespace loadplan::importer

@@ -39,10 +39,17 @@ struct ConfigCheck {
   std::vector<std::string>
       unrecognised;           // tensors no Expect covers (bound as weights all the same)
   bool lm_head_tied = false;  // no lm_head.weight: the embedding serves as the head
+  bool mtp_absent = false;    // the config's MTP layers are not in the checkpoint
+  // Every disagreement, one per entry, each naming the tensor and its shard.
+  std::vector<std::string> problems;
 };
 // Every tensor against its Expect (shape; an FP8 `*.weight_scale_inv` against its weight's
 // blocks), every required Expect present, layer and expert indices within the config's counts.
-// kInvalidInput listing every disagreement, one per line, each naming the tensor and its shard.
-base::Result<ConfigCheck> CheckAgainstConfig(const HfConfig& c, const TensorTable& t);
+// A family import does not know by name (or an incomplete config) is checked only for the
+// model-level tensors' shapes, where they are present. MTP layers the checkpoint does not hold
+// at all are absent (transformers does not save them), not missing.
+ConfigCheck CheckAgainstConfig(const HfConfig& c, const TensorTable& t);
+// The problems as one kInvalidInput status (up to 20 lines, then a count).
+base::Status ProblemsStatus(const HfConfig& c, const std::vector<std::string>& problems);
 
 }  // namespace loadplan::importer

@@ -9,122 +9,128 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "importer/config_reader.h"
 #include "importer/families.h"
 
 namespace loadplan::importer {
-namespace {
 
 using nlohmann::json;
 
-// Upper bounds of config integers: widths and counts of dims (2^20), vocabulary and positions
-// (2^26: Llama 4's 10M context fits), layers, experts (a CUDA grid dimension), MTP layers.
-constexpr int64_t kMaxDim = int64_t{1} << 20;
-constexpr int64_t kMaxLong = int64_t{1} << 26;
-constexpr int64_t kMaxLayers = 4096;
-constexpr int64_t kMaxExperts = 65535;
+const json* ConfigReader::Find(std::initializer_list<const char*> keys) const {
+  for (const char* k : keys) {
+    const auto it = doc_.find(k);
+    if (it != doc_.end() && !it->is_null()) return &*it;
+  }
+  return nullptr;
+}
+
+int64_t ConfigReader::Int(std::initializer_list<const char*> keys, int64_t min,
+                          std::optional<int64_t> fallback, int64_t max) {
+  const json* v = Find(keys);
+  if (v == nullptr) {
+    if (fallback) return *fallback;
+    Fail(fmt::format("{} is missing", *keys.begin()));
+    return 0;
+  }
+  const bool in_range = v->is_number_integer() &&
+                        !(v->is_number_unsigned() && v->get<uint64_t>() > uint64_t(max)) &&
+                        v->get<int64_t>() >= min && v->get<int64_t>() <= max;
+  if (!in_range) {
+    Fail(
+        fmt::format("{} is {}; expected an integer in [{}, {}]", KeyOf(keys), v->dump(), min, max));
+    return 0;
+  }
+  return v->get<int64_t>();
+}
+
+std::optional<int64_t> ConfigReader::OptionalInt(std::initializer_list<const char*> keys,
+                                                 int64_t min, int64_t max) {
+  if (Find(keys) == nullptr) return std::nullopt;
+  return Int(keys, min, std::nullopt, max);
+}
+
+bool ConfigReader::Bool(const char* key, bool fallback) {
+  const json* v = Find({key});
+  if (v == nullptr) return fallback;
+  if (!v->is_boolean()) Fail(fmt::format("{} is {}; expected true or false", key, v->dump()));
+  return v->is_boolean() ? v->get<bool>() : fallback;
+}
+
+std::string ConfigReader::String(std::initializer_list<const char*> keys) {
+  const json* v = Find(keys);
+  if (v == nullptr) return {};
+  if (!v->is_string()) Fail(fmt::format("{} is {}; expected a string", KeyOf(keys), v->dump()));
+  return v->is_string() ? v->get<std::string>() : std::string();
+}
+
+void ConfigReader::Fail(std::string what) {
+  if (error_.ok()) error_ = base::Status::Error(fmt::format("{}: {}", path_, what));
+}
+
+const char* ConfigReader::KeyOf(std::initializer_list<const char*> keys) const {
+  for (const char* k : keys) {
+    if (doc_.contains(k)) return k;
+  }
+  return *keys.begin();
+}
+
+namespace {
 
 base::Status Invalid(const std::string& path, std::string_view what) {
   return base::Status::Error(fmt::format("{}: {}", path, what));
 }
 
-// Reads the keys of one config with the file's path in every message.
-class Reader {
+constexpr int64_t kAssumedPositions = 4096;  // ctx's bound when the config names none
+
+// The architecture keys, under the names transformers' configuration classes use (and the
+// other spellings of older classes: GPT-2's n_layer, n_embd, n_head). A key that is missing is
+// an error when `strict`; else it is listed in `missing` and the config is incomplete.
+class CoreKeys {
  public:
-  Reader(const std::string& path, const json& doc) : path_(path), doc_(doc) {}
-
-  // The first of `keys` that is present and not null; nullptr when none is.
-  [[nodiscard]] const json* Find(std::initializer_list<const char*> keys) const {
-    for (const char* k : keys) {
-      const auto it = doc_.find(k);
-      if (it != doc_.end() && !it->is_null()) return &*it;
-    }
-    return nullptr;
+  CoreKeys(ConfigReader& r, bool strict) : r_(r), strict_(strict) {}
+  int64_t Required(std::initializer_list<const char*> keys, int64_t min, int64_t max = kMaxDim) {
+    if (strict_ || r_.Find(keys) != nullptr) return r_.Int(keys, min, std::nullopt, max);
+    missing_.emplace_back(*keys.begin());
+    return 0;
   }
-
-  // An integer in [min, max] under the first present key; `fallback` when none is present and
-  // a fallback is given, else an error naming the first key. The bounds keep every product the
-  // import forms (shapes, bytes per token) far inside int64 and every loop over layers and
-  // experts short.
-  int64_t Int(std::initializer_list<const char*> keys, int64_t min,
-              std::optional<int64_t> fallback = std::nullopt, int64_t max = kMaxDim) {
-    const json* v = Find(keys);
-    if (v == nullptr) {
-      if (fallback) return *fallback;
-      Fail(fmt::format("{} is missing", *keys.begin()));
-      return 0;
-    }
-    const bool in_range = v->is_number_integer() &&
-                          !(v->is_number_unsigned() && v->get<uint64_t>() > uint64_t(max)) &&
-                          v->get<int64_t>() >= min && v->get<int64_t>() <= max;
-    if (!in_range) {
-      Fail(fmt::format("{} is {}; expected an integer in [{}, {}]", KeyOf(keys), v->dump(), min,
-                       max));
-      return 0;
-    }
-    return v->get<int64_t>();
-  }
-
-  bool Bool(const char* key, bool fallback) {
-    const json* v = Find({key});
-    if (v == nullptr) return fallback;
-    if (!v->is_boolean()) Fail(fmt::format("{} is {}; expected true or false", key, v->dump()));
-    return v->is_boolean() ? v->get<bool>() : fallback;
-  }
-
-  std::string String(std::initializer_list<const char*> keys) {
-    const json* v = Find(keys);
-    if (v == nullptr) return {};
-    if (!v->is_string()) Fail(fmt::format("{} is {}; expected a string", KeyOf(keys), v->dump()));
-    return v->is_string() ? v->get<std::string>() : std::string();
-  }
-
-  void Fail(std::string what) {
-    if (error_.ok()) error_ = Invalid(path_, what);
-  }
-  [[nodiscard]] const base::Status& error() const { return error_; }
-  [[nodiscard]] const json& doc() const { return doc_; }
+  [[nodiscard]] const std::vector<std::string>& missing() const { return missing_; }
 
  private:
-  // The key that is present among `keys` (for a message), else the first.
-  [[nodiscard]] const char* KeyOf(std::initializer_list<const char*> keys) const {
-    for (const char* k : keys) {
-      if (doc_.contains(k)) return k;
-    }
-    return *keys.begin();
-  }
-  const std::string& path_;
-  const json& doc_;
-  base::Status error_;
+  ConfigReader& r_;
+  bool strict_;
+  std::vector<std::string> missing_;
 };
 
-void ReadSliding(Reader& r, HfConfig& c) {
-  const json* types = r.Find({"layer_types"});
-  const bool enabled = r.Bool("use_sliding_window", true);
-  if (const json* w = r.Find({"sliding_window"}); w != nullptr && enabled) {
-    c.sliding_window = r.Int({"sliding_window"}, 1, std::nullopt, kMaxLong);
+void ReadCore(ConfigReader& r, bool strict, HfConfig& c) {
+  CoreKeys k(r, strict);
+  c.layers = k.Required({"num_hidden_layers", "n_layer", "num_layers", "n_layers"}, 1, kMaxLayers);
+  c.hidden = k.Required({"hidden_size", "n_embd", "d_model"}, 1);
+  c.heads = k.Required({"num_attention_heads", "n_head", "num_heads", "n_heads"}, 1);
+  c.kv_heads = r.Int({"num_key_value_heads", "num_kv_heads", "n_head_kv"}, 1, c.heads);
+  c.head_dim = r.Int({"head_dim"}, 1, c.heads > 0 ? c.hidden / c.heads : 0);
+  c.vocab = k.Required({"vocab_size", "padded_vocab_size"}, 1, kMaxLong);
+  const json* positions = r.Find({"max_position_embeddings", "n_positions", "max_seq_len"});
+  c.max_positions = positions || strict
+                        ? r.Int({"max_position_embeddings", "n_positions", "max_seq_len"}, 1,
+                                std::nullopt, kMaxLong)
+                        : kAssumedPositions;
+  if (!positions && !strict) {
+    c.notes.push_back(
+        fmt::format("{} names no max_position_embeddings: ctx goes up to {} "
+                    "(--max-ctx sets it)",
+                    r.path(), kAssumedPositions));
   }
-  c.sliding_layers.assign(static_cast<size_t>(c.layers), false);
-  if (types != nullptr) {
-    if (!types->is_array() || types->size() != static_cast<size_t>(c.layers)) {
-      r.Fail(fmt::format("layer_types has {} entries; num_hidden_layers is {}",
-                         types->is_array() ? types->size() : 0, c.layers));
-      return;
-    }
-    for (size_t i = 0; i < types->size(); ++i) {
-      const json& t = (*types)[i];
-      if (!t.is_string()) {
-        r.Fail(fmt::format("layer_types[{}] is {}; expected a string", i, t.dump()));
-        return;
-      }
-      c.sliding_layers[i] = t.get<std::string>() == "sliding_attention";
-    }
-    if (!c.sliding_window) std::fill(c.sliding_layers.begin(), c.sliding_layers.end(), false);
-    return;
+  c.intermediate = r.Int({"intermediate_size", "ffn_hidden_size", "n_inner"}, 1, 0);
+  if (!k.missing().empty()) {
+    c.complete = false;
+    c.notes.push_back(fmt::format(
+        "{} has no {}: nothing is checked against the config and the cache geometry is unknown "
+        "(--kv-bytes-per-token sizes the cache)",
+        r.path(), fmt::join(k.missing(), ", ")));
   }
-  if (c.sliding_window) std::fill(c.sliding_layers.begin(), c.sliding_layers.end(), true);
 }
 
-void ReadMoe(Reader& r, HfConfig& c) {
+void ReadMoe(ConfigReader& r, HfConfig& c) {
   c.experts = r.Int({"num_experts", "num_local_experts", "n_routed_experts"}, 0, 0, kMaxExperts);
   c.moe_intermediate = r.Int({"moe_intermediate_size"}, 1, c.intermediate);
   c.shared_experts = r.Int({"n_shared_experts"}, 0, 0, kMaxExperts);
@@ -132,7 +138,7 @@ void ReadMoe(Reader& r, HfConfig& c) {
   c.mtp_layers = r.Int({"num_nextn_predict_layers"}, 0, 0, 64);
 }
 
-void ReadMla(Reader& r, HfConfig& c) {
+void ReadMla(ConfigReader& r, HfConfig& c) {
   c.kv_lora_rank = r.Int({"kv_lora_rank"}, 1, 0);
   if (c.kv_lora_rank == 0) return;
   c.q_lora_rank = r.Int({"q_lora_rank"}, 1, 0);
@@ -141,14 +147,14 @@ void ReadMla(Reader& r, HfConfig& c) {
   c.v_head_dim = r.Int({"v_head_dim"}, 1);
 }
 
-void ReadQuantization(Reader& r, HfConfig& c) {
+void ReadQuantization(ConfigReader& r, HfConfig& c) {
   const json* q = r.Find({"quantization_config"});
   if (q == nullptr) return;
   if (!q->is_object()) {
     r.Fail("quantization_config is not an object");
     return;
   }
-  Reader qr(c.path, *q);
+  ConfigReader qr(c.path, *q);
   c.quant_method = qr.String({"quant_method"});
   if (const json* b = qr.Find({"weight_block_size"})) {
     if (!b->is_array() || b->size() != 2 || !(*b)[0].is_number_integer() ||
@@ -163,9 +169,29 @@ void ReadQuantization(Reader& r, HfConfig& c) {
   if (!qr.error().ok()) r.Fail(qr.error().message().substr(c.path.size() + 2));
 }
 
+// The object the architecture keys are in: the config itself, or its text_config (a
+// multimodal model's language part) when only that one has them.
+const json& ArchitectureOf(const json& doc, HfConfig& c) {
+  const auto text = doc.find("text_config");
+  const bool top = doc.contains("num_hidden_layers") || doc.contains("n_layer");
+  if (top || text == doc.end() || !text->is_object()) return doc;
+  c.notes.push_back(fmt::format("{}: the architecture is read from text_config", c.path));
+  return *text;
+}
+
 }  // namespace
 
-base::Result<HfConfig> ReadHfConfig(const std::string& path) {
+HfConfig NoConfig(const std::string& path) {
+  HfConfig c{.path = path, .max_positions = kAssumedPositions, .complete = false};
+  c.notes.push_back(fmt::format(
+      "{} is absent: the model type is unknown, nothing is checked against a config, the cache "
+      "geometry is unknown (--kv-bytes-per-token sizes the cache) and ctx goes up to {} "
+      "(--max-ctx sets it)",
+      path, kAssumedPositions));
+  return c;
+}
+
+base::Result<HfConfig> ReadHfConfig(const std::string& path, bool strict) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return base::Status::Error(fmt::format("{}: cannot open", path), base::ErrorKind::kIo);
   std::stringstream ss;
@@ -174,31 +200,39 @@ base::Result<HfConfig> ReadHfConfig(const std::string& path) {
   if (doc.is_discarded()) return Invalid(path, "not valid JSON");
   if (!doc.is_object()) return Invalid(path, "not a JSON object");
   HfConfig c{.path = path};
-  Reader r(c.path, doc);
-  c.model_type = r.String({"model_type"});
-  if (c.model_type.empty()) r.Fail("model_type is missing");
-  if (!r.error().ok()) return r.error();
-  if (!Supported(c.model_type)) {  // before the other keys: they may mean something else there
-    return Invalid(path, fmt::format("model_type \"{}\" is not one loadplan imports ({})",
-                                     c.model_type, fmt::join(SupportedModelTypes(), ", ")));
+  ConfigReader top(c.path, doc);
+  c.model_type = top.String({"model_type"});
+  if (!top.error().ok()) return top.error();
+  c.known = Supported(c.model_type);
+  if (c.model_type.empty()) {
+    if (strict) return Invalid(path, "model_type is missing");
+    c.notes.push_back(fmt::format("{} names no model_type: read as a generic decoder", path));
+  } else if (!c.known) {
+    if (strict) {
+      return Invalid(path, fmt::format("model_type \"{}\" is not one loadplan knows by name "
+                                       "({}; without --strict it imports as a generic decoder)",
+                                       c.model_type, fmt::join(SupportedModelTypes(), ", ")));
+    }
+    c.notes.push_back(fmt::format(
+        "model_type \"{}\" is not one of the {} families loadplan knows by name: every tensor is "
+        "bound as stored and nothing is checked against the config; the cache comes from the "
+        "config's attention keys",
+        c.model_type, SupportedModelTypes().size()));
   }
-  c.layers = r.Int({"num_hidden_layers"}, 1, std::nullopt, kMaxLayers);
-  c.hidden = r.Int({"hidden_size"}, 1);
-  c.heads = r.Int({"num_attention_heads"}, 1);
-  c.kv_heads = r.Int({"num_key_value_heads"}, 1, c.heads);
-  c.head_dim = r.Int({"head_dim"}, 1, c.heads > 0 ? c.hidden / c.heads : 0);
-  c.vocab = r.Int({"vocab_size"}, 1, std::nullopt, kMaxLong);
-  c.max_positions = r.Int({"max_position_embeddings"}, 1, std::nullopt, kMaxLong);
-  c.intermediate = r.Int({"intermediate_size"}, 1, 0);
-  c.tie_given = r.Find({"tie_word_embeddings"}) != nullptr;
-  c.tie_embeddings = r.Bool("tie_word_embeddings", false);
-  c.torch_dtype = r.String({"torch_dtype", "dtype"});
+  ConfigReader r(c.path, ArchitectureOf(doc, c));
+  ReadCore(r, strict, c);
+  c.tie_given = top.Find({"tie_word_embeddings"}) != nullptr || r.Find({"tie_word_embeddings"});
+  c.tie_embeddings = top.Find({"tie_word_embeddings"}) ? top.Bool("tie_word_embeddings", false)
+                                                       : r.Bool("tie_word_embeddings", false);
+  c.torch_dtype = top.String({"torch_dtype", "dtype"});
   if (!r.error().ok()) return r.error();
-  ReadSliding(r, c);
+  if (!top.error().ok()) return top.error();
+  ReadCacheGeometry(r, c);
   ReadMoe(r, c);
   ReadMla(r, c);
-  ReadQuantization(r, c);
+  ReadQuantization(top, c);
   if (!r.error().ok()) return r.error();
+  if (!top.error().ok()) return top.error();
   return c;
 }
 

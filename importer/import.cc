@@ -38,10 +38,28 @@ base::Status CheckOptions(const ImportOptions& o) {
     return base::Status::Error(fmt::format("--max-batch {} is not >= 1", *o.max_batch));
   if (o.max_ctx && *o.max_ctx < 1)
     return base::Status::Error(fmt::format("--max-ctx {} is not >= 1", *o.max_ctx));
+  constexpr int64_t kMaxTokenBytes = int64_t{1} << 40;
+  if (o.kv_bytes_per_token && (*o.kv_bytes_per_token < 1 || *o.kv_bytes_per_token > kMaxTokenBytes))
+    return base::Status::Error(
+        fmt::format("--kv-bytes-per-token {} is not in [1, 2^40]", *o.kv_bytes_per_token));
   return base::Status::Ok();
 }
 
-void NoteUnrecognised(const ConfigCheck& check, ImportResult& r) {
+// config.json, or (not strict) what a folder without one means.
+base::Result<HfConfig> ReadConfigOf(const std::string& dir, bool strict) {
+  const std::string path = (fs::path(dir) / "config.json").string();
+  std::error_code ec;
+  if (!strict && !fs::exists(path, ec)) return NoConfig(path);
+  return ReadHfConfig(path, strict);
+}
+
+void NoteUnrecognised(const HfConfig& c, const ConfigCheck& check, ImportResult& r) {
+  if (check.mtp_absent) {
+    r.notes.push_back(fmt::format(
+        "{} names {} MTP layer{} (num_nextn_predict_layers) the checkpoint does not hold "
+        "(transformers does not save them): none is loaded",
+        c.path, c.mtp_layers, c.mtp_layers == 1 ? "" : "s"));
+  }
   if (check.lm_head_tied)
     r.notes.push_back("no lm_head.weight: the output head is tied to model.embed_tokens.weight");
   if (check.unrecognised.empty()) return;
@@ -125,13 +143,25 @@ void Count(const verifier::Manifest& m, ImportResult& r) {
       case verifier::BufferKind::kWeight: ++r.weights; break;
       case verifier::BufferKind::kSource: ++r.sources; break;
       case verifier::BufferKind::kCarry: ++r.carries; break;
-      case verifier::BufferKind::kState: ++r.kv_layers; break;
+      case verifier::BufferKind::kState:
+        if (b.name.starts_with("kv_cache")) ++r.kv_layers;
+        break;
       default: break;
     }
   }
 }
 
 }  // namespace
+
+std::optional<Layout> ParseLayout(std::string_view name) {
+  if (name == "checkpoint") return Layout::kCheckpoint;
+  if (name == "transformers") return Layout::kTransformers;
+  return std::nullopt;
+}
+
+std::string_view LayoutName(Layout l) {
+  return l == Layout::kTransformers ? "transformers" : "checkpoint";
+}
 
 base::Result<ImportResult> ImportModel(const std::string& dir, const ImportOptions& options) {
   std::error_code ec;
@@ -143,36 +173,42 @@ base::Result<ImportResult> ImportModel(const std::string& dir, const ImportOptio
   }
   Clock::time_point t = Clock::now();
   ImportResult::Times ms;
-  base::Result<HfConfig> config = ReadHfConfig((fs::path(dir) / "config.json").string());
+  if (base::Status st = CheckOptions(options); !st.ok()) return st;
+  base::Result<HfConfig> config = ReadConfigOf(dir, options.strict);
   ms.config = Lap(t);
   if (!config.ok()) return config.status();
   const HfConfig& c = *config;
-  if (base::Status st = CheckOptions(options); !st.ok()) return st;
   base::Result<TensorTable> table = TensorTable::Open(dir);
   if (!table.ok()) return table.status();
   ms.headers = Lap(t);
   // The check against the config runs beside the recipe and the builder calls (both only read
   // the table; every recipe checks the ranks it indexes). Its verdict comes first: what the
   // builder made is dropped when the tensors disagree with the config.
-  std::future<base::Result<ConfigCheck>> checking = std::async(std::launch::async, [&] {
+  std::future<ConfigCheck> checking = std::async(std::launch::async, [&] {
     Clock::time_point start = Clock::now();
-    base::Result<ConfigCheck> out = CheckAgainstConfig(c, *table);
+    ConfigCheck out = CheckAgainstConfig(c, *table);
     ms.check = Lap(start);
     return out;
   });
+  // Strict: the config's verdict comes first (what the builder made is dropped).
+  const auto verdict = [&](const ConfigCheck& check) {
+    return options.strict && !check.problems.empty() ? ProblemsStatus(c, check.problems)
+                                                     : base::Status::Ok();
+  };
 
   ImportResult r{.model_type = c.model_type,
                  .recipe = options.recipe == Recipe::kAuto ? ChooseRecipe(c) : options.recipe,
+                 .layout = options.layout,
                  .tensors = table->all().size(),
                  .shards = table->files()};
   verifier::ManifestBuilder b(options.name.empty() ? FolderName(dir) : options.name);
   b.Var("batch", 1, options.max_batch.value_or(kDefaultMaxBatch))
       .Var("ctx", 1, options.max_ctx.value_or(c.max_positions));
-  AddKvCache(b, c, options.kv_dtype);  // "kv_cache.*" names sort before the model's
+  const CacheOutcome cache = AddCache(b, c, options.kv_dtype, options.kv_bytes_per_token);
   base::Result<RecipeOutcome> recipe = ApplyRecipe(r.recipe, c, *table, b);
   if (!recipe.ok()) {
-    const base::Result<ConfigCheck> check = checking.get();
-    return check.ok() ? recipe.status() : check.status();
+    const base::Status st = verdict(checking.get());
+    return st.ok() ? recipe.status() : st;
   }
   if (recipe->carries > 0) b.Load(4, 1);  // as the gpt-oss example: 4 lanes, 1 derive ahead
   for (const Tensor& t : table->all()) {
@@ -182,15 +218,20 @@ base::Result<ImportResult> ImportModel(const std::string& dir, const ImportOptio
   examples::AddStandardKernels(
       b, std::vector<std::string_view>(recipe->kernels.begin(), recipe->kernels.end()));
   ms.build = Lap(t);  // the recipe and the builder calls; BuildVerified adds Build()
-  const base::Result<ConfigCheck> check = checking.get();
-  if (!check.ok()) return check.status();
+  ConfigCheck check = checking.get();
+  if (base::Status st = verdict(check); !st.ok()) return st;
   base::Result<Built> m = BuildVerified(b, ms);
   if (!m.ok()) return m.status();
   r.manifest = std::move(m->manifest);
   r.text = std::move(m->text);
-  r.notes = std::move(recipe->notes);
-  NoteUnrecognised(*check, r);
-  r.kv_bytes_per_token = KvBytesPerToken(c, options.kv_dtype);
+  r.notes = c.notes;
+  r.notes.insert(r.notes.end(), recipe->notes.begin(), recipe->notes.end());
+  r.notes.insert(r.notes.end(), cache.notes.begin(), cache.notes.end());
+  NoteUnrecognised(c, check, r);
+  r.warnings = std::move(check.problems);
+  r.kv_bytes_per_token = cache.bytes_per_token;
+  r.state_bytes_per_sequence = cache.state_bytes;
+  r.state_layers = cache.state_layers;
   r.layers = c.layers;
   r.hidden = c.hidden;
   Count(r.manifest, r);

@@ -1,50 +1,108 @@
-// KV-cache state buffers from the config.
+// Cache state buffers from the config's per-layer kinds.
 #include "importer/kv_cache.h"
 
 #include <algorithm>
-#include <vector>
+#include <numeric>
 
 #include <fmt/format.h>
 
 namespace loadplan::importer {
 namespace {
 
-bool Sliding(const HfConfig& c, int64_t layer) {
-  return c.sliding_window && static_cast<size_t>(layer) < c.sliding_layers.size() &&
-         c.sliding_layers[static_cast<size_t>(layer)];
-}
+using verifier::Dims;
 
-// Elements per token (one slot) of one layer's cache.
+// Elements per token (one slot) of one attention layer's cache.
 int64_t SlotElements(const HfConfig& c) {
   return c.mla() ? c.kv_lora_rank + c.qk_rope_head_dim : 2 * c.kv_heads * c.head_dim;
+}
+
+int64_t Bytes(int64_t elements, base::Dtype dtype) {
+  return elements * static_cast<int64_t>(base::DtypeBits(dtype)) / 8;
+}
+
+int64_t Product(const std::vector<int64_t>& v) {
+  return std::accumulate(v.begin(), v.end(), int64_t{1}, std::multiplies<>());
+}
+
+// The slots expression of an attention layer, or "" for a layer without a KV cache.
+std::string Slots(const HfConfig& c, LayerCache k) {
+  switch (k) {
+    case LayerCache::kFull:
+    case LayerCache::kHybrid: return "ctx";
+    case LayerCache::kSliding: return fmt::format("min(ctx, {})", *c.sliding_window);
+    case LayerCache::kChunked: return fmt::format("min(ctx, {})", *c.attention_chunk);
+    case LayerCache::kState:
+    case LayerCache::kShared:
+    case LayerCache::kNone: return "";
+  }
+  return "";
+}
+
+void AddKv(verifier::ManifestBuilder& b, const HfConfig& c, int64_t l, const std::string& slots,
+           base::Dtype dtype) {
+  if (c.mla()) {
+    b.State(KvCacheName(l), dtype, {"batch", slots, c.kv_lora_rank + c.qk_rope_head_dim});
+  } else {
+    b.State(KvCacheName(l), dtype, {"batch", slots, 2, c.kv_heads, c.head_dim});
+  }
+}
+
+void AddState(verifier::ManifestBuilder& b, const StateGeometry& s, int64_t l, base::Dtype dtype,
+              CacheOutcome& out) {
+  const auto add = [&](const char* what, const std::vector<int64_t>& shape) {
+    if (shape.empty()) return;
+    Dims dims{"batch"};
+    dims.insert(dims.end(), shape.begin(), shape.end());
+    b.State(fmt::format("{}.{}", what, l), dtype, dims);
+    out.state_bytes += Bytes(Product(shape), dtype);
+  };
+  add("conv_state", s.conv);
+  add("ssm_state", s.ssm);
+  ++out.state_layers;
+}
+
+CacheOutcome Given(verifier::ManifestBuilder& b, int64_t bytes_per_token) {
+  b.State("kv_cache", base::Dtype::kU8, {"batch", "ctx", bytes_per_token});
+  return {.kv_layers = 1,
+          .bytes_per_token = bytes_per_token,
+          .notes = {fmt::format("the cache is one buffer kv_cache of {} bytes per token of context "
+                                "(--kv-bytes-per-token), not the config's geometry",
+                                bytes_per_token)}};
 }
 
 }  // namespace
 
 std::string KvCacheName(int64_t layer) { return fmt::format("kv_cache.{}", layer); }
 
-void AddKvCache(verifier::ManifestBuilder& b, const HfConfig& c, base::Dtype dtype) {
+CacheOutcome AddCache(verifier::ManifestBuilder& b, const HfConfig& c, base::Dtype dtype,
+                      std::optional<int64_t> kv_bytes_per_token) {
+  if (kv_bytes_per_token) return Given(b, *kv_bytes_per_token);
+  CacheOutcome out;
+  const bool stateless = std::none_of(c.layer_cache.begin(), c.layer_cache.end(), [](LayerCache k) {
+    return k == LayerCache::kState || k == LayerCache::kHybrid;
+  });
+  if (!c.complete || c.layer_cache.empty() || (!stateless && !c.state)) {
+    out.notes.push_back(
+        "no cache is planned (its geometry is unknown): the serve peak leaves it out; "
+        "--kv-bytes-per-token N plans one of N bytes per token of context");
+    return out;
+  }
   // In name order ("kv_cache.10" before "kv_cache.2"): the builder then has nothing to sort
   // when the rest comes in name order too.
   std::vector<int64_t> layers(static_cast<size_t>(c.layers));
-  for (int64_t l = 0; l < c.layers; ++l) layers[static_cast<size_t>(l)] = l;
+  std::iota(layers.begin(), layers.end(), 0);
   std::sort(layers.begin(), layers.end(),
             [](int64_t x, int64_t y) { return KvCacheName(x) < KvCacheName(y); });
   for (const int64_t l : layers) {
-    const std::string slots =
-        Sliding(c, l) ? fmt::format("min(ctx, {})", *c.sliding_window) : "ctx";
-    if (c.mla()) {
-      b.State(KvCacheName(l), dtype, {"batch", slots, c.kv_lora_rank + c.qk_rope_head_dim});
-    } else {
-      b.State(KvCacheName(l), dtype, {"batch", slots, 2, c.kv_heads, c.head_dim});
+    const LayerCache k = c.layer_cache[static_cast<size_t>(l)];
+    if (const std::string slots = Slots(c, k); !slots.empty()) {
+      AddKv(b, c, l, slots, dtype);
+      ++out.kv_layers;
+      if (slots == "ctx") out.bytes_per_token += Bytes(SlotElements(c), dtype);
     }
+    if (k == LayerCache::kState || k == LayerCache::kHybrid) AddState(b, *c.state, l, dtype, out);
   }
-}
-
-int64_t KvBytesPerToken(const HfConfig& c, base::Dtype dtype) {
-  int64_t layers = 0;
-  for (int64_t l = 0; l < c.layers; ++l) layers += Sliding(c, l) ? 0 : 1;
-  return layers * SlotElements(c) * static_cast<int64_t>(base::DtypeBits(dtype)) / 8;
+  return out;
 }
 
 }  // namespace loadplan::importer

@@ -1,11 +1,15 @@
-// The KV cache of an imported model, as state buffers over `batch` and `ctx`: one per
-// attention layer, keys and values of every KV head ([batch, slots, 2, kv_heads, head_dim]), a
-// sliding layer holding min(ctx, window) slots; MLA's compressed cache (DeepSeek-V3, Kimi-K2)
-// [batch, ctx, kv_lora_rank + qk_rope_head_dim]. MTP layers get none (docs/import.md).
+// The cache of an imported model, as state buffers over `batch` and `ctx` (docs/import.md, "The
+// cache"): per attention layer its keys and values ([batch, slots, 2, kv_heads, head_dim];
+// slots ctx, min(ctx, window) for a sliding layer, min(ctx, chunk) for a chunked one), MLA's
+// compressed cache ([batch, ctx, kv_lora_rank + qk_rope_head_dim]); per linear-attention or
+// state-space layer its conv and recurrent states ([batch, ...], no ctx). Shared and MLP-only
+// layers get none, nor do MTP layers.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "base/dtype.h"
 #include "importer/hf_config.h"
@@ -13,11 +17,18 @@
 
 namespace loadplan::importer {
 
-// "kv_cache.<layer>"
+// "kv_cache.<layer>", "conv_state.<layer>", "ssm_state.<layer>"
 std::string KvCacheName(int64_t layer);
-void AddKvCache(verifier::ManifestBuilder& b, const HfConfig& c, base::Dtype dtype);
-// Bytes one token of context takes in every full-attention layer's cache together (sliding
-// layers stop growing at their window): 131072 for Llama 3.1 8B in BF16.
-int64_t KvBytesPerToken(const HfConfig& c, base::Dtype dtype);
+
+struct CacheOutcome {
+  size_t kv_layers = 0, state_layers = 0;  // layers with a KV cache, with a state
+  int64_t bytes_per_token = 0;             // one token of context in every growing layer together
+  int64_t state_bytes = 0;                 // one sequence's states in every state layer together
+  std::vector<std::string> notes;          // an unknown geometry, a size given by the caller
+};
+// Adds the cache's state buffers. `kv_bytes_per_token` (the caller's) replaces the geometry:
+// one buffer `kv_cache` U8 [batch, ctx, kv_bytes_per_token].
+CacheOutcome AddCache(verifier::ManifestBuilder& b, const HfConfig& c, base::Dtype dtype,
+                      std::optional<int64_t> kv_bytes_per_token = std::nullopt);
 
 }  // namespace loadplan::importer

@@ -24,7 +24,11 @@ class ImportedModel:
     carries: int
     kv_layers: int
     kv_bytes_per_token: int
+    layout: str = "checkpoint"
+    state_layers: int = 0
+    state_bytes_per_sequence: int = 0
     notes: List[str] = field(default_factory=list)
+    warnings: List[str] = field(default_factory=list)
 
     def save(self, path: "str | os.PathLike[str]") -> None:
         """Writes the manifest to ``path``."""
@@ -34,17 +38,24 @@ class ImportedModel:
 
 def import_model(model_dir: "str | os.PathLike[str]", *, recipe: str = "auto",
                  kv_dtype: str = "BF16", max_batch: Optional[int] = None,
-                 max_ctx: Optional[int] = None, name: str = "") -> ImportedModel:
+                 max_ctx: Optional[int] = None, name: str = "", layout: str = "checkpoint",
+                 strict: bool = False,
+                 kv_bytes_per_token: Optional[int] = None) -> ImportedModel:
     """Makes a manifest from a Hugging Face model folder (config.json + safetensors headers;
     the tensor data is never read), as `loadplan import` does (docs/import.md).
 
     ``recipe``: "auto" (from quantization_config), "none", "mxfp4-gpt-oss", "mxfp4-bf16",
     "fp8-keep" or "fp8-bf16"; ``kv_dtype`` the KV cache's element type; ``max_batch`` and
-    ``max_ctx`` the variables' upper bounds (default 256 and max_position_embeddings). The
-    manifest text goes straight to load()/plan()/check(). Raises CheckpointError (an OSError)
-    for a folder that is wrong (unknown model_type, a broken index, tensors that disagree with
-    config.json), OptionError for a bad option.
+    ``max_ctx`` the variables' upper bounds (default 256 and max_position_embeddings);
+    ``layout`` "checkpoint" (names as stored) or "transformers" (as transformers' model classes
+    hold them: experts stacked, renames); ``strict`` refuses an unknown model_type, a missing
+    config.json or key, and tensors that contradict the config (else notes and warnings);
+    ``kv_bytes_per_token`` plans the cache as one buffer of that many bytes per token. The
+    options are `loadplan import`'s, one for one. The manifest text goes straight to
+    load()/plan()/check(). Raises CheckpointError (an OSError) for a folder that is wrong (a
+    broken index, no safetensors; under ``strict`` an unknown model_type or tensors that
+    disagree with config.json), OptionError for a bad option.
     """
     d = _loadplan.import_model(os.fspath(model_dir), recipe, kv_dtype.upper(), max_batch,
-                               max_ctx, name)
+                               max_ctx, name, layout, strict, kv_bytes_per_token)
     return ImportedModel(**d)

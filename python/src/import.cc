@@ -27,15 +27,21 @@ nb::dict Summary(const importer::ImportResult& r, std::string text) {
   d["carries"] = r.carries;
   d["kv_layers"] = r.kv_layers;
   d["kv_bytes_per_token"] = r.kv_bytes_per_token;
-  nb::list notes;
+  d["layout"] = std::string(importer::LayoutName(r.layout));
+  d["state_layers"] = r.state_layers;
+  d["state_bytes_per_sequence"] = r.state_bytes_per_sequence;
+  nb::list notes, warnings;
   for (const std::string& n : r.notes) notes.append(n);
+  for (const std::string& w : r.warnings) warnings.append(w);
   d["notes"] = notes;
+  d["warnings"] = warnings;
   return d;
 }
 
 nb::dict ImportModel(const std::string& dir, const std::string& recipe, const std::string& kv_dtype,
                      std::optional<int64_t> max_batch, std::optional<int64_t> max_ctx,
-                     const std::string& name) {
+                     const std::string& name, const std::string& layout, bool strict,
+                     std::optional<int64_t> kv_bytes_per_token) {
   const std::optional<importer::Recipe> r = importer::ParseRecipe(recipe);
   if (!r) {
     RaiseStatus(base::Status::Error(fmt::format("recipe '{}' is not one of: {}", recipe,
@@ -46,8 +52,20 @@ nb::dict ImportModel(const std::string& dir, const std::string& recipe, const st
   if (!kv)
     RaiseStatus(base::Status::Error(fmt::format("kv_dtype '{}' is not a dtype", kv_dtype)),
                 "options");
-  const importer::ImportOptions o{
-      .recipe = *r, .kv_dtype = *kv, .max_batch = max_batch, .max_ctx = max_ctx, .name = name};
+  const std::optional<importer::Layout> l = importer::ParseLayout(layout);
+  if (!l) {
+    RaiseStatus(base::Status::Error(
+                    fmt::format("layout '{}' is not one of: checkpoint, transformers", layout)),
+                "options");
+  }
+  const importer::ImportOptions o{.recipe = *r,
+                                  .kv_dtype = *kv,
+                                  .max_batch = max_batch,
+                                  .max_ctx = max_ctx,
+                                  .name = name,
+                                  .strict = strict,
+                                  .layout = *l,
+                                  .kv_bytes_per_token = kv_bytes_per_token};
   std::optional<base::Result<importer::ImportResult>> result;
   std::string text;
   {
@@ -63,7 +81,8 @@ nb::dict ImportModel(const std::string& dir, const std::string& recipe, const st
 
 void BindImport(nb::module_& m) {
   m.def("import_model", &ImportModel, nb::arg("dir"), nb::arg("recipe"), nb::arg("kv_dtype"),
-        nb::arg("max_batch").none(), nb::arg("max_ctx").none(), nb::arg("name"),
+        nb::arg("max_batch").none(), nb::arg("max_ctx").none(), nb::arg("name"), nb::arg("layout"),
+        nb::arg("strict"), nb::arg("kv_bytes_per_token").none(),
         "A Hugging Face model folder -> {manifest: text, ...summary} (importer/import.h).");
 }
 

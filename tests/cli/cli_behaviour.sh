@@ -93,7 +93,10 @@ expect 2 "not a model folder" "$L" import nodir
 expect 2 "'q4' is not one of" "$L" import . --recipe q4
 expect 2 "'int3' is not one of" "$L" import . --kv-dtype int3
 mkdir -p hf && echo '{"model_type": "mamba", "num_hidden_layers": 1}' > hf/config.json
-expect 1 'model_type "mamba" is not one loadplan imports' "$L" import hf
+expect 1 'model_type "mamba" is not one loadplan knows by name' "$L" import hf --strict
+expect 1 'found 0' "$L" import hf  # a config and no safetensors
+expect 2 "'keras' is not one of" "$L" import hf --layout keras
+expect 2 "--kv-bytes-per-token" "$L" import hf --kv-bytes-per-token 0
 expect 0 'import' "$L" import --help
 
 # Completion generated from the CLI definition: every command and option is in it.

@@ -3,6 +3,7 @@ that verify clean and plan; errors as the documented exceptions. No GPU needed."
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -57,9 +58,13 @@ def test_errors(tmp_path):
     config["num_key_value_heads"] = 16
     (folder / "config.json").write_text(json.dumps(config))
     with pytest.raises(loadplan.CheckpointError, match=r"k_proj.weight \(in model-0000"):
-        loadplan.import_model(folder)
+        loadplan.import_model(folder, strict=True)
+    loose = loadplan.import_model(folder)  # a warning per disagreement, tensors as stored
+    assert any(re.search(r"k_proj.weight \(in model-0000", w) for w in loose.warnings)
     with pytest.raises(loadplan.OptionError, match="recipe 'q4'"):
         loadplan.import_model(folder, recipe="q4")
+    with pytest.raises(loadplan.OptionError, match="layout 'keras'"):
+        loadplan.import_model(folder, layout="keras")
 
 
 def _serve(p):

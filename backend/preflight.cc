@@ -2,6 +2,7 @@
 #include "backend/preflight.h"
 
 #include "backend/call_args.h"
+#include "backend/checkpoint/bindings.h"
 #include "base/status_lines.h"
 
 namespace loadplan::backend {

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -25,9 +26,13 @@ namespace fs = std::filesystem;
 uint64_t CheckpointBytes(const verifier::Manifest& m, std::optional<int> layers) {
   uint64_t total = 1 << 20;
   for (const verifier::Buffer& b : m.buffers) {
-    if (!b.tensor || (layers && backend::BeyondLayers(*b.tensor, *layers))) continue;
+    const std::vector<std::string_view> tensors = verifier::BoundTensors(b);
+    const auto kept = [&](std::string_view t) {
+      return !layers || !backend::BeyondLayers(t, *layers);
+    };
+    if (std::none_of(tensors.begin(), tensors.end(), kept)) continue;
     const verifier::EvalResult r = verifier::Evaluate(verifier::ByteSize(b), {});
-    total += static_cast<uint64_t>(r.value.value_or(0)) + 512;
+    total += static_cast<uint64_t>(r.value.value_or(0)) + 512 * tensors.size();
   }
   return total;
 }

@@ -211,7 +211,7 @@ size_t MedianRun(const std::vector<run::Measurement>& runs) {
 backend::TensorSet FilledTensors(const simulator::LoadPlan& plan) {
   backend::TensorSet out;
   for (const simulator::PlannedBuffer& b : plan.buffers) {
-    if (b.tensor) out.insert(*b.tensor);
+    for (std::string_view t : simulator::BoundTensors(b)) out.insert(std::string(t));
   }
   return out;
 }

@@ -38,8 +38,24 @@ void EnsureKernel(Draft& d, const std::string& name) {
   d.names.insert(name);
 }
 
-// A fresh checkpoint tensor of `dtype`: a source (only derive reads it) or a weight
-// that serving must read too (it is then pending in d.unread).
+// A `tensors` list of 1 to 3 fresh names whose count divides `count`: `gen` gives each an
+// equal 1-D share of the buffer's elements.
+std::vector<std::string> DrawParts(Draft& d, int64_t count) {
+  std::vector<int64_t> fits;
+  for (int64_t k = 1; k <= 3; ++k) {
+    if (count % k == 0) fits.push_back(k);
+  }
+  const int64_t parts = *rc::gen::elementOf(fits);
+  std::vector<std::string> out;
+  for (int64_t i = 0; i < parts; ++i) {
+    out.push_back(FreshName(d.tensors, {"model.layers.0.experts.0.w", "model.e", "t"}));
+    d.tensors.insert(out.back());
+  }
+  return out;
+}
+
+// A fresh checkpoint tensor (or a list of them) of `dtype`: a source (only derive reads it) or a
+// weight that serving must read too (it is then pending in d.unread).
 Readable NewCheckpoint(Draft& d, Dtype dtype) {
   const bool weight = Roll(4) == 0;
   const int64_t count = DrawCount();
@@ -47,8 +63,12 @@ Readable NewCheckpoint(Draft& d, Dtype dtype) {
            .kind = weight ? BufferKind::kWeight : BufferKind::kSource,
            .dtype = dtype,
            .shape = DrawFixedShape(count)};
-  b.tensor = Roll(2) == 0 ? b.name : FreshName(d.tensors, {"model.layers.0.w", "model.w", "t"});
-  d.tensors.insert(*b.tensor);
+  if (Roll(5) == 0) {
+    b.tensors = DrawParts(d, count);
+  } else {
+    b.tensor = Roll(2) == 0 ? b.name : FreshName(d.tensors, {"model.layers.0.w", "model.w", "t"});
+    d.tensors.insert(*b.tensor);
+  }
   if (d.m.load.lanes > 1 && Roll(4) == 0) b.lane = *rc::gen::inRange<uint32_t>(0, d.m.load.lanes);
   if (dtype == Dtype::kU8 && Roll(4) == 0)
     b.encoding = *rc::gen::element<std::string>("e8m0", "fp4_e2m1x2");

@@ -21,7 +21,7 @@ const std::vector<std::string> kKeys = {
     "tensor", "export", "lane",       "encoding", "params",  "access",  "extent",
     "derive", "once",   "graph",      "batch",    "calls",   "kernel",  "args",
     "grid",   "block",  "collective", "buffer",   "src",     "dst",     "n",
-    "w",      "w.raw",  "a/b",        "~",        "",        "exprot"};
+    "w",      "w.raw",  "a/b",        "~",        "",        "exprot",  "tensors"};
 const std::vector<std::string> kStrings = {"",
                                            "batch",
                                            "b",

@@ -31,7 +31,7 @@ std::string Fresh(const Manifest& m, std::string stem) {
   for (const Program& p : m.programs) taken.insert(p.name);
   for (const Buffer& b : m.buffers) {
     taken.insert(b.name);
-    if (b.tensor) taken.insert(*b.tensor);
+    for (std::string_view t : BoundTensors(b)) taken.emplace(t);
   }
   std::string name = stem;
   for (int i = 1; taken.contains(name); ++i) name = stem + "_" + std::to_string(i);

@@ -1,4 +1,4 @@
-// Mutators for the kind rules K1-K8.
+// Mutators for the kind rules K1-K11.
 #include "fuzz/mutate_rules.h"
 
 namespace loadplan::fuzz::mut {
@@ -19,6 +19,7 @@ std::optional<Mutation> BindingMissing(const Manifest& in, const Pick& pick) {
   if (bound.empty()) return std::nullopt;
   Buffer& b = Mut(m, Choose(bound, pick));
   b.tensor.reset();
+  b.tensors.reset();
   return Finish("binding-missing", m, {{"K1", Ptr({"buffers", b.name})}});
 }
 
@@ -28,6 +29,10 @@ std::optional<Mutation> BindingExtra(const Manifest& in, const Pick& pick) {
                            BufferKind::kInput, BufferKind::kOutput, BufferKind::kPeer});
   if (other.empty()) return std::nullopt;
   Buffer& b = Mut(m, Choose(other, pick));
+  if (pick(2) == 0) {
+    b.tensors = std::vector<std::string>{Fresh(m, "model.extra")};
+    return Finish("binding-extra", m, {{"K1", Ptr({"buffers", b.name, "tensors"})}});
+  }
   b.tensor = Fresh(m, "model.extra");
   return Finish("binding-extra", m, {{"K1", Ptr({"buffers", b.name, "tensor"})}});
 }
@@ -109,16 +114,69 @@ std::optional<Mutation> VariableFixedShape(const Manifest& in, const Pick& pick)
                 {{"K5", Ptr({"buffers", b.name, "shape", std::to_string(i)})}});
 }
 
+// The later of two checkpoint buffers binds one of the earlier's tensors instead of one of its
+// own (its `tensor`, or an item of its `tensors`): K6 at that binding.
 std::optional<Mutation> TensorTwice(const Manifest& in, const Pick& pick) {
   Manifest m = in;
   auto bound = Buffers(m, {BufferKind::kWeight, BufferKind::kSource});
+  std::erase_if(bound, [](const Buffer* b) { return BoundTensors(*b).empty(); });
   if (bound.size() < 2) return std::nullopt;
   size_t i = pick(bound.size()), j = pick(bound.size() - 1);
   if (j >= i) ++j;
   if (i > j) std::swap(i, j);  // buffers are sorted: bound[i] < bound[j] by name
+  const std::vector<std::string_view> taken = BoundTensors(*bound[i]);
+  const std::string tensor(Choose(taken, pick));
   Buffer& second = Mut(m, bound[j]);
-  second.tensor = bound[i]->tensor;
-  return Finish("tensor-twice", m, {{"K6", Ptr({"buffers", second.name, "tensor"})}});
+  if (second.tensor) {
+    second.tensor = tensor;
+    return Finish("tensor-twice", m, {{"K6", Ptr({"buffers", second.name, "tensor"})}});
+  }
+  const size_t item = pick(second.tensors->size());
+  (*second.tensors)[item] = tensor;
+  return Finish("tensor-twice", m,
+                {{"K6", Ptr({"buffers", second.name, "tensors", std::to_string(item)})}});
+}
+
+// A checkpoint buffer with both forms: a fresh list beside its `tensor`, or a fresh `tensor`
+// beside its list.
+std::optional<Mutation> TensorAndTensors(const Manifest& in, const Pick& pick) {
+  Manifest m = in;
+  auto bound = Buffers(m, {BufferKind::kWeight, BufferKind::kSource});
+  if (bound.empty()) return std::nullopt;
+  Buffer& b = Mut(m, Choose(bound, pick));
+  const std::string fresh = Fresh(m, "model.part");
+  if (b.tensors) {
+    b.tensor = fresh;
+  } else {
+    b.tensors = std::vector<std::string>{fresh};
+  }
+  return Finish("tensor-and-tensors", m, {{"K9", Ptr({"buffers", b.name, "tensors"})}});
+}
+
+std::optional<Mutation> EmptyTensors(const Manifest& in, const Pick& pick) {
+  Manifest m = in;
+  auto bound = Buffers(m, {BufferKind::kWeight, BufferKind::kSource});
+  if (bound.empty()) return std::nullopt;
+  Buffer& b = Mut(m, Choose(bound, pick));
+  b.tensor.reset();
+  b.tensors = std::vector<std::string>{};
+  return Finish("empty-tensors", m, {{"K10", Ptr({"buffers", b.name, "tensors"})}});
+}
+
+// A checkpoint buffer's bindings as a list, one of them listed again at its end.
+std::optional<Mutation> ListedTwice(const Manifest& in, const Pick& pick) {
+  Manifest m = in;
+  auto bound = Buffers(m, {BufferKind::kWeight, BufferKind::kSource});
+  std::erase_if(bound, [](const Buffer* b) { return BoundTensors(*b).empty(); });
+  if (bound.empty()) return std::nullopt;
+  Buffer& b = Mut(m, Choose(bound, pick));
+  const std::vector<std::string_view> names = BoundTensors(b);
+  std::vector<std::string> list(names.begin(), names.end());
+  list.push_back(list[pick(list.size())]);
+  b.tensor.reset();
+  b.tensors = std::move(list);
+  const std::string last = std::to_string(b.tensors->size() - 1);
+  return Finish("listed-twice", m, {{"K11", Ptr({"buffers", b.name, "tensors", last})}});
 }
 
 std::optional<Mutation> LaneOnOtherKind(const Manifest& in, const Pick& pick) {

@@ -20,6 +20,9 @@ LOADPLAN_MUTATOR(TensorTwice);
 LOADPLAN_MUTATOR(LaneOnOtherKind);
 LOADPLAN_MUTATOR(LaneOutOfRange);
 LOADPLAN_MUTATOR(PartialByte);
+LOADPLAN_MUTATOR(TensorAndTensors);
+LOADPLAN_MUTATOR(EmptyTensors);
+LOADPLAN_MUTATOR(ListedTwice);
 // Programs and calls (mutate_programs.cc).
 LOADPLAN_MUTATOR(DeriveFlag);
 LOADPLAN_MUTATOR(DeriveTouchesServing);

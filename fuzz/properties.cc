@@ -1,6 +1,8 @@
 // The verifier-side properties (the host backend's is in properties_host.cc).
 #include "fuzz/properties.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 #include <rapidcheck.h>
 
@@ -38,7 +40,10 @@ void TagShape(const verifier::Manifest& m) {
                       : calls < 4 ? "1-3 derive calls"
                       : calls < 8 ? "4-7 derive calls"
                                   : "8+ derive calls";
-  RC_TAG(depth, m.vars.empty() ? "no variables" : "variables");
+  const bool list = std::any_of(m.buffers.begin(), m.buffers.end(),
+                                [](const verifier::Buffer& b) { return b.tensors.has_value(); });
+  RC_TAG(depth, m.vars.empty() ? "no variables" : "variables",
+         list ? "a tensors list" : "no tensors list");
 }
 
 void CheckVerifiesClean(const verifier::Manifest& m) {

@@ -45,6 +45,12 @@ def raw(ckpt_index, name, dtype):
     return t.view(torch.uint8).numpy().reshape(-1)
 
 
+def bound(ckpt_index, buffer):
+    """A source's bytes: its `tensor`, or its `tensors` read whole one after another."""
+    names = buffer["tensors"] if "tensors" in buffer else [buffer["tensor"]]
+    return np.concatenate([raw(ckpt_index, n, buffer["dtype"]) for n in names])
+
+
 def compare(manifest, ckpt):
     m = json.load(open(manifest))
     buffers, index = m["buffers"], tensor_index(ckpt)
@@ -58,7 +64,7 @@ def compare(manifest, ckpt):
     for dst, cs in sorted(writers.items()):
         c = cs[0]
         s = {k: v for k, v in c["args"].items() if isinstance(v, int)}
-        inputs = {p: raw(index, buffers[b]["tensor"], buffers[b]["dtype"])
+        inputs = {p: bound(index, buffers[b])
                   for p, b in c["args"].items() if isinstance(b, str) and p != "dst"}
         want = np.ascontiguousarray(recipe_check.expected(c["kernel"], s, inputs)).view(np.uint8)
         got = torch.from_dlpack(model[dst]).cpu().contiguous().view(torch.uint8).numpy().reshape(-1)

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -107,6 +108,9 @@ struct PlannedBuffer {
   uint64_t bytes = 0;   // exact for fixed shapes; the maximum over the box for variable ones
   uint64_t offset = 0;  // in the resident pool (kResident) or the arena (kStaged), aligned
   std::optional<std::string> tensor;
+  // Or the whole checkpoint tensors read one after another into it, in this order (the
+  // manifest's `tensors`): a fill reads each at the running offset.
+  std::optional<std::vector<std::string>> tensors;
   bool exported = false;  // the manifest exports it to serving (a carry loaded models hand out)
   // kStaged and fills of weights:
   std::optional<Lane> lane;
@@ -116,10 +120,19 @@ struct PlannedBuffer {
   bool operator==(const PlannedBuffer&) const = default;
 };
 
+// The checkpoint tensors a fill of `b` reads, in order (its `tensor`, then its `tensors`); the
+// views point into `b`. Empty for buffers no fill reads.
+inline std::vector<std::string_view> BoundTensors(const PlannedBuffer& b) {
+  std::vector<std::string_view> out;
+  if (b.tensor) out.emplace_back(*b.tensor);
+  if (b.tensors) out.insert(out.end(), b.tensors->begin(), b.tensors->end());
+  return out;
+}
+
 enum class StepKind : uint8_t {
   kAllocResident,  // the resident pool (resident_bytes_rounded)
   kAllocArena,     // the staging arena (arena_bytes_rounded)
-  kFill,           // copy a checkpoint tensor into its buffer (a weight or a source), on `lane`
+  kFill,           // copy its checkpoint tensor(s) into a weight or a source, on `lane`
   kLaunch,         // run derive call `call`
   kRelease,        // a source's window ends: its bytes may be reused
   kFreeArena,      // after the last derive call

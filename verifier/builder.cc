@@ -213,15 +213,32 @@ ManifestBuilder& ManifestBuilder::AddBuffer(BufferDecl decl) {
 
 ManifestBuilder& ManifestBuilder::Checkpoint(std::string name, std::string tensor,
                                              base::Dtype dtype, Dims shape, BufferOptions options) {
-  return AddBuffer({std::move(name), std::nullopt, std::move(tensor), dtype, std::move(shape),
-                    std::move(options)});
+  return AddBuffer({.name = std::move(name),
+                    .tensor = std::move(tensor),
+                    .dtype = dtype,
+                    .shape = std::move(shape),
+                    .options = std::move(options)});
+}
+
+ManifestBuilder& ManifestBuilder::CheckpointParts(std::string name,
+                                                  std::vector<std::string> tensors,
+                                                  base::Dtype dtype, Dims shape,
+                                                  BufferOptions options) {
+  return AddBuffer({.name = std::move(name),
+                    .tensors = std::move(tensors),
+                    .dtype = dtype,
+                    .shape = std::move(shape),
+                    .options = std::move(options)});
 }
 
 #define LOADPLAN_BUILDER_KIND(Method, Kind)                                                 \
   ManifestBuilder& ManifestBuilder::Method(std::string name, base::Dtype dtype, Dims shape, \
                                            BufferOptions o) {                               \
-    return AddBuffer(                                                                       \
-        {std::move(name), BufferKind::Kind, {}, dtype, std::move(shape), std::move(o)});    \
+    return AddBuffer({.name = std::move(name),                                              \
+                      .kind = BufferKind::Kind,                                             \
+                      .dtype = dtype,                                                       \
+                      .shape = std::move(shape),                                            \
+                      .options = std::move(o)});                                            \
   }
 LOADPLAN_BUILDER_KIND(Carry, kCarry)
 LOADPLAN_BUILDER_KIND(State, kState)
@@ -266,7 +283,11 @@ void ManifestBuilder::BuildBuffers(BuildResult& r) const {
              .exported = d.options.exported,
              .lane = d.options.lane,
              .encoding = d.options.encoding};
-    if (!d.kind) b.tensor = d.tensor;
+    if (!d.kind && d.tensors) {
+      b.tensors = d.tensors;
+    } else if (!d.kind) {
+      b.tensor = d.tensor;
+    }
     r.manifest.buffers.push_back(std::move(b));
   }
   SortUnique(
@@ -313,7 +334,7 @@ BuildResult ManifestBuilder::Build() const {
   // Finding 3: a checkpoint tensor that only derive programs read is staged, not resident.
   const auto uses = Uses(m);
   for (auto& b : m.buffers) {
-    if (!b.tensor || b.kind != BufferKind::kWeight) continue;
+    if ((!b.tensor && !b.tensors) || b.kind != BufferKind::kWeight) continue;
     auto it = uses.find(b.name);
     if (it != uses.end() && it->second.derive_read && !it->second.other)
       b.kind = BufferKind::kSource;

@@ -1,6 +1,7 @@
 // A fluent C++ API that builds a Manifest: variables, load options, buffers,
 // kernel contracts and programs. Checkpoint tensors are declared with one call
-// (Checkpoint) and Build() decides their kind from how programs use them:
+// (Checkpoint, or CheckpointParts for a list of them) and Build() decides their
+// kind from how programs use them:
 //   read at least once, and only by derive programs (never written)  -> source
 //   anything else (read by a serving/once program, written, unread)  -> weight
 // so a generator can never silently defeat staging (seed review, finding 3).
@@ -143,6 +144,11 @@ class ManifestBuilder {
   // A checkpoint tensor; Build() makes it a source or a weight (see top).
   ManifestBuilder& Checkpoint(std::string name, std::string tensor, base::Dtype dtype, Dims shape,
                               BufferOptions options = {});
+  // A buffer of whole checkpoint tensors read one after another, in `tensors` order (the
+  // manifest's "tensors": per-expert weights fused at load); each of `dtype`, their bytes
+  // summing to the buffer's. Build() makes it a source or a weight, as for Checkpoint.
+  ManifestBuilder& CheckpointParts(std::string name, std::vector<std::string> tensors,
+                                   base::Dtype dtype, Dims shape, BufferOptions options = {});
   ManifestBuilder& Carry(std::string name, base::Dtype dtype, Dims shape,
                          BufferOptions options = {});
   ManifestBuilder& State(std::string name, base::Dtype dtype, Dims shape,
@@ -168,8 +174,9 @@ class ManifestBuilder {
  private:
   struct BufferDecl {
     std::string name;
-    std::optional<BufferKind> kind;  // nullopt: checkpoint tensor, decided by Build()
+    std::optional<BufferKind> kind;  // nullopt: checkpoint tensor(s), decided by Build()
     std::string tensor;
+    std::optional<std::vector<std::string>> tensors;  // CheckpointParts (then no `tensor`)
     base::Dtype dtype = base::Dtype::kU8;
     Dims shape;
     BufferOptions options;

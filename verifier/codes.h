@@ -31,7 +31,7 @@ inline constexpr std::string_view kNumber =
 
 // Kinds.
 inline constexpr std::string_view kTensorBinding =
-    "K1";  // weight/source without `tensor`, or another kind with one
+    "K1";  // weight/source without `tensor`/`tensors`, or another kind with one
 inline constexpr std::string_view kSourceUse =
     "K2";  // source written, or read by a non-derive program
 inline constexpr std::string_view kSourceExport = "K3";   // source exported
@@ -39,11 +39,16 @@ inline constexpr std::string_view kWeightWritten = "K4";  // weight written by a
 inline constexpr std::string_view kFixedShape =
     "K5";  // weight/source/derive-written carry with a variable shape
 inline constexpr std::string_view kTensorTwice =
-    "K6";  // two buffers bind the same checkpoint tensor
+    "K6";  // two buffers bind the same checkpoint tensor (`tensor` or a `tensors` item)
 inline constexpr std::string_view kLane =
     "K7";  // `lane` on a non-checkpoint buffer or >= load.lanes
 inline constexpr std::string_view kWholeBytes =
     "K8";  // checkpoint tensor of a sub-byte dtype, bits not a multiple of 8
+inline constexpr std::string_view kTensorAndTensors =
+    "K9";  // a buffer has both `tensor` and `tensors`
+inline constexpr std::string_view kEmptyTensors = "K10";  // `tensors` is an empty list
+inline constexpr std::string_view kListedTwice =
+    "K11";  // one buffer's `tensors` lists a checkpoint tensor twice
 
 // Programs and calls.
 inline constexpr std::string_view kDeriveFlags = "P1";  // derive combined with once, batch or graph

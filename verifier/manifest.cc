@@ -77,6 +77,13 @@ Box Manifest::VarBox() const {
   return box;
 }
 
+std::vector<std::string_view> BoundTensors(const Buffer& b) {
+  std::vector<std::string_view> out;
+  if (b.tensor) out.emplace_back(*b.tensor);
+  if (b.tensors) out.insert(out.end(), b.tensors->begin(), b.tensors->end());
+  return out;
+}
+
 const Param* FindParam(const Kernel& k, std::string_view n) { return FindByName(k.params, n); }
 
 const Arg* FindArg(const Call& c, std::string_view param) {

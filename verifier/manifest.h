@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/access.h"
@@ -62,6 +63,9 @@ struct Buffer {
   std::string name;
   BufferKind kind = BufferKind::kWeight;
   std::optional<std::string> tensor;  // checkpoint tensor name (weight, source)
+  // Or a list of whole checkpoint tensors read one after another into the buffer, in this
+  // order (weight, source; never both, never empty: rules K9, K10).
+  std::optional<std::vector<std::string>> tensors;
   base::Dtype dtype = base::Dtype::kU8;
   std::vector<Expr> shape;              // elements per dimension
   bool exported = false;                // "export": true
@@ -145,6 +149,11 @@ struct Manifest {
   // The variable box: every declared variable with its [min, max].
   [[nodiscard]] Box VarBox() const;
 };
+
+// The checkpoint tensors `b` binds, in read order: its `tensor`, then its `tensors` (a
+// verified manifest has one or the other on a weight or source, none elsewhere). The views
+// point into `b`.
+std::vector<std::string_view> BoundTensors(const Buffer& b);
 
 const Param* FindParam(const Kernel& k, std::string_view n);
 const Arg* FindArg(const Call& c, std::string_view param);

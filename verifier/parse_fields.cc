@@ -105,6 +105,26 @@ std::optional<std::string> Fields::String(const json::Node& n, const Ptr& ptr) {
   return std::nullopt;
 }
 
+std::optional<std::vector<std::string>> Fields::NonEmptyStrings(const json::Node& n,
+                                                                const Ptr& ptr) {
+  if (n.kind != json::Kind::kArray) {
+    WrongType(n, ptr, "an array of strings");
+    return std::nullopt;
+  }
+  std::vector<std::string> out;
+  out.reserve(n.items.size());
+  bool ok = true;
+  for (size_t i = 0; i < n.items.size(); ++i) {
+    const Ptr at(ptr, i);
+    std::optional<std::string> s = String(n.items[i], at);
+    if (s && s->empty()) sink_.Error(Code(codes::kType), at, "expected a non-empty string");
+    ok = ok && s && !s->empty();
+    if (s) out.push_back(std::move(*s));
+  }
+  if (!ok) return std::nullopt;
+  return out;
+}
+
 std::optional<bool> Fields::Bool(const json::Node& n, const Ptr& ptr) {
   if (n.kind == json::Kind::kBool) return n.boolean;
   WrongType(n, ptr, "a boolean");

@@ -50,6 +50,9 @@ class Fields {
                              int64_t min = std::numeric_limits<int64_t>::min(),
                              int64_t max = std::numeric_limits<int64_t>::max());
   std::optional<std::string> String(const json::Node& n, const Ptr& ptr);
+  // An array of non-empty strings (possibly empty: the rules judge that); S3 at the array
+  // when it is not one, at each item that is not a non-empty string.
+  std::optional<std::vector<std::string>> NonEmptyStrings(const json::Node& n, const Ptr& ptr);
   std::optional<bool> Bool(const json::Node& n, const Ptr& ptr);
   // A string out of `values` (S3 with did-you-mean otherwise).
   std::optional<std::string> Enum(const json::Node& n, const Ptr& ptr, Keys values);

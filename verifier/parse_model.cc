@@ -73,7 +73,8 @@ Buffer BuildBuffer(Fields& in, const std::string& name, const Node& n, const Ptr
   b.name = name;
   in.Name(name, ptr, "buffer", false);
   if (!in.Object(n, ptr, "buffer")) return b;
-  in.CheckKeys(n, ptr, {"dtype", "encoding", "export", "kind", "lane", "shape", "tensor"},
+  in.CheckKeys(n, ptr,
+               {"dtype", "encoding", "export", "kind", "lane", "shape", "tensor", "tensors"},
                {"dtype", "kind", "shape"});
   With(n, ptr, "kind", [&](const Node& x, const Ptr& p) {
     auto s =
@@ -87,6 +88,8 @@ Buffer BuildBuffer(Fields& in, const std::string& name, const Node& n, const Ptr
     b.shape = in.Dims(x, p, 0, std::numeric_limits<size_t>::max()).value_or(std::vector<Expr>{});
   });
   With(n, ptr, "tensor", [&](const Node& x, const Ptr& p) { b.tensor = in.String(x, p); });
+  With(n, ptr, "tensors",
+       [&](const Node& x, const Ptr& p) { b.tensors = in.NonEmptyStrings(x, p); });
   With(n, ptr, "export",
        [&](const Node& x, const Ptr& p) { b.exported = in.Bool(x, p).value_or(false); });
   With(n, ptr, "lane", [&](const Node& x, const Ptr& p) {

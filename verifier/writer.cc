@@ -122,34 +122,65 @@ Node Dims(const std::vector<Expr>& dims) {
   return Array(std::move(items));
 }
 
+// An array of items (each its JSON text) on one line: "[a, b]".
+std::string OneLine(const std::vector<std::string>& items) {
+  std::string line = "[";
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) line += ", ";
+    line += items[i];
+  }
+  line += "]";
+  return line;
+}
+
+// The same array one item per line, as Print lays out a member of an object at `indent`.
+void AppendOnePerLine(const std::vector<std::string>& items, size_t indent, std::string& out) {
+  out += "[\n";
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += ",\n";
+    out.append(indent + 4, ' ');
+    out += items[i];
+  }
+  out += "\n";
+  out.append(indent + 2, ' ');
+  out += "]";
+}
+
+// One member of a buffer's object: its key prefix, its one-line text and, for an array, its
+// items (laid out one per line when the one-line text does not fit).
+struct BufferMember {
+  std::string_view key;
+  std::string text;
+  const std::vector<std::string>* items = nullptr;
+};
+
 // A buffer's text where Print would put it (starting at `column` of a line indented by
 // `indent`), made directly: what Print would write for the buffer's object (keys dtype,
-// encoding, export, kind, lane, shape, tensor), byte for byte, without the tree (the golden
-// outputs and canonical files check it). A buffer is at most two
-// levels deep (its shape), so it goes on one line when that line fits, else one member per
-// line with the shape on one line when it fits there.
+// encoding, export, kind, lane, shape, tensor, tensors), byte for byte, without the tree (the
+// golden outputs and canonical files check it). A buffer is at most two levels deep (its
+// shape, its tensors), so it goes on one line when that line fits, else one member per line
+// with each array on one line when it fits there.
 std::string BufferText(const Buffer& b, size_t indent, size_t column) {
-  std::string shape = "[";
-  for (size_t i = 0; i < b.shape.size(); ++i) {
-    if (i > 0) shape += ", ";
-    shape += ExprNode(b.shape[i]).text;
+  std::vector<std::string> dims, tensors;
+  for (const Expr& d : b.shape) dims.push_back(ExprNode(d).text);
+  if (b.tensors) {
+    for (const std::string& t : *b.tensors) tensors.push_back(JsonString(t));
   }
-  shape += "]";
-  std::pair<std::string_view, std::string> m[7];
+  BufferMember m[8];
   size_t n = 0;
   m[n++] = {"\"dtype\": ", JsonString(base::DtypeName(b.dtype))};
   if (b.encoding) m[n++] = {"\"encoding\": ", JsonString(*b.encoding)};
   if (b.exported) m[n++] = {"\"export\": ", "true"};
   m[n++] = {"\"kind\": ", JsonString(BufferKindName(b.kind))};
   if (b.lane) m[n++] = {"\"lane\": ", std::to_string(*b.lane)};
-  const size_t shape_at = n;
-  m[n++] = {"\"shape\": ", shape};
+  m[n++] = {"\"shape\": ", OneLine(dims), &dims};
   if (b.tensor) m[n++] = {"\"tensor\": ", JsonString(*b.tensor)};
+  if (b.tensors) m[n++] = {"\"tensors\": ", OneLine(tensors), &tensors};
   std::string line = "{";
   for (size_t i = 0; i < n; ++i) {
     if (i > 0) line += ", ";
-    line += m[i].first;
-    line += m[i].second;
+    line += m[i].key;
+    line += m[i].text;
   }
   line += "}";
   if (column + line.size() <= kLineWidth) return line;
@@ -158,20 +189,12 @@ std::string BufferText(const Buffer& b, size_t indent, size_t column) {
   for (size_t i = 0; i < n; ++i) {
     if (i > 0) out += ",\n";
     out += pad;
-    out += m[i].first;
-    if (i != shape_at || pad.size() + m[i].first.size() + shape.size() <= kLineWidth) {
-      out += m[i].second;
-      continue;
+    out += m[i].key;
+    if (m[i].items == nullptr || pad.size() + m[i].key.size() + m[i].text.size() <= kLineWidth) {
+      out += m[i].text;
+    } else {
+      AppendOnePerLine(*m[i].items, indent, out);
     }
-    out += "[\n";
-    for (size_t d = 0; d < b.shape.size(); ++d) {
-      if (d > 0) out += ",\n";
-      out.append(indent + 4, ' ');
-      out += ExprNode(b.shape[d]).text;
-    }
-    out += "\n";
-    out += pad;
-    out += "]";
   }
   out += "\n";
   out.append(indent, ' ');

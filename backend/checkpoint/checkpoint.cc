@@ -1,4 +1,4 @@
-// Checkpoint sets (single file or sharded index) and manifest binding checks.
+// Checkpoint sets (single file or sharded index).
 #include "backend/checkpoint/checkpoint.h"
 
 #include <algorithm>
@@ -12,11 +12,7 @@
 #include <thread>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
-
-#include "base/status_lines.h"
-#include "verifier/diag.h"
 
 namespace loadplan::backend {
 namespace {
@@ -343,33 +339,6 @@ base::Status Checkpoint::CheckUnchanged() const {
     if (base::Status st = f.CheckUnchanged(); !st.ok()) return st;
   }
   return base::Status::Ok();
-}
-
-base::Status CheckBindings(const simulator::LoadPlan& plan, const Checkpoint& ckpt) {
-  std::vector<std::string> errors;
-  for (const simulator::PlannedBuffer& b : plan.buffers) {
-    if (!b.tensor) continue;
-    const auto where =
-        fmt::format("buffer {} (/buffers/{})", b.name, verifier::EscapePointerToken(b.name));
-    const Checkpoint::Located loc = ckpt.Find(*b.tensor);
-    if (!loc.info) {
-      errors.push_back(fmt::format("{}: tensor {} is not in the checkpoint", where, *b.tensor));
-      continue;
-    }
-    if (loc.info->dtype != b.dtype) {
-      errors.push_back(fmt::format("{}: tensor {} has dtype {} in {}, the manifest says {}", where,
-                                   *b.tensor, base::DtypeName(loc.info->dtype), loc.file->path(),
-                                   base::DtypeName(b.dtype)));
-    }
-    const std::vector<uint64_t> have(loc.info->shape.begin(), loc.info->shape.end());
-    if (!b.shape || *b.shape != have) {
-      errors.push_back(
-          fmt::format("{}: tensor {} has shape [{}] in {}, the manifest says [{}]", where,
-                      *b.tensor, fmt::join(have, ", "), loc.file->path(),
-                      b.shape ? fmt::format("{}", fmt::join(*b.shape, ", ")) : "variable"));
-    }
-  }
-  return base::StatusFromLines(errors);
 }
 
 }  // namespace loadplan::backend

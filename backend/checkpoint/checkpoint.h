@@ -1,5 +1,5 @@
 // A checkpoint: one safetensors file or a sharded set (model.safetensors.index.json
-// with its weight_map), and the check of a manifest's `tensor` bindings against it.
+// with its weight_map). The check of a plan's bindings against it is in bindings.h.
 #pragma once
 
 #include <cstdint>
@@ -45,12 +45,5 @@ class Checkpoint {
   std::vector<SafetensorsFile> files_;
   std::vector<Ref> by_name_;  // every tensor, sorted by name (each name once)
 };
-
-// Every `tensor` binding of the plan against the checkpoint: missing tensors, dtype and shape
-// mismatches, all reported at once ("buffer l0.q (/buffers/l0.q): tensor
-// model.layers.0.q.weight has dtype F16 in shard-1.safetensors, the manifest says BF16").
-// Shapes of bound buffers are variable-free (rule K5), so the plan holds them exactly.
-// Ok, or one kInvalidInput status listing every problem, one per line, in buffer order.
-[[nodiscard]] base::Status CheckBindings(const simulator::LoadPlan& plan, const Checkpoint& ckpt);
 
 }  // namespace loadplan::backend

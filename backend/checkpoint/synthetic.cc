@@ -9,11 +9,13 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "backend/checkpoint/safetensors_write.h"
+#include "base/bytes.h"
 
 namespace loadplan::backend {
 namespace {
@@ -93,23 +95,65 @@ struct Entry {
   uint64_t bytes = 0;
 };
 
-std::string CollectTensors(const verifier::Manifest& m, std::optional<int> layers,
-                           std::vector<Entry>& out) {
-  std::map<std::string, bool> seen;
-  for (const verifier::Buffer& b : m.buffers) {
-    if (!b.tensor || (layers && BeyondLayers(*b.tensor, *layers)) || seen[*b.tensor]) continue;
-    seen[*b.tensor] = true;
-    Entry e{.spec = {.name = *b.tensor, .dtype = b.dtype}, .encoding = b.encoding};
-    for (const verifier::Expr& d : b.shape) {
-      const auto v = verifier::Evaluate(d, {});
-      if (!v.value || *v.value < 0)
-        return fmt::format("buffer {}: shape is not a fixed non-negative size", b.name);
-      e.spec.shape.push_back(static_cast<uint64_t>(*v.value));
+// The variable-free shape of `b` (rule K5) into `out`; an error naming it otherwise.
+std::string FixedShape(const verifier::Buffer& b, std::vector<uint64_t>& out) {
+  for (const verifier::Expr& d : b.shape) {
+    const auto v = verifier::Evaluate(d, {});
+    if (!v.value || *v.value < 0)
+      return fmt::format("buffer {}: shape is not a fixed non-negative size", b.name);
+    out.push_back(static_cast<uint64_t>(*v.value));
+  }
+  return {};
+}
+
+// The tensors `b` binds with the shape `gen` writes: its `tensor` of its shape, or each of its
+// `tensors` of an equal share of its elements (1-D), which must divide evenly.
+std::string BufferEntries(const verifier::Buffer& b, std::vector<Entry>& out) {
+  std::vector<uint64_t> shape;
+  if (std::string err = FixedShape(b, shape); !err.empty()) return err;
+  const std::vector<std::string_view> names = verifier::BoundTensors(b);
+  if (b.tensors && !names.empty()) {
+    std::optional<uint64_t> elements = 1;
+    for (uint64_t d : shape) elements = elements ? base::CheckedMul(*elements, d) : std::nullopt;
+    if (!elements) return fmt::format("buffer {}: its element count overflows", b.name);
+    if (*elements % names.size() != 0) {
+      return fmt::format(
+          "buffer {}: its {} elements do not divide evenly among its {} listed tensors", b.name,
+          *elements, names.size());
     }
+    shape = {*elements / names.size()};
+  }
+  for (std::string_view name : names) {
+    Entry e{.spec = {.name = std::string(name), .dtype = b.dtype, .shape = shape},
+            .encoding = b.encoding};
     const auto bytes = TensorBytes(e.spec);
+    if (!bytes && b.tensors) {
+      return fmt::format("buffer {}: listed tensor {} of {} {} elements is not a whole byte count",
+                         b.name, name, shape[0], base::DtypeName(b.dtype));
+    }
     if (!bytes) return fmt::format("buffer {}: shape x dtype is not a whole byte count", b.name);
     e.bytes = *bytes;
     out.push_back(std::move(e));
+  }
+  return {};
+}
+
+std::string CollectTensors(const verifier::Manifest& m, std::optional<int> layers,
+                           std::vector<Entry>& out) {
+  std::set<std::string, std::less<>> seen;
+  const auto wanted = [&](std::string_view t) {
+    return !(layers && BeyondLayers(t, *layers)) && !seen.contains(t);
+  };
+  for (const verifier::Buffer& b : m.buffers) {
+    const std::vector<std::string_view> names = verifier::BoundTensors(b);
+    if (std::none_of(names.begin(), names.end(), wanted)) continue;
+    std::vector<Entry> entries;
+    if (std::string err = BufferEntries(b, entries); !err.empty()) return err;
+    for (Entry& e : entries) {
+      if (!wanted(e.spec.name)) continue;
+      seen.insert(e.spec.name);
+      out.push_back(std::move(e));
+    }
   }
   std::sort(out.begin(), out.end(),
             [](const Entry& a, const Entry& b) { return NaturalLess(a.spec.name, b.spec.name); });

@@ -34,7 +34,9 @@ struct GenSummary {
 
 // Writes model-0000K-of-0000N.safetensors shards and model.safetensors.index.json.
 // Bound buffers must have variable-free shapes (rule K5): else kInvalidInput; kIo when a
-// file or the directory cannot be written.
+// file or the directory cannot be written. A buffer's `tensor` gets the buffer's shape; each
+// of its `tensors` the buffer's dtype and an equal share of its elements as a 1-D shape
+// (kInvalidInput when the elements do not divide evenly among them).
 base::Result<GenSummary> GenerateCheckpoint(const verifier::Manifest& m, const GenOptions& options);
 
 // True when the tensor belongs to a layer >= n (a "layers.K." name component); a K past

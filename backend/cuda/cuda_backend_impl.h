@@ -46,6 +46,11 @@ struct CudaBackend::Impl {
   // checkpoint.
   std::optional<int> FdOf(const SafetensorsFile* file) const;
   cuda::DeviceMemory* RegionOf(const simulator::PlannedBuffer& b);
+  // The I/O requests of a fill of `buffer` at `dst`: one per part (LocateFill's), each at the
+  // bytes of the parts before it; kInternal for a file not of this checkpoint.
+  base::Result<std::vector<cuda::FillRequest>> FillRequests(
+      const simulator::PlannedBuffer& buffer, const std::vector<Checkpoint::Located>& parts,
+      const StepContext& at, uint8_t* dst);
   uint8_t* Address(simulator::BufferId buffer);
   Status CheckUses(const simulator::PlannedCall& call);
   void Progress() const;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "backend/call_args.h"
+#include "backend/checkpoint/bindings.h"
 #include "backend/cuda/cuda_backend_impl.h"
 #include "base/unix_time.h"
 #include "kernels/launch.h"
@@ -85,22 +86,42 @@ Status CudaBackend::AllocateArena(uint64_t bytes, const StepContext& at) {
   return st;
 }
 
+// One I/O request per checkpoint tensor of the fill, each to `dst` + the bytes before it.
+base::Result<std::vector<cuda::FillRequest>> CudaBackend::Impl::FillRequests(
+    const PlannedBuffer& buffer, const std::vector<Checkpoint::Located>& parts,
+    const StepContext& at, uint8_t* dst) {
+  std::vector<cuda::FillRequest> out;
+  out.reserve(parts.size());
+  uint64_t offset = 0;
+  for (const Checkpoint::Located& part : parts) {
+    if (!FdOf(part.file)) {
+      return Status::Error(
+          fmt::format("{}: {} is not a file of this checkpoint", buffer.name, part.file->path()),
+          base::ErrorKind::kInternal);
+    }
+    out.push_back({.step = at.index,
+                   .waits = {at.waits.begin(), at.waits.end()},
+                   .file = part.file->Ref(),
+                   .tensor = part.info->name,
+                   .file_offset = part.file->FileOffset(*part.info),
+                   .faults = &faults,
+                   .dst = dst + offset,
+                   .bytes = part.info->bytes(),
+                   .what = fmt::format("{} (tensor {} in {})", buffer.name, part.info->name,
+                                       part.file->path())});
+    offset += part.info->bytes();  // LocateFill: the parts sum to the buffer's bytes
+  }
+  return out;
+}
+
 Status CudaBackend::Fill(const PlannedBuffer& buffer, simulator::Lane /*lane*/,
                          const StepContext& at) {
   Impl& d = *impl_;
   if (Status f = d.Fault(at); !f.ok()) return f;
   if (Status e = d.io->error(); !e.ok()) return d.ReportIo(std::move(e));
-  if (!buffer.tensor)
-    return Status::Error(fmt::format("{} binds no checkpoint tensor", buffer.name));
-  const Checkpoint::Located loc = d.checkpoint.Find(*buffer.tensor);
-  if (loc.file == nullptr || loc.info == nullptr) {
-    return Status::Error(
-        fmt::format("{}: tensor {} is not in the checkpoint", buffer.name, *buffer.tensor));
-  }
-  if (loc.info->bytes() != buffer.bytes) {
-    return Status::Error(fmt::format("{}: tensor {} holds {} bytes, the plan expects {}",
-                                     buffer.name, *buffer.tensor, loc.info->bytes(), buffer.bytes));
-  }
+  const base::Result<std::vector<Checkpoint::Located>> parts = LocateFill(buffer, d.checkpoint);
+  if (!parts.ok())
+    return Status::Error(fmt::format("{}: {}", buffer.name, parts.status().message()));
   cuda::DeviceMemory* region = d.RegionOf(buffer);
   if (region == nullptr || !region->held()) {
     return Status::Error(fmt::format("{}: its pool or arena is not allocated", buffer.name));
@@ -109,12 +130,9 @@ Status CudaBackend::Fill(const PlannedBuffer& buffer, simulator::Lane /*lane*/,
     return Status::Error(fmt::format("{}: [{}, +{}) is outside its allocation of {} bytes",
                                      buffer.name, buffer.offset, buffer.bytes, region->bytes()));
   }
-  const std::optional<int> fd = d.FdOf(loc.file);
-  if (!fd) {
-    return Status::Error(
-        fmt::format("{}: {} is not a file of this checkpoint", buffer.name, loc.file->path()),
-        base::ErrorKind::kInternal);
-  }
+  base::Result<std::vector<cuda::FillRequest>> requests =
+      d.FillRequests(buffer, *parts, at, region->get() + buffer.offset);
+  if (!requests.ok()) return requests.status();
   // Before the first read: every file is still the one Checkpoint::Open validated (its fds
   // are the ones read, never the paths again).
   if (!d.files_checked) {
@@ -125,16 +143,7 @@ Status CudaBackend::Fill(const PlannedBuffer& buffer, simulator::Lane /*lane*/,
     d.first_fill = Impl::Clock::now();
     d.first_fill_unix_s = base::UnixSeconds();
   }
-  Status st = d.io->Submit(
-      {.step = at.index,
-       .waits = {at.waits.begin(), at.waits.end()},
-       .file = loc.file->Ref(),
-       .tensor = loc.info->name,
-       .file_offset = loc.file->FileOffset(*loc.info),
-       .faults = &d.faults,
-       .dst = region->get() + buffer.offset,
-       .bytes = buffer.bytes,
-       .what = fmt::format("{} (tensor {} in {})", buffer.name, *buffer.tensor, loc.file->path())});
+  Status st = d.io->SubmitParts(std::move(*requests));
   d.Progress();
   return st;
 }

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -30,8 +32,15 @@ struct IoPool::Worker {
   std::thread thread;
 };
 
+// The parts of one step (SubmitParts): the step is published when the last part is done.
+struct IoPool::StepJoin {
+  size_t left = 0;                  // parts not yet fully enqueued
+  std::vector<cudaEvent_t> events;  // of the parts done so far
+};
+
 struct IoPool::Job {
   FillRequest req;
+  std::shared_ptr<StepJoin> join;      // shared by the parts of its step
   const DirectFile* direct = nullptr;  // direct mode: the file's O_DIRECT descriptor
   uint64_t next = 0;                   // offset of the next chunk to hand out
   uint64_t chunks = 0, finished = 0;
@@ -95,33 +104,63 @@ IoPool::~IoPool() {
 }
 
 Status IoPool::Submit(FillRequest request) {
-  auto job = std::make_unique<Job>();
-  job->req = std::move(request);
-  if (direct_ && job->req.bytes > 0) {
-    base::Result<const DirectFile*> direct = direct_files_.Of(job->req.file);
+  std::vector<FillRequest> one;
+  one.push_back(std::move(request));
+  return SubmitParts(std::move(one));
+}
+
+Status IoPool::Prepare(Job& j) {
+  if (direct_ && j.req.bytes > 0) {
+    base::Result<const DirectFile*> direct = direct_files_.Of(j.req.file);
     if (!direct.ok()) return direct.status();
-    job->direct = *direct;
+    j.direct = *direct;
   }
-  job->chunks = job->req.bytes / chunk_bytes_ + (job->req.bytes % chunk_bytes_ != 0 ? 1 : 0);
-  if (job->chunks == 0) {
-    steps_.Publish(job->req.step, {});
-    std::lock_guard lock(mu_);
-    jobs_.push_back(std::move(job));
-    return Status::Ok();
-  }
-  job->per_worker.resize(workers_.size());
-  job->used.assign(workers_.size(), 0);
-  for (Event& e : job->per_worker) {
+  j.chunks = j.req.bytes / chunk_bytes_ + (j.req.bytes % chunk_bytes_ != 0 ? 1 : 0);
+  if (j.chunks == 0) return Status::Ok();
+  j.per_worker.resize(workers_.size());
+  j.used.assign(workers_.size(), 0);
+  for (Event& e : j.per_worker) {
     if (Status st = CreateEvent(e, false); !st.ok()) return st;
   }
+  return Status::Ok();
+}
+
+Status IoPool::SubmitParts(std::vector<FillRequest> parts) {
+  if (parts.empty()) return Status::Error("a fill of no parts", base::ErrorKind::kInternal);
+  const simulator::StepIndex step = parts.front().step;
+  auto join = std::make_shared<StepJoin>();
+  join->left = parts.size();
+  std::vector<std::unique_ptr<Job>> jobs;  // every part ready before any is queued
+  for (FillRequest& r : parts) {
+    auto job = std::make_unique<Job>();
+    job->req = std::move(r);
+    job->join = join;
+    if (Status st = Prepare(*job); !st.ok()) return st;
+    jobs.push_back(std::move(job));
+  }
+  std::optional<std::vector<cudaEvent_t>> publish;
   {
     std::lock_guard lock(mu_);
-    queue_.push_back(job.get());
-    jobs_.push_back(std::move(job));
-    ++unfinished_;
+    for (std::unique_ptr<Job>& job : jobs) {
+      if (job->chunks == 0) {
+        publish = JobDone(*job, {});  // nothing to read: done at once
+      } else {
+        queue_.push_back(job.get());
+        ++unfinished_;
+      }
+      jobs_.push_back(std::move(job));
+    }
   }
+  if (publish) steps_.Publish(step, std::move(*publish));
   work_cv_.notify_all();
   return Status::Ok();
+}
+
+std::optional<std::vector<cudaEvent_t>> IoPool::JobDone(Job& j, std::vector<cudaEvent_t> events) {
+  StepJoin& join = *j.join;
+  join.events.insert(join.events.end(), events.begin(), events.end());
+  if (--join.left > 0) return std::nullopt;
+  return std::move(join.events);
 }
 
 void IoPool::Run(uint32_t w) {
@@ -212,16 +251,18 @@ void IoPool::Finish(uint32_t /*w*/, const Chunk& c, Status st) {
     SetError(Status::Error(fmt::format("fill {}: {}", c.job->req.what, st.message()), st.kind()));
   }
   if (copied) bytes_enqueued_ += c.bytes;
-  std::vector<cudaEvent_t> events;
+  std::optional<std::vector<cudaEvent_t>> publish;
   {
     std::lock_guard lock(mu_);
     if (++c.job->finished < c.job->chunks) return;
+    std::vector<cudaEvent_t> events;
     for (size_t i = 0; i < c.job->used.size(); ++i) {
       if (c.job->used[i]) events.push_back(c.job->per_worker[i].get());
     }
     --unfinished_;
+    publish = JobDone(*c.job, std::move(events));
   }
-  steps_.Publish(c.job->req.step, std::move(events));
+  if (publish) steps_.Publish(c.job->req.step, std::move(*publish));
   done_cv_.notify_all();
 }
 

@@ -10,6 +10,7 @@
 //      cudaMemcpyAsync(dst + off, slot s, stream k); record slot s's events; record the
 //      job's event of thread k
 //   last chunk of a job enqueued -> StepEvents::Publish(step, events of the threads it used)
+//   (SubmitParts: several jobs of one step; the last part's end publishes every part's events)
 //
 // Direct mode (`direct`): each file is read through a second, O_DIRECT descriptor of the same
 // inode (DirectFile, opened at its first Submit) in whole 4 KiB blocks (ReadDirect); a slot
@@ -23,6 +24,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -69,6 +71,11 @@ class IoPool {
   // Queues a fill (returns at once). A 0-byte fill is published at once. In direct mode the
   // first fill of a file opens its O_DIRECT descriptor: kIo when the filesystem refuses it.
   Status Submit(FillRequest request);
+  // Queues the fills of one step (a buffer that binds several checkpoint tensors: one request
+  // per tensor, each to its own bytes of the buffer); they share `step` and `waits`. The step
+  // is published once, when every part's last chunk is enqueued, with the events of them all.
+  // All parts are queued or, on an error, none.
+  Status SubmitParts(std::vector<FillRequest> parts);
   // Blocks until every submitted job is enqueued (or skipped), then synchronises every
   // stream; `tick` is called about every 100 ms while waiting. Returns the first error, with
   // any slot that cannot be freed after it appended.
@@ -81,6 +88,7 @@ class IoPool {
 
  private:
   struct Job;
+  struct StepJoin;
   struct Worker;
   struct Chunk {
     Job* job = nullptr;
@@ -94,7 +102,12 @@ class IoPool {
   bool Next(Chunk& c);
   Status Copy(uint32_t w, const Chunk& c);
   Status FreeSlot(Worker& k, int s);
+  // Opens the job's O_DIRECT descriptor (direct mode), counts its chunks, makes its events.
+  Status Prepare(Job& j);
   void Finish(uint32_t w, const Chunk& c, Status st);
+  // Job `j` is fully enqueued (or skipped, or had no chunk) with `events`. Called with mu_
+  // held; returns the events of every part of its step when it was the step's last part.
+  std::optional<std::vector<cudaEvent_t>> JobDone(Job& j, std::vector<cudaEvent_t> events);
   void SetError(Status st);
 
   const uint64_t chunk_bytes_;

@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include "backend/call_args.h"
+#include "backend/checkpoint/bindings.h"
 #include "backend/host/region.h"
 #include "base/status_lines.h"
 #include "simulator/phases/phases.h"
@@ -168,20 +169,16 @@ Status HostBackend::Fill(const PlannedBuffer& buffer, simulator::Lane, const Ste
   const PlannedBuffer& b = plan_.buffers[*i];
   HostRegion* r = nullptr;
   if (Status s = Locate(b, "", r); !s.ok()) return Status::Error("fill: " + s.message());
-  const HostFailure tensor_failure{.code = HostError::kTensor, .buffer = b.name};
-  if (!b.tensor)
-    return Fail(tensor_failure, fmt::format("fill of {}, which binds no tensor", b.name));
-  const Checkpoint::Located loc = checkpoint_.Find(*b.tensor);
-  if (!loc.info || !loc.file) {
-    return Fail(tensor_failure,
-                fmt::format("fill of {}: tensor {} is not in the checkpoint", b.name, *b.tensor));
+  const base::Result<std::vector<Checkpoint::Located>> parts = LocateFill(b, checkpoint_);
+  if (!parts.ok()) {
+    return Fail({.code = HostError::kTensor, .buffer = b.name},
+                fmt::format("fill of {}: {}", b.name, parts.status().message()));
   }
-  if (loc.info->bytes() != b.bytes) {
-    return Fail(tensor_failure,
-                fmt::format("fill of {}: tensor {} has {} bytes in {}, the plan's buffer has {}",
-                            b.name, *b.tensor, loc.info->bytes(), loc.file->path(), b.bytes));
+  uint8_t* dst = r->bytes.get() + b.offset;
+  for (const Checkpoint::Located& part : *parts) {  // whole tensors, one after another
+    if (Status s = ReadTensor(b.name, part, dst); !s.ok()) return s;
+    dst += part.info->bytes();
   }
-  if (Status s = ReadTensor(b, loc, r->bytes.get() + b.offset); !s.ok()) return s;
   r->Mark(b.offset, b.bytes, true);
   if (b.residence == Residence::kStaged) MarkStagedFill(*i);
   return Status::Ok();
@@ -193,18 +190,19 @@ Status HostBackend::ReadFailure(const std::string& buffer, const Status& cause) 
 }
 
 // The tensor's bytes into `dst`, chunk by chunk; the files checked unchanged before the first.
-Status HostBackend::ReadTensor(const PlannedBuffer& b, const Checkpoint::Located& loc,
+Status HostBackend::ReadTensor(const std::string& buffer, const Checkpoint::Located& loc,
                                uint8_t* dst) {
   if (!files_checked_) {
-    if (Status s = checkpoint_.CheckUnchanged(); !s.ok()) return ReadFailure(b.name, s);
+    if (Status s = checkpoint_.CheckUnchanged(); !s.ok()) return ReadFailure(buffer, s);
     files_checked_ = true;
   }
+  const uint64_t bytes = loc.info->bytes();
   const uint64_t chunk = std::max<uint64_t>(1, options_.read_chunk_bytes);
-  for (uint64_t off = 0; off < b.bytes; off += chunk) {
-    const uint64_t n = std::min(chunk, b.bytes - off);
+  for (uint64_t off = 0; off < bytes; off += chunk) {
+    const uint64_t n = std::min(chunk, bytes - off);
     Status s = options_.direct_io ? ReadDirectChunk(loc, off, {dst + off, n})
                                   : loc.file->Read(*loc.info, off, {dst + off, n}, &faults_);
-    if (!s.ok()) return ReadFailure(b.name, s);
+    if (!s.ok()) return ReadFailure(buffer, s);
   }
   return Status::Ok();
 }

@@ -66,10 +66,11 @@ struct HostFailure {
 // MemoryBackend's and the peak equals the simulator's prediction.
 //
 // Shadow state (one byte per pool/arena byte: written or not; one state per staged buffer):
-//   Fill     reads the checkpoint tensor (pread, in chunks of read_chunk_bytes) and marks
-//            the buffer written; a staged fill marks every live staged buffer it overlaps
-//            as overwritten. Before the first read every file is checked unchanged since
-//            Checkpoint::Open (CheckUnchanged), and again at Finish.
+//   Fill     reads the checkpoint tensor, or each of a list one after another (pread, in
+//            chunks of read_chunk_bytes), and marks the buffer written; a staged fill marks
+//            every live staged buffer it overlaps as overwritten. Before the first read every
+//            file is checked unchanged since Checkpoint::Open (CheckUnchanged), and again at
+//            Finish.
 //   Launch   before running: each param's extent fits its buffer; every staged buffer is
 //            inside its window, filled, not released nor overwritten; every byte of each
 //            read extent is written. After running: write extents are marked written.
@@ -124,8 +125,7 @@ class HostBackend final : public Backend {
   Status Locate(const simulator::PlannedBuffer& b, const std::string& call, HostRegion*& out);
   uint8_t* Address(simulator::BufferId buffer) const;
   void MarkStagedFill(uint32_t buffer);
-  Status ReadTensor(const simulator::PlannedBuffer& b, const Checkpoint::Located& loc,
-                    uint8_t* dst);
+  Status ReadTensor(const std::string& buffer, const Checkpoint::Located& loc, uint8_t* dst);
   Status ReadFailure(const std::string& buffer, const Status& cause);
   Status ReadDirectChunk(const Checkpoint::Located& loc, uint64_t offset, std::span<uint8_t> out);
   Status CheckUses(const simulator::PlannedCall& call);

@@ -103,6 +103,7 @@ json SourceEvent(const PlannedBuffer& b, int tid) {
                {"first_reader", Index(b.first_reader)},
                {"last_reader", Index(b.last_reader)}};
   if (b.tensor) args["tensor"] = *b.tensor;
+  if (b.tensors) args["tensors"] = *b.tensors;
   const uint32_t dur = end > begin ? end - begin : 0;
   return {{"name", b.name}, {"cat", "source"}, {"ph", "X"},  {"ts", begin},
           {"dur", dur},     {"pid", kPid},     {"tid", tid}, {"args", std::move(args)}};

@@ -144,10 +144,10 @@ void CheckBuffers(Ctx& c) {
             verifier::BufferKindName(pb.kind));
       continue;
     }
-    if (pb.tensor != mb.tensor || pb.dtype != mb.dtype || pb.shape != FixedShape(mb) ||
-        pb.exported != mb.exported) {
+    if (pb.tensor != mb.tensor || pb.tensors != mb.tensors || pb.dtype != mb.dtype ||
+        pb.shape != FixedShape(mb) || pb.exported != mb.exported) {
       c.Add(PlanViolationKind::kBuffers,
-            "buffer {}: tensor, dtype, shape or export differ from the manifest's", mb.name);
+            "buffer {}: tensor(s), dtype, shape or export differ from the manifest's", mb.name);
     }
     const Residence want = ResidenceOf(kind);
     const bool skipped_source = kind == BufferKind::kSource && pb.residence == Residence::kSkipped;

@@ -55,6 +55,7 @@ std::vector<PlannedBuffer> BuildBuffers(const verifier::Manifest& m, bool naive)
                      .shape = FixedShape(b)};
     pb.bytes = MaxBufferBytes(b, box).value_or(UINT64_MAX);
     pb.tensor = b.tensor;
+    pb.tensors = b.tensors;
     pb.exported = b.exported;
     if (b.lane) pb.lane = Lane{*b.lane};  // explicit pins; AssignWindowsAndLanes deals the rest
     out.push_back(std::move(pb));

@@ -79,6 +79,12 @@ sed 's/"norm.weight"/"model.layers.99999999999999999999.norm"/' "$tiny" > layers
 expect 0 'tensors' "$L" gen layers.json --layers 2 -o ckpt
 sed 's/"shape": \[32\], "tensor": "norm.weight"/"shape": [1000000000000000], "tensor": "norm.weight"/' "$tiny" > big.json
 expect 2 'not enough disk space: .* needs [0-9]{16} bytes' "$L" gen big.json -o big
+# gen: a `tensors` buffer's 32 elements in 2 listed tensors of 16 (4 tensors in all), or refused
+# in 3 (exit 1, the numbers named).
+sed 's/"tensor": "norm.weight"/"tensors": ["norm.1", "norm.0"]/' "$tiny" > parts.json
+expect 0 ': 4 tensors' "$L" gen parts.json -o parts
+sed 's/"tensor": "norm.weight"/"tensors": ["norm.1", "norm.0", "norm.2"]/' "$tiny" > thirds.json
+expect 1 'buffer norm: its 32 elements do not divide evenly among its 3 listed tensors' "$L" gen thirds.json -o thirds
 
 # Colour: on a terminal only, and never with NO_COLOR.
 expect 1 'error\[S3\]' "$L" check bad.json

@@ -23,9 +23,9 @@ RC_GTEST_PROP(Soundness, HostBackendReplaysGeneratedManifestsCleanly, ()) {
 }
 
 // The generator is not trivial: over a fixed sample it makes derive chains, variables,
-// serving programs and every derive-related shape the properties rely on.
+// serving programs, `tensors` lists and every derive-related shape the properties rely on.
 TEST(Soundness, GeneratorCoversTheManifestFeatures) {
-  int derive_calls = 0, deep = 0, with_vars = 0, serving = 0, lanes = 0;
+  int derive_calls = 0, deep = 0, with_vars = 0, serving = 0, lanes = 0, lists = 0, parts = 0;
   for (uint64_t seed = 0; seed < 200; ++seed) {
     const verifier::Manifest m = GenManifest()(rc::Random(seed), 60).value();
     int calls = 0;
@@ -37,12 +37,18 @@ TEST(Soundness, GeneratorCoversTheManifestFeatures) {
     deep += calls >= 8;
     with_vars += !m.vars.empty();
     lanes += m.load.lanes > 1;
+    for (const verifier::Buffer& b : m.buffers) {
+      lists += b.tensors.has_value();
+      parts += b.tensors && b.tensors->size() > 1;  // a real concatenation, not one item
+    }
   }
   EXPECT_GT(derive_calls, 400);
   EXPECT_GT(deep, 10);
   EXPECT_GT(with_vars, 100);
   EXPECT_GT(serving, 100);
   EXPECT_GT(lanes, 40);
+  EXPECT_GT(lists, 40);
+  EXPECT_GT(parts, 10);
 }
 
 }  // namespace

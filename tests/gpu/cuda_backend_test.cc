@@ -29,9 +29,11 @@
 #include "backend/checkpoint/synthetic.h"
 #include "base/status_lines.h"
 #include "examples/examples.h"
+#include "examples/kernels.h"
 #include "simulator/plan_totals.h"
 #include "simulator/planner/planner.h"
 #include "tests/gpu/small_gpt_oss.h"
+#include "verifier/builder.h"
 #include "verifier/verify.h"
 
 namespace loadplan::backend {
@@ -291,6 +293,88 @@ TEST_F(CudaBackendTest, PreflightReportsEveryBindingMismatchBeforeAllocating) {
   EXPECT_EQ(c.backend, nullptr);
   EXPECT_FALSE(c.status.ok());
   EXPECT_EQ(FreeBytes(), before);
+}
+
+// A source bound by 8 listed tensors of 64 KiB (chunks of 16 KiB on 3 threads interleave the
+// parts) that a derive call copies, and a weight of 3 listed BF16 tensors; the parts spread
+// over shards. Each part is its own I/O request at its running offset, and the fill's step is
+// published once, after the last part: the derive call that waits for it reads every byte.
+// The bytes equal the host backend's and the listed tensors' concatenation, buffered and
+// direct; a listed tensor missing, or a list whose bytes do not sum, is refused before any
+// allocation, naming the buffer and the tensor.
+TEST_F(CudaBackendTest, TensorListsFillEachPartAtItsOffset) {
+  constexpr int64_t kPart = 64 << 10;
+  std::vector<std::string> parts;
+  for (int i = 7; i >= 0; --i) parts.push_back(fmt::format("model.x.experts.{}.w", i));
+  verifier::ManifestBuilder b("parts");
+  examples::AddStandardKernels(b, {"copy"});
+  b.CheckpointParts("x.raw", parts, base::Dtype::kU8, {8, kPart});
+  b.Carry("x", base::Dtype::kU8, {8 * kPart}, {.exported = true});
+  b.CheckpointParts("g", {"model.g.2", "model.g.0", "model.g.1"}, base::Dtype::kBF16, {3, 1000});
+  b.AddDerive("derive.x").Call("copy", {{"src", "x.raw"}, {"dst", "x"}, {"n", 8 * kPart}}, {64});
+  const verifier::BuildResult built = b.Build();
+  ASSERT_TRUE(built.ok()) << built.errors.front();
+  verifier::VerifyResult v = verifier::Verify(built.manifest);
+  ASSERT_TRUE(v.verified.has_value());
+  const std::string dir = dir_ + "-parts";
+  ASSERT_TRUE(
+      GenerateCheckpoint(built.manifest, {.dir = dir, .seed = 3, .shard_bytes = 200'000}).ok());
+  base::Result<std::unique_ptr<Checkpoint>> ckpt = Checkpoint::Open(dir);
+  ASSERT_TRUE(ckpt.ok()) << ckpt.status().message();
+  ASSERT_GT((*ckpt)->files().size(), 1u);
+  const LoadPlan plan = simulator::Plan(*v.verified);
+  const auto concat = [&](const std::vector<std::string>& names) {
+    std::vector<uint8_t> out;
+    for (const std::string& n : names) {
+      const Checkpoint::Located loc = (*ckpt)->Find(n);
+      const base::Result<std::vector<uint8_t>> part = loc.file->ReadAll(*loc.info);
+      EXPECT_TRUE(part.ok()) << n;
+      if (part.ok()) out.insert(out.end(), part->begin(), part->end());
+    }
+    return out;
+  };
+  ASSERT_EQ(plan.buffers.size(), 3u);  // in name order: g, x, x.raw
+  const BufferId g{0}, x{1}, raw{2};
+  ASSERT_EQ(plan.buffer(raw).tensors, parts);
+  HostBackend host(plan, **ckpt);
+  ASSERT_TRUE(Execute(plan, host).status.ok());
+  ASSERT_EQ(std::vector<uint8_t>(host.Bytes(x).begin(), host.Bytes(x).end()), concat(parts));
+  const bool direct = DirectFile::Open((*ckpt)->files()[0].Ref()).ok();
+  for (const bool direct_io : {false, true}) {
+    if (direct_io && !direct) continue;
+    SCOPED_TRACE(direct_io ? "direct" : "buffered");
+    const CudaOptions o{.io_threads = 3, .chunk_bytes = 16 << 10, .direct_io = direct_io};
+    const CudaBackend::CreateResult c = CudaBackend::Create(plan, **ckpt, o);
+    ASSERT_NE(c.backend, nullptr) << c.status.message();
+    const ExecuteResult r = Execute(plan, *c.backend);
+    ASSERT_TRUE(r.status.ok()) << r.status.message();
+    std::vector<uint8_t> got;
+    ASSERT_TRUE(c.backend->CopyOut(x, got).ok());
+    EXPECT_TRUE(got == concat(parts));
+    ASSERT_TRUE(c.backend->CopyOut(g, got).ok());
+    EXPECT_TRUE(got == concat({"model.g.2", "model.g.0", "model.g.1"}));
+  }
+  for (const std::string& nope : {std::string("model.x.experts.9.w"), std::string()}) {
+    LoadPlan bad = plan;
+    std::vector<std::string>& listed = *bad.buffers[simulator::Index(raw)].tensors;
+    if (nope.empty()) {
+      listed.pop_back();  // 7 parts: 64 KiB short
+    } else {
+      listed.at(3) = nope;
+    }
+    const uint64_t before = FreeBytes();
+    const CudaBackend::CreateResult c = CudaBackend::Create(bad, **ckpt, Small());
+    EXPECT_EQ(c.backend, nullptr);
+    const std::string& m = c.status.message();
+    EXPECT_NE(m.find("buffer x.raw (/buffers/x.raw)"), std::string::npos) << m;
+    EXPECT_NE(m.find(nope.empty() ? "its 7 listed tensors hold 458752 bytes together, the "
+                                    "buffer 524288"
+                                  : "listed tensor model.x.experts.9.w is not in the checkpoint"),
+              std::string::npos)
+        << m;
+    EXPECT_EQ(FreeBytes(), before);
+  }
+  fs::remove_all(dir);
 }
 
 TEST_F(CudaBackendTest, ReadErrorStopsTheLoadAndGivesEverythingBack) {

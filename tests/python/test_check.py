@@ -5,7 +5,7 @@ import json
 import pytest
 
 import loadplan
-from conftest import EXAMPLES
+from conftest import EXAMPLES, ROOT
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
@@ -32,6 +32,20 @@ def test_broken_manifest_matches_cli(cli, tmp_path):
     assert any(d.is_error for d in diags)
     assert all(d.code and d.pointer.startswith("/") or d.pointer == "" for d in diags)
     assert [d.to_dict() for d in diags] == cli("check", "--format", "json", bad, ok_codes=(1,))
+
+
+def test_tensor_lists_check_as_the_cli_does(cli, tmp_path):
+    """A buffer bound by a `tensors` list checks clean; an empty list is K10, a repeat K11."""
+    m = json.loads((ROOT / "tests" / "data" / "rules" / "clean_tensors.json").read_text())
+    assert loadplan.check(m) == []
+    for tensors, code, pointer in (([], "K10", "/buffers/w.raw/tensors"),
+                                   (["w.0", "w.1", "w.0"], "K11", "/buffers/w.raw/tensors/2")):
+        m["buffers"]["w.raw"]["tensors"] = tensors
+        path = tmp_path / f"{code}.json"
+        path.write_text(json.dumps(m))
+        diags = loadplan.check(path)
+        assert [(d.code, d.pointer) for d in diags] == [(code, pointer)]
+        assert [d.to_dict() for d in diags] == cli("check", "--format", "json", path, ok_codes=(1,))
 
 
 def test_not_json_is_a_diagnostic():

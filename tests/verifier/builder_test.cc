@@ -54,6 +54,31 @@ TEST(Builder, RawAlsoReadByServingIsWeight) {
   EXPECT_EQ(Buf(r.manifest, "raw").kind, BufferKind::kWeight);
 }
 
+// CheckpointParts: a list of whole tensors, its kind decided by use as for Checkpoint.
+TEST(Builder, CheckpointPartsKeepTheirListAndAreSourcesOrWeightsByUse) {
+  for (const bool also_serving : {false, true}) {
+    ManifestBuilder b("t");
+    b.Var("batch", 1, 4).AddKernel(CopyKernel());
+    b.CheckpointParts("raw", {"model.e.1", "model.e.0"}, base::Dtype::kU8, {2, 32});
+    b.Carry("prepped", base::Dtype::kU8, {64});
+    b.Scratch("tmp", base::Dtype::kU8, {64});
+    b.AddDerive("derive.prep").Call("copy", {{"src", "raw"}, {"dst", "prepped"}, {"n", 64}}, {1});
+    auto& serve = b.AddProgram("serve").Batch("batch");
+    serve.Call("copy", {{"src", "prepped"}, {"dst", "tmp"}, {"n", 64}}, {"batch"});
+    if (also_serving) serve.Call("copy", {{"src", "raw"}, {"dst", "tmp"}, {"n", 64}}, {"batch"});
+    BuildResult r = b.Build();
+    ASSERT_TRUE(r.ok()) << r.errors.front();
+    const Buffer& raw = Buf(r.manifest, "raw");
+    EXPECT_EQ(raw.kind, also_serving ? BufferKind::kWeight : BufferKind::kSource);
+    EXPECT_FALSE(raw.tensor.has_value());
+    EXPECT_EQ(raw.tensors, (std::vector<std::string>{"model.e.1", "model.e.0"}));  // list order
+    EXPECT_EQ(raw.dtype, base::Dtype::kU8);
+    EXPECT_EQ(raw.shape, (std::vector<Expr>{Expr::Const(2), Expr::Const(32)}));
+    EXPECT_FALSE(Buf(r.manifest, "prepped").tensors.has_value());
+    EXPECT_TRUE(Verify(r.manifest).diags.empty());
+  }
+}
+
 TEST(Builder, UnreadWrittenOrCollectiveCheckpointIsWeight) {
   ManifestBuilder b = Staged(false);
   b.Checkpoint("unread", "model.unread", base::Dtype::kU8, {8});

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "verifier/codes.h"
@@ -294,6 +295,41 @@ TEST(Parse, BadInputClassesGiveCodeAndPointer) {
     ParseOutput out = ParseManifest(ReadFixture(c.file));
     EXPECT_TRUE(out.manifest.has_value()) << c.file;
     EXPECT_EQ(Found(out), Sorted(c.want)) << c.file;
+  }
+}
+
+// "tensors": an array of non-empty strings, kept in its order (the read order); an empty
+// list parses (rule K10 judges it), anything else is S3 at the array or the item.
+TEST(Parse, TensorsIsAListOfNamesInReadOrder) {
+  const auto parse = [](std::string_view tensors) {
+    return ParseManifest(fmt::format(
+        R"({{"schema": 1, "name": "m", "buffers": {{"e": {{"kind": "weight", "dtype": "BF16",
+            "shape": [4, 8], "tensors": {}}}}}}})",
+        tensors));
+  };
+  ParseOutput ok = parse(R"(["model.e.1", "model.e.0", "model.e.10"])");
+  ASSERT_TRUE(ok.manifest);
+  EXPECT_TRUE(ok.diags.empty());
+  const Buffer& e = *ok.manifest->FindBuffer("e");
+  EXPECT_FALSE(e.tensor.has_value());
+  EXPECT_EQ(e.tensors, (std::vector<std::string>{"model.e.1", "model.e.0", "model.e.10"}));
+  EXPECT_FALSE(e.malformed);
+
+  ParseOutput empty = parse("[]");
+  EXPECT_TRUE(empty.diags.empty());
+  EXPECT_EQ(empty.manifest->FindBuffer("e")->tensors, std::vector<std::string>{});
+
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {R"("model.e")", "/buffers/e/tensors"},
+      {R"({"a": 1})", "/buffers/e/tensors"},
+      {R"(["a", 7])", "/buffers/e/tensors/1"},
+      {R"(["", "b"])", "/buffers/e/tensors/0"},
+      {R"(["a", null])", "/buffers/e/tensors/1"}};
+  for (const auto& [text, pointer] : bad) {
+    ParseOutput out = parse(text);
+    ASSERT_TRUE(out.manifest) << text;
+    EXPECT_EQ(Found(out), (std::vector<CodePointer>{{"S3", pointer}})) << text;
+    EXPECT_TRUE(out.manifest->FindBuffer("e")->malformed) << text;
   }
 }
 

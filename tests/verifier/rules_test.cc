@@ -31,6 +31,8 @@ const std::vector<Case>& Cases() {
       // mxfp4_experts_bf16 and fp8_block_bf16 declared as their importer writes them (no P9),
       // called validly: the ceil_div scales extent (300 x 200 in 128 blocks: 3 x 2) proved
       {"clean_dequant_bf16", {}},
+      // a source bound by a list of whole tensors read one after another
+      {"clean_tensors", {}},
       {"S6_kernel", {{"S6", "/programs/serve/calls/0/kernel"}}},
       {"S6_buffer", {{"S6", "/programs/serve/calls/0/args/x"}}},
       {"S6_shape_var", {{"S6", "/buffers/y/shape/0"}}},
@@ -44,6 +46,7 @@ const std::vector<Case>& Cases() {
       {"S9_div_zero", {{"S9", "/buffers/q/shape"}}},
       {"K1_missing", {{"K1", "/buffers/w.raw"}}},
       {"K1_extra", {{"K1", "/buffers/w/tensor"}}},
+      {"K1_tensors", {{"K1", "/buffers/w/tensors"}}},  // a carry with a list
       {"K2_written", {{"K2", "/programs/derive.w/calls/1/args/dst"}}},
       {"K2_serving_read", {{"K2", "/programs/peek/calls/0/args/src"}}},
       {"K3", {{"K3", "/buffers/w.raw/export"}}},
@@ -51,9 +54,13 @@ const std::vector<Case>& Cases() {
       {"K5_weight", {{"K5", "/buffers/v/shape/0"}}},
       {"K5_carry", {{"K5", "/buffers/w/shape/0"}}},
       {"K6", {{"K6", "/buffers/w2/tensor"}}},
+      {"K6_list", {{"K6", "/buffers/w2/tensors/1"}}},  // w.raw's tensor as a list item of w2
       {"K7_kind", {{"K7", "/buffers/w/lane"}}},
       {"K7_range", {{"K7", "/buffers/w.raw/lane"}}},
       {"K8", {{"K8", "/buffers/q4/shape"}}},  // q6: 4 F6 elements are 3 whole bytes
+      {"K9", {{"K9", "/buffers/w.raw/tensors"}}},
+      {"K10", {{"K10", "/buffers/w.raw/tensors"}}},
+      {"K11", {{"K11", "/buffers/w.raw/tensors/2"}}},  // the repeat, not the first
       // lanes 0 is S11 alone: the pinned lane 1 is not checked against a lanes that failed
       {"S11_lanes_pinned", {{"S11", "/load/lanes"}}},
       {"S3_load_pinned", {{"S3", "/load"}}},  // "load": 5: no lanes value either, so no K7
@@ -167,10 +174,10 @@ TEST(RuleFixtures, TableCoversEveryFileAndCode) {
     for (const auto& [code, ptr] : c.expected) codes.insert(code);
   }
   EXPECT_EQ(files, listed);
-  const std::set<std::string> emitted = {"S3", "S6", "S8", "S9", "S11", "K1", "K2", "K3", "K4",
-                                         "K5", "K6", "K7", "K8", "P1",  "P2", "P3", "P4", "P5",
-                                         "P6", "P7", "P8", "P9", "P10", "D1", "D2", "D3", "D4",
-                                         "D5", "B1", "B2", "L1", "L2",  "L3"};
+  const std::set<std::string> emitted = {"S3", "S6", "S8", "S9", "S11", "K1",  "K2",  "K3",  "K4",
+                                         "K5", "K6", "K7", "K8", "K9",  "K10", "K11", "P1",  "P2",
+                                         "P3", "P4", "P5", "P6", "P7",  "P8",  "P9",  "P10", "D1",
+                                         "D2", "D3", "D4", "D5", "B1",  "B2",  "L1",  "L2",  "L3"};
   EXPECT_EQ(codes, emitted);
 }
 

@@ -46,6 +46,13 @@ const std::vector<std::string> kManifests = {
         "vars": {"b": {"max": 1024, "min": 0}},
         "load": {"prefetch": 2},
         "name": "unicode \u00e9\u4e2d \"quoted\" \\", "schema": 1})json",
+    R"json({"schema": 1, "name": "parts", "buffers": {
+        "e": {"tensors": ["m.e.1", "m.e.0"], "shape": [2, 4], "dtype": "BF16", "kind": "source"},
+        "f": {"kind": "weight", "dtype": "U8", "shape": [64], "lane": 0, "encoding": "e8m0",
+              "tensors": ["model.layers.0.mlp.experts.0.gate_proj.weight", "model.layers.0.mlp.experts.0.up_proj.weight",
+                          "x\t\u0001", "model.layers.0.mlp.experts.1.gate_proj.weight"]},
+        "g": {"kind": "weight", "dtype": "U8", "shape": [1], "tensors": []},
+        "h": {"kind": "carry", "dtype": "U8", "shape": [1], "tensor": "t", "tensors": ["u"]}}})json",
 };
 
 TEST(Writer, ParseWriteParseIsTheIdentity) {
@@ -78,6 +85,39 @@ TEST(Writer, OmitsDefaultsAndKeepsShortArraysOnOneLine) {
             "}\n");
   EXPECT_EQ(WriteManifest(*ParseManifest(kManifests[0]).manifest),
             "{\"name\": \"minimal\", \"schema\": 1}\n");
+}
+
+// "tensors" sorts after "tensor" and lays out like "shape": the buffer on one line when it
+// fits, else one member per line and the list on one line when it fits there, else one name
+// per line.
+TEST(Writer, TensorsListLaysOutLikeAShape) {
+  const std::string out = WriteManifest(*ParseManifest(kManifests[3]).manifest);
+  EXPECT_NE(out.find(R"(    "e": {"dtype": "BF16", "kind": "source", "shape": [2, 4], )"
+                     R"("tensors": ["m.e.1", "m.e.0"]},)"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("    \"f\": {\n"
+                     "      \"dtype\": \"U8\",\n"
+                     "      \"encoding\": \"e8m0\",\n"
+                     "      \"kind\": \"weight\",\n"
+                     "      \"lane\": 0,\n"
+                     "      \"shape\": [64],\n"
+                     "      \"tensors\": [\n"
+                     "        \"model.layers.0.mlp.experts.0.gate_proj.weight\",\n"
+                     "        \"model.layers.0.mlp.experts.0.up_proj.weight\",\n"
+                     "        \"x\\t\\u0001\",\n"
+                     "        \"model.layers.0.mlp.experts.1.gate_proj.weight\"\n"
+                     "      ]\n"
+                     "    },\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find(R"("g": {"dtype": "U8", "kind": "weight", "shape": [1], "tensors": []},)"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find(R"("h": {"dtype": "U8", "kind": "carry", "shape": [1], "tensor": "t", )"
+                     R"("tensors": ["u"]})"),
+            std::string::npos)
+      << out;
 }
 
 TEST(Writer, GoldenTinyIsAFixedPoint) {

@@ -1,6 +1,8 @@
-// Kind rules K1-K8: checkpoint bindings, how sources and weights may be used,
-// fixed shapes where the load needs them, and load lanes.
+// Kind rules K1-K11: checkpoint bindings (one tensor or a list of them), how sources and
+// weights may be used, fixed shapes where the load needs them, and load lanes.
+#include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <utility>
@@ -18,16 +20,58 @@ Note DeclaredHere(const Buffer& b) {
   return Note{b.ptr, fmt::format("{} `{}` declared here", BufferKindName(b.kind), b.name)};
 }
 
+// K9-K11 on a weight or source's `tensors`: not beside `tensor`, not empty, each tensor once.
+void CheckTensorList(const Buffer& b, DiagSink& sink) {
+  if (!b.tensors) return;
+  const std::string list = ChildPointer(b.ptr, "tensors");
+  if (b.tensor) {
+    sink.Error(
+        std::string(codes::kTensorAndTensors), list,
+        fmt::format("{} `{}` has both \"tensor\" and \"tensors\"", BufferKindName(b.kind), b.name),
+        "keep one: \"tensor\" binds one checkpoint tensor, \"tensors\" several read one "
+        "after another",
+        {Note{ChildPointer(b.ptr, "tensor"), "\"tensor\" given here"}});
+  }
+  if (b.tensors->empty()) {
+    sink.Error(std::string(codes::kEmptyTensors), list,
+               fmt::format("{} `{}` lists no checkpoint tensor", BufferKindName(b.kind), b.name),
+               "list the tensors it reads, or bind one with \"tensor\"");
+    return;
+  }
+  std::map<std::string_view, size_t> first;  // a tensor -> its first item
+  for (size_t i = 0; i < b.tensors->size(); ++i) {
+    const auto [at, fresh] = first.emplace((*b.tensors)[i], i);
+    if (fresh) continue;
+    sink.Error(std::string(codes::kListedTwice), ChildPointer(list, i),
+               fmt::format("{} `{}` lists checkpoint tensor `{}` twice (items {} and {})",
+                           BufferKindName(b.kind), b.name, (*b.tensors)[i], at->second, i),
+               "list each tensor once: the buffer would hold its bytes twice",
+               {Note{ChildPointer(list, at->second), "first listed here"}});
+  }
+}
+
+// K1: a weight or source binds `tensor` or `tensors`; no other kind binds either.
 void CheckBinding(const Buffer& b, DiagSink& sink) {
-  if (IsCheckpointBound(b.kind) && !b.tensor) {
-    sink.Error(std::string(codes::kTensorBinding), b.ptr,
-               fmt::format("{} `{}` binds no checkpoint tensor", BufferKindName(b.kind), b.name),
-               "add \"tensor\": the checkpoint tensor's name");
-  } else if (!IsCheckpointBound(b.kind) && b.tensor) {
+  if (IsCheckpointBound(b.kind)) {
+    if (!b.tensor && !b.tensors) {
+      sink.Error(std::string(codes::kTensorBinding), b.ptr,
+                 fmt::format("{} `{}` binds no checkpoint tensor", BufferKindName(b.kind), b.name),
+                 "add \"tensor\": the checkpoint tensor's name (or \"tensors\": a list of them)");
+    }
+    CheckTensorList(b, sink);
+    return;
+  }
+  if (b.tensor) {
     sink.Error(std::string(codes::kTensorBinding), ChildPointer(b.ptr, "tensor"),
                fmt::format("{} `{}` binds checkpoint tensor `{}`; only weights and sources do",
                            BufferKindName(b.kind), b.name, *b.tensor),
                "make it a weight or a source, or drop \"tensor\"");
+  }
+  if (b.tensors) {
+    sink.Error(std::string(codes::kTensorBinding), ChildPointer(b.ptr, "tensors"),
+               fmt::format("{} `{}` binds checkpoint tensors; only weights and sources do",
+                           BufferKindName(b.kind), b.name),
+               "make it a weight or a source, or drop \"tensors\"");
   }
 }
 
@@ -119,24 +163,50 @@ void CheckWholeBytes(const RuleContext& ctx, const Buffer& b, DiagSink& sink) {
           8 / std::gcd(8U, bits), base::DtypeName(b.dtype)));
 }
 
-void CheckTensorTwice(const RuleContext& ctx, DiagSink& sink) {
-  std::vector<const Buffer*> bound;  // checkpoint-bound buffers, in (name) order
-  std::vector<std::string_view> tensors;
-  for (const Buffer& b : ctx.m.buffers) {
-    if (b.malformed || !b.tensor || !IsCheckpointBound(b.kind)) continue;
-    bound.push_back(&b);
-    tensors.emplace_back(*b.tensor);
+// One binding of a checkpoint tensor: the buffer, the name, and its item when it is listed.
+struct Binding {
+  const Buffer* buffer = nullptr;
+  std::string_view tensor;
+  std::optional<size_t> item;  // nullopt: the buffer's `tensor`
+
+  // Where the name is written (built only for a diagnostic: large manifests bind ~10^5).
+  [[nodiscard]] std::string Ptr() const {
+    return item ? ChildPointer(ChildPointer(buffer->ptr, "tensors"), *item)
+                : ChildPointer(buffer->ptr, "tensor");
   }
-  const NameIndex first(std::move(tensors));  // a tensor -> its first binder
-  for (size_t i = 0; i < bound.size(); ++i) {
-    const Buffer& b = *bound[i];
-    const Buffer& a = *bound[first.Find(*b.tensor).value_or(i)];
-    if (&a == &b) continue;
-    sink.Error(
-        std::string(codes::kTensorTwice), ChildPointer(b.ptr, "tensor"),
-        fmt::format("checkpoint tensor `{}` is bound by `{}` and `{}`", *b.tensor, a.name, b.name),
-        "bind each tensor once; read the one buffer from every call",
-        {Note{ChildPointer(a.ptr, "tensor"), "first bound here"}});
+};
+
+// Every binding of the well-formed weights and sources: buffers in name order, a list in its
+// order.
+std::vector<Binding> Bindings(const Manifest& m) {
+  std::vector<Binding> out;
+  out.reserve(m.buffers.size());
+  for (const Buffer& b : m.buffers) {
+    if (b.malformed || !IsCheckpointBound(b.kind)) continue;
+    if (b.tensor) out.push_back({&b, *b.tensor, std::nullopt});
+    if (!b.tensors) continue;
+    for (size_t i = 0; i < b.tensors->size(); ++i) out.push_back({&b, (*b.tensors)[i], i});
+  }
+  return out;
+}
+
+// K6: a tensor bound by two buffers, once per later binding in another buffer than the first
+// (a repeat within one buffer is K11's, or K9's).
+void CheckTensorTwice(const RuleContext& ctx, DiagSink& sink) {
+  const std::vector<Binding> bindings = Bindings(ctx.m);
+  std::vector<std::string_view> tensors;
+  tensors.reserve(bindings.size());
+  for (const Binding& x : bindings) tensors.push_back(x.tensor);
+  const NameIndex first(std::move(tensors));  // a tensor -> its first binding
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    const Binding& b = bindings[i];
+    const Binding& a = bindings[first.Find(b.tensor).value_or(i)];
+    if (a.buffer == b.buffer) continue;
+    sink.Error(std::string(codes::kTensorTwice), b.Ptr(),
+               fmt::format("checkpoint tensor `{}` is bound by `{}` and `{}`", b.tensor,
+                           a.buffer->name, b.buffer->name),
+               "bind each tensor once; read the one buffer from every call",
+               {Note{a.Ptr(), "first bound here"}});
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "backend/checkpoint/bindings.h"
 #include "backend/checkpoint/checkpoint.h"
 #include "backend/checkpoint/safetensors.h"
 #include "backend/checkpoint/safetensors_write.h"

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include "backend/checkpoint/bindings.h"
 #include "backend/checkpoint/checkpoint.h"
 #include "backend/checkpoint/synthetic.h"
 #include "tests/verified_plan.h"
@@ -93,6 +94,52 @@ TEST(Synthetic, GeneratedCheckpointLoadsAndBinds) {
   ASSERT_TRUE(read.ok()) << read.status().message();
   const std::vector<uint8_t>& got = *read;
   EXPECT_TRUE(std::equal(got.begin(), got.end(), expect.begin(), expect.end()));
+  std::filesystem::remove_all(dir);
+}
+
+// A `tensors` buffer: each listed tensor gets the buffer's dtype and encoding and an equal
+// 1-D share of its elements; the checkpoint then passes the bindings check.
+TEST(Synthetic, ListedTensorsGetEqualOneDimensionalShares) {
+  const auto parsed = verifier::ParseManifest(R"({"schema":1,"name":"m",
+    "buffers":{"e":{"kind":"weight","tensors":["m.e.1","m.e.0","m.e.2"],"dtype":"BF16","shape":[3,4,5]},
+               "s":{"kind":"weight","tensors":["m.s"],"dtype":"U8","shape":[2,8],"encoding":"e8m0"}}})");
+  ASSERT_TRUE(parsed.manifest);
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("lp_gen_parts_" + std::to_string(::getpid()));
+  const base::Result<GenSummary> r = GenerateCheckpoint(*parsed.manifest, {.dir = dir.string()});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->tensors, 4u);
+  EXPECT_EQ(r->bytes, 3u * 4 * 5 * 2 + 16);
+  auto c = Checkpoint::Open(dir.string());
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  for (const char* name : {"m.e.0", "m.e.1", "m.e.2"}) {
+    const auto loc = (*c)->Find(name);
+    ASSERT_TRUE(loc.info) << name;
+    EXPECT_EQ(loc.info->dtype, Dtype::kBF16) << name;
+    EXPECT_EQ(loc.info->shape, (std::vector<uint64_t>{20})) << name;
+  }
+  const auto s = (*c)->Find("m.s");
+  ASSERT_TRUE(s.info);
+  EXPECT_EQ(s.info->shape, (std::vector<uint64_t>{16}));
+  const base::Result<std::vector<uint8_t>> scales = s.file->ReadAll(*s.info);
+  ASSERT_TRUE(scales.ok());
+  for (uint8_t x : *scales) EXPECT_TRUE(x >= 112 && x <= 142) << int(x);  // e8m0, as the buffer
+  EXPECT_TRUE(CheckBindings(test_support::PlanOf(*parsed.manifest), **c).ok());
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Synthetic, ListedTensorsMustShareTheElementsEvenly) {
+  const auto parsed = verifier::ParseManifest(R"({"schema":1,"name":"m",
+    "buffers":{"e":{"kind":"weight","tensors":["a","b","c"],"dtype":"U8","shape":[10]}}})");
+  ASSERT_TRUE(parsed.manifest);
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("lp_gen_uneven_" + std::to_string(::getpid()));
+  const base::Result<GenSummary> r = GenerateCheckpoint(*parsed.manifest, {.dir = dir.string()});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().kind(), base::ErrorKind::kInvalidInput);
+  EXPECT_EQ(r.status().message(),
+            "buffer e: its 10 elements do not divide evenly among its 3 listed tensors");
+  EXPECT_FALSE(std::filesystem::exists(dir / "model.safetensors.index.json"));
   std::filesystem::remove_all(dir);
 }
 

@@ -164,6 +164,30 @@ TEST(PlanCheck, BadIndices) {
   EXPECT_EQ(Kinds(p), std::set<K>{K::kIndex});
 }
 
+// A buffer bound by a `tensors` list: the plan carries the same list, in the same order.
+TEST(PlanCheck, TensorListsMustMatchTheManifest) {
+  verifier::Manifest m = Small();
+  verifier::Buffer& w = m.buffers[2];
+  ASSERT_EQ(w.name, "w");
+  w.tensor.reset();
+  w.tensors = std::vector<std::string>{"model.w.0", "model.w.1"};
+  LoadPlan p = SmallPlan();
+  p.buffers[2].tensor.reset();
+  p.buffers[2].tensors = w.tensors;
+  EXPECT_EQ(Kinds(p, m), std::set<K>{});
+  LoadPlan reordered = p;
+  reordered.buffers[2].tensors = std::vector<std::string>{"model.w.1", "model.w.0"};
+  EXPECT_EQ(Kinds(reordered, m), std::set<K>{K::kBuffers});
+  LoadPlan shorter = p;
+  shorter.buffers[2].tensors->pop_back();
+  EXPECT_EQ(Kinds(shorter, m), std::set<K>{K::kBuffers});
+  LoadPlan single = p;  // the list's first tensor as a `tensor`
+  single.buffers[2].tensors.reset();
+  single.buffers[2].tensor = "model.w.0";
+  EXPECT_EQ(Kinds(single, m), std::set<K>{K::kBuffers});
+  EXPECT_EQ(Kinds(p), std::set<K>{K::kBuffers});  // a list where the manifest has a tensor
+}
+
 TEST(PlanCheck, BuffersAndCallsMustMatchTheManifest) {
   LoadPlan p = SmallPlan();
   p.buffers[0].bytes = 10;

@@ -182,6 +182,29 @@ TEST(Planner, VariableCarryUsesItsMaximum) {
   EXPECT_TRUE(CheckPlan(m, p).empty());
 }
 
+// A `tensors` binding is a read like a `tensor` one: the planned buffer carries the list (in
+// its order) and the steps, windows and offsets are those of the single-tensor manifest.
+TEST(Planner, TensorListsAreCarriedAndPlannedLikeOneTensor) {
+  verifier::Manifest m = Chain();
+  for (verifier::Buffer& b : m.buffers) {
+    if (b.name != "b" && b.name != "u") continue;
+    b.tensors = std::vector<std::string>{*b.tensor + ".1", *b.tensor + ".0"};
+    b.tensor.reset();
+  }
+  const LoadPlan p = Plan(m);
+  const LoadPlan one = Plan(Chain());
+  EXPECT_EQ(p.buffer(Id(p, "b")).tensors,
+            (std::vector<std::string>{*one.buffer(Id(one, "b")).tensor + ".1",
+                                      *one.buffer(Id(one, "b")).tensor + ".0"}));
+  EXPECT_FALSE(p.buffer(Id(p, "b")).tensor.has_value());
+  EXPECT_TRUE(p.buffer(Id(p, "u")).tensors.has_value());
+  EXPECT_EQ(p.steps, one.steps);
+  EXPECT_EQ(p.arena_bytes, one.arena_bytes);
+  EXPECT_EQ(p.resident_bytes, one.resident_bytes);
+  EXPECT_TRUE(CheckPlan(m, p).empty());
+  EXPECT_FALSE(CheckPlan(Chain(), p).empty());  // the plan's list is not the manifest's tensor
+}
+
 TEST(Planner, NoDeriveCallsStillAllocatesAndFills) {
   const verifier::Manifest m = ManifestMaker("plain").Bytes("w", BufferKind::kWeight, 10).Done();
   const LoadPlan p = Plan(m);

@@ -17,7 +17,8 @@ using nlohmann::json;
 
 // A layer_types / layers_block_type entry -> the cache kind; nullopt for a word not known here.
 std::optional<LayerCache> KindOf(std::string_view word) {
-  static constexpr std::array<std::pair<std::string_view, LayerCache>, 20> kWords = {{
+  static constexpr std::array<std::pair<std::string_view, LayerCache>, 21> kWords = {{
+      {"deepseek_sparse_attention", LayerCache::kFull},
       {"full_attention", LayerCache::kFull},
       {"attention", LayerCache::kFull},
       {"global_attention", LayerCache::kFull},

@@ -145,6 +145,7 @@ void ReadMla(ConfigReader& r, HfConfig& c) {
   c.qk_rope_head_dim = r.Int({"qk_rope_head_dim"}, 1);
   c.qk_nope_head_dim = r.Int({"qk_nope_head_dim"}, 1);
   c.v_head_dim = r.Int({"v_head_dim"}, 1);
+  if (r.Find({"index_topk"}) != nullptr) c.index_head_dim = r.Int({"index_head_dim"}, 1, 128);
 }
 
 void ReadQuantization(ConfigReader& r, HfConfig& c) {

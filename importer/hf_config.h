@@ -66,6 +66,7 @@ struct HfConfig {
   int64_t qk_rope_head_dim = 0;
   int64_t qk_nope_head_dim = 0;
   int64_t v_head_dim = 0;
+  int64_t index_head_dim = 0;  // DeepSeek-V3.2's sparse-attention indexer keys (0: none)
   // quantization_config
   std::string quant_method;                    // "", "mxfp4", "fp8", ...
   int64_t block_rows = 128, block_cols = 128;  // weight_block_size (fp8)

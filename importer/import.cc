@@ -14,6 +14,7 @@
 #include "importer/families.h"
 #include "importer/hf_config.h"
 #include "importer/kv_cache.h"
+#include "importer/layouts.h"
 #include "importer/tensors.h"
 #include "verifier/verify.h"
 #include "verifier/writer.h"
@@ -153,6 +154,36 @@ void Count(const verifier::Manifest& m, ImportResult& r) {
 
 }  // namespace
 
+// transformers' layout: the conversion of this model_type's class stacked by the reads (a
+// family with none keeps the checkpoint's names, with a note). Experts a recipe took as sources
+// (FP8 dequantized one by one) cannot be stacked by a read: refused.
+base::Result<LayoutOutcome> ApplyLayout(Layout layout, const HfConfig& c, const TensorTable& t,
+                                        const RecipeOutcome& recipe, verifier::ManifestBuilder& b) {
+  if (layout != Layout::kTransformers) return LayoutOutcome{};
+  const LayoutConversion* conversion = ConversionOf(c.model_type);
+  if (conversion == nullptr) {
+    return LayoutOutcome{
+        .notes = {fmt::format("layout transformers: transformers 5.17 converts nothing for "
+                              "model_type \"{}\"; the checkpoint's names and shapes are its own",
+                              c.model_type)}};
+  }
+  for (const std::string& name : recipe.claimed) {
+    if (MatchesMerge(*conversion, name)) {
+      return base::Status::Error(fmt::format(
+          "layout transformers: {} is a source of recipe {} and cannot be stacked into "
+          "transformers' fused experts by a read (use the checkpoint layout, or recipe none)",
+          name, RecipeName(ChooseRecipe(c, true))));
+    }
+  }
+  LayoutOutcome out = AddLayoutStacks(*conversion, t, recipe.claimed, b);
+  out.notes.insert(out.notes.begin(),
+                   fmt::format("layout transformers ({} conversion of transformers 5.17): {} "
+                               "stacked buffers, renames {}",
+                               conversion->pattern, out.stacks,
+                               conversion->renames.empty() ? "none" : "applied"));
+  return out;
+}
+
 std::optional<Layout> ParseLayout(std::string_view name) {
   if (name == "checkpoint") return Layout::kCheckpoint;
   if (name == "transformers") return Layout::kTransformers;
@@ -197,7 +228,9 @@ base::Result<ImportResult> ImportModel(const std::string& dir, const ImportOptio
   };
 
   ImportResult r{.model_type = c.model_type,
-                 .recipe = options.recipe == Recipe::kAuto ? ChooseRecipe(c) : options.recipe,
+                 .recipe = options.recipe == Recipe::kAuto
+                               ? ChooseRecipe(c, options.layout == Layout::kTransformers)
+                               : options.recipe,
                  .layout = options.layout,
                  .tensors = table->all().size(),
                  .shards = table->files()};
@@ -211,9 +244,14 @@ base::Result<ImportResult> ImportModel(const std::string& dir, const ImportOptio
     return st.ok() ? recipe.status() : st;
   }
   if (recipe->carries > 0) b.Load(4, 1);  // as the gpt-oss example: 4 lanes, 1 derive ahead
+  base::Result<LayoutOutcome> layout = ApplyLayout(options.layout, c, *table, *recipe, b);
+  if (!layout.ok()) return layout.status();
+  const LayoutConversion* conversion =
+      options.layout == Layout::kTransformers ? ConversionOf(c.model_type) : nullptr;
   for (const Tensor& t : table->all()) {
-    if (recipe->claimed.contains(t.name)) continue;
-    b.Checkpoint(t.name, t.name, t.dtype, verifier::Dims(t.shape.begin(), t.shape.end()));
+    if (recipe->claimed.contains(t.name) || layout->claimed.contains(t.name)) continue;
+    b.Checkpoint(conversion ? TransformersName(*conversion, t.name) : t.name, t.name, t.dtype,
+                 verifier::Dims(t.shape.begin(), t.shape.end()));
   }
   examples::AddStandardKernels(
       b, std::vector<std::string_view>(recipe->kernels.begin(), recipe->kernels.end()));
@@ -227,6 +265,8 @@ base::Result<ImportResult> ImportModel(const std::string& dir, const ImportOptio
   r.notes = c.notes;
   r.notes.insert(r.notes.end(), recipe->notes.begin(), recipe->notes.end());
   r.notes.insert(r.notes.end(), cache.notes.begin(), cache.notes.end());
+  r.notes.insert(r.notes.end(), layout->notes.begin(), layout->notes.end());
+  r.stacks = layout->stacks;
   NoteUnrecognised(c, check, r);
   r.warnings = std::move(check.problems);
   r.kv_bytes_per_token = cache.bytes_per_token;

@@ -45,6 +45,7 @@ struct ImportResult {
   Layout layout = Layout::kCheckpoint;
   size_t tensors = 0, shards = 0, weights = 0, sources = 0, carries = 0, kv_layers = 0;
   size_t state_layers = 0;  // layers with a recurrent state (linear attention, SSM)
+  size_t stacks = 0;        // buffers that stack several tensors (--layout transformers)
   int64_t kv_bytes_per_token = 0;
   int64_t state_bytes_per_sequence = 0;
   int64_t layers = 0, hidden = 0;     // the config's num_hidden_layers and hidden_size

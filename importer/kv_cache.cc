@@ -99,6 +99,10 @@ CacheOutcome AddCache(verifier::ManifestBuilder& b, const HfConfig& c, base::Dty
       AddKv(b, c, l, slots, dtype);
       ++out.kv_layers;
       if (slots == "ctx") out.bytes_per_token += Bytes(SlotElements(c), dtype);
+      if (c.index_head_dim > 0) {  // DeepSeek-V3.2: the indexer's keys beside the latent cache
+        b.State(fmt::format("index_cache.{}", l), dtype, {"batch", slots, c.index_head_dim});
+        if (slots == "ctx") out.bytes_per_token += Bytes(c.index_head_dim, dtype);
+      }
     }
     if (k == LayerCache::kState || k == LayerCache::kHybrid) AddState(b, *c.state, l, dtype, out);
   }

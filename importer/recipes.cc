@@ -40,10 +40,10 @@ std::vector<std::string_view> RecipeNames() {
   return v;
 }
 
-Recipe ChooseRecipe(const HfConfig& c) {
+Recipe ChooseRecipe(const HfConfig& c, bool bf16) {
   if (c.quant_method == "mxfp4")
-    return c.model_type == "gpt_oss" ? Recipe::kMxfp4GptOss : Recipe::kMxfp4Bf16;
-  if (c.quant_method == "fp8") return Recipe::kFp8Keep;
+    return c.model_type == "gpt_oss" && !bf16 ? Recipe::kMxfp4GptOss : Recipe::kMxfp4Bf16;
+  if (c.quant_method == "fp8") return bf16 ? Recipe::kFp8Bf16 : Recipe::kFp8Keep;
   return Recipe::kNone;
 }
 

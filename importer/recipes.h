@@ -30,8 +30,9 @@ std::string_view RecipeName(Recipe r);
 std::vector<std::string_view> RecipeNames();  // every name ParseRecipe accepts
 
 // kAuto's choice: mxfp4 -> kMxfp4GptOss for gpt_oss, kMxfp4Bf16 otherwise; fp8 -> kFp8Keep;
-// anything else kNone.
-Recipe ChooseRecipe(const HfConfig& c);
+// anything else kNone. For transformers' layout (`bf16`): the BF16 recipes (kMxfp4Bf16,
+// kFp8Bf16), the weights transformers' classes hold without a quantizer.
+Recipe ChooseRecipe(const HfConfig& c, bool bf16 = false);
 
 struct RecipeOutcome {
   std::set<std::string> claimed;     // tensors the recipe bound (as sources or weights)

@@ -47,7 +47,9 @@ class Model(Mapping):
 
     @property
     def report(self) -> Dict[str, Any]:
-        """predicted_peak, resident_bytes, fill_bytes (bytes), gbps, wall_s."""
+        """predicted_peak, resident_bytes, fill_bytes, measured_peak (the backend's allocations
+        at their most), measured_used_delta (cudaMemGetInfo's drop at its most), in bytes;
+        gbps, wall_s."""
         return self._core.report()
 
     @property

@@ -79,6 +79,8 @@ nb::dict Report(const PyModel& m) {
   d["fill_bytes"] = r.fill_bytes;
   d["gbps"] = r.GBps();
   d["wall_s"] = r.times.wall_s;
+  d["measured_peak"] = r.memory.peak_allocated;         // the backend's allocations at their most
+  d["measured_used_delta"] = r.memory.peak_used_delta;  // cudaMemGetInfo's drop at its most
   return d;
 }
 

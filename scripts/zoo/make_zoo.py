@@ -22,7 +22,7 @@ import time
 import traceback
 
 SMALL = {
-    "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "hidden_size": 64, "num_hidden_layers": 4, "num_attention_heads": 4,
     "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 128, "vocab_size": 256,
     "max_position_embeddings": 512,
     # mixture of experts
@@ -35,16 +35,36 @@ SMALL = {
     # sliding windows and patterns
     "sliding_window": 16, "sliding_window_pattern": 2,
     # state-space / linear attention
-    "mamba_d_state": 16, "mamba_n_heads": 4, "mamba_d_head": 16, "mamba_d_conv": 4,
+    "mamba_d_state": 16, "mamba_n_heads": 4, "mamba_d_head": 32, "mamba_d_conv": 4,
     "mamba_n_groups": 1, "linear_num_key_heads": 2, "linear_num_value_heads": 4,
     "linear_key_head_dim": 16, "linear_value_head_dim": 16, "linear_conv_kernel_dim": 4,
-    # MTP off: transformers does not build it
+    # MTP: transformers does not build it (the saved checkpoint has none)
     "num_nextn_predict_layers": 1,
+    # other spellings of the same sizes (GPT-2, BART, T5-style and older classes)
+    "n_embd": 64, "n_layer": 2, "n_head": 4, "n_inner": 128, "n_positions": 512,
+    "d_model": 64, "num_layers": 2, "num_heads": 4, "d_ff": 128, "d_kv": 16, "ffn_dim": 128,
+    "encoder_layers": 2, "decoder_layers": 2, "encoder_attention_heads": 4,
+    "decoder_attention_heads": 4, "encoder_ffn_dim": 128, "decoder_ffn_dim": 128,
+    "num_decoder_layers": 2, "hidden_dim": 64, "embed_dim": 64, "n_embed": 64,
+    "max_seq_len": 512, "seq_length": 512, "rotary_dim": 8,
+    # token ids inside the small vocabulary
+    "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2, "decoder_start_token_id": 2,
+    # hybrids: an attention layer among the first four
+    "full_attention_interval": 2, "attn_layer_period": 2, "attn_layer_offset": 1,
+    "mamba_d_ssm": 128, "expand": 1,
 }
+
+
+MAX_PARAMETERS = 20_000_000
 
 
 def small_kwargs(defaults: dict) -> dict:
     kw = {k: v for k, v in SMALL.items() if k in defaults}
+    if "kv_lora_rank" in defaults:  # MLA: head_dim is the rope part; one KV head per head
+        if "head_dim" in kw:
+            kw["head_dim"] = SMALL["qk_rope_head_dim"]
+        if "num_key_value_heads" in kw:
+            kw["num_key_value_heads"] = SMALL["num_attention_heads"]
     for sub in ("text_config",):
         if isinstance(defaults.get(sub), dict):
             kw[sub] = small_kwargs(defaults[sub])
@@ -90,6 +110,12 @@ def cache_of(cache) -> list:
         for k, v in vars(layer).items():
             if hasattr(v, "shape") and hasattr(v, "dtype"):
                 rec[k] = {"shape": list(v.shape), "dtype": str(v.dtype).replace("torch.", "")}
+            elif isinstance(v, (list, tuple, dict)) and not k.startswith("_"):
+                items = v.values() if isinstance(v, dict) else v
+                ts = [{"shape": list(x.shape), "dtype": str(x.dtype).replace("torch.", "")}
+                      for x in items if hasattr(x, "shape") and hasattr(x, "dtype")]
+                if ts:
+                    rec[k] = ts
             elif isinstance(v, (int, float, bool, str)) and not k.startswith("_"):
                 rec[k] = v
         out.append(rec)
@@ -102,6 +128,13 @@ def one(rec: dict, mt: str, out_dir: str, torch) -> dict:
     defaults = cls().to_dict()
     cfg = cls(**small_kwargs(defaults))
     rec["stage"] = "build"
+    with torch.device("meta"):  # the size first: a family the generic config leaves large
+        meta = AutoModelForCausalLM.from_config(cfg, dtype=torch.bfloat16)
+    rec["parameters"] = sum(p.numel() for p in meta.parameters())
+    del meta
+    if rec["parameters"] > MAX_PARAMETERS:
+        raise ValueError(f"the generic small config leaves {rec['parameters']} parameters "
+                         f"(over {MAX_PARAMETERS})")
     torch.manual_seed(0)
     model = AutoModelForCausalLM.from_config(cfg, dtype=torch.bfloat16)
     model.eval()
@@ -115,8 +148,9 @@ def one(rec: dict, mt: str, out_dir: str, torch) -> dict:
     ids = torch.tensor([[1, 5, 9, 13, 17, 21, 25, 29]])
     with torch.no_grad():
         out = model(input_ids=ids, use_cache=True)
-    rec["cache_class"] = type(out.past_key_values).__name__ if out.past_key_values is not None else None
-    rec["cache"] = cache_of(out.past_key_values) if out.past_key_values is not None else []
+    cache = getattr(out, "past_key_values", None) or getattr(out, "cache_params", None)
+    rec["cache_class"] = type(cache).__name__ if cache is not None else None
+    rec["cache"] = cache_of(cache) if cache is not None else []
     rec["stage"] = "reload"
     again = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.bfloat16)
     again.eval()
@@ -140,6 +174,9 @@ def main() -> int:
     os.makedirs(a.out, exist_ok=True)
     types = [t for t in a.types.split(",") if t] or sorted(MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)
     zoo = {"transformers": transformers.__version__, "torch": torch.__version__, "models": {}}
+    old = os.path.join(a.out, "zoo.json")
+    if a.types and os.path.exists(old):  # a re-run of some types keeps the others' records
+        zoo["models"] = json.load(open(old))["models"]
     start = time.time()
     for mt in types:
         if time.time() - start > a.deadline_s:
@@ -158,7 +195,7 @@ def main() -> int:
     with open(os.path.join(a.out, "zoo.json"), "w") as f:
         json.dump(zoo, f, indent=1, sort_keys=True)
     done = sum(1 for r in zoo["models"].values() if r.get("stage") == "done")
-    print(f"{done} of {len(types)} built, saved, run and reloaded", flush=True)
+    print(f"{done} of {len(zoo['models'])} built, saved, run and reloaded", flush=True)
     return 0
 
 

@@ -61,6 +61,20 @@ class ModelFolder {
         });
     ASSERT_TRUE(st.ok()) << st.message();
   }
+  // One file, model.safetensors, every byte a function of its tensor and offset (Pattern), so
+  // a byte read from the wrong place shows.
+  void SingleFilled(const Tensors& t) const {
+    const base::Status st =
+        backend::WriteSafetensors(path("model.safetensors"), t, {{"format", "pt"}},
+                                  [](size_t tensor, uint64_t offset, std::span<uint8_t> out) {
+                                    for (size_t i = 0; i < out.size(); ++i)
+                                      out[i] = Pattern(tensor, offset + i);
+                                  });
+    ASSERT_TRUE(st.ok()) << st.message();
+  }
+  static uint8_t Pattern(size_t tensor, uint64_t offset) {
+    return static_cast<uint8_t>(((tensor + 1) * 2654435761u + offset * 40503u) >> 7);
+  }
 
  private:
   static inline int counter_ = 0;

@@ -26,6 +26,7 @@ class ImportedModel:
     kv_bytes_per_token: int
     layout: str = "checkpoint"
     state_layers: int = 0
+    stacks: int = 0  # buffers that stack several tensors (layout="transformers")
     state_bytes_per_sequence: int = 0
     notes: List[str] = field(default_factory=list)
     warnings: List[str] = field(default_factory=list)

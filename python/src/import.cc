@@ -29,6 +29,7 @@ nb::dict Summary(const importer::ImportResult& r, std::string text) {
   d["kv_bytes_per_token"] = r.kv_bytes_per_token;
   d["layout"] = std::string(importer::LayoutName(r.layout));
   d["state_layers"] = r.state_layers;
+  d["stacks"] = r.stacks;
   d["state_bytes_per_sequence"] = r.state_bytes_per_sequence;
   nb::list notes, warnings;
   for (const std::string& n : r.notes) notes.append(n);

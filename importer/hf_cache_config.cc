@@ -117,7 +117,14 @@ void ReadLayerKinds(ConfigReader& r, HfConfig& c) {
       return;
     }
   }
-  if (c.model_type == "falcon_h1") {
+  if (const json* period = r.Find({"attn_layer_period"}); period && r.Find({"mamba_d_state"})) {
+    // Jamba: layer i attends when i % attn_layer_period == attn_layer_offset, else Mamba.
+    const int64_t p = r.Int({"attn_layer_period"}, 1, std::nullopt, kMaxLayers);
+    const int64_t o = r.Int({"attn_layer_offset"}, 0, 0, kMaxLayers);
+    for (int64_t l = 0; l < c.layers; ++l)
+      c.layer_cache[static_cast<size_t>(l)] = l % p == o ? LayerCache::kFull : LayerCache::kState;
+    (void)period;
+  } else if (c.model_type == "falcon_h1") {
     std::fill(c.layer_cache.begin(), c.layer_cache.end(), LayerCache::kHybrid);
   } else if (AllStateModel(c.model_type)) {
     std::fill(c.layer_cache.begin(), c.layer_cache.end(), LayerCache::kState);

@@ -107,6 +107,9 @@ void ReadCore(ConfigReader& r, bool strict, HfConfig& c) {
   c.hidden = k.Required({"hidden_size", "n_embd", "d_model"}, 1);
   c.heads = k.Required({"num_attention_heads", "n_head", "num_heads", "n_heads"}, 1);
   c.kv_heads = r.Int({"num_key_value_heads", "num_kv_heads", "n_head_kv"}, 1, c.heads);
+  // Multi-query attention (GPT-BigCode, Falcon's old decoder): one KV head, whatever else the
+  // config says (the classes read only multi_query there).
+  if (r.Bool("multi_query", false) && !r.Bool("new_decoder_architecture", false)) c.kv_heads = 1;
   c.head_dim = r.Int({"head_dim"}, 1, c.heads > 0 ? c.hidden / c.heads : 0);
   c.vocab = k.Required({"vocab_size", "padded_vocab_size"}, 1, kMaxLong);
   const json* positions = r.Find({"max_position_embeddings", "n_positions", "max_seq_len"});

@@ -49,15 +49,17 @@ void AddKv(verifier::ManifestBuilder& b, const HfConfig& c, int64_t l, const std
 
 void AddState(verifier::ManifestBuilder& b, const StateGeometry& s, int64_t l, base::Dtype dtype,
               CacheOutcome& out) {
-  const auto add = [&](const char* what, const std::vector<int64_t>& shape) {
+  const auto add = [&](const char* what, const std::vector<int64_t>& shape, base::Dtype type) {
     if (shape.empty()) return;
     Dims dims{"batch"};
     dims.insert(dims.end(), shape.begin(), shape.end());
-    b.State(fmt::format("{}.{}", what, l), dtype, dims);
-    out.state_bytes += Bytes(Product(shape), dtype);
+    b.State(fmt::format("{}.{}", what, l), type, dims);
+    out.state_bytes += Bytes(Product(shape), type);
   };
-  add("conv_state", s.conv);
-  add("ssm_state", s.ssm);
+  add("conv_state", s.conv, dtype);
+  // The recurrent state accumulates over the whole sequence: F32, as transformers' kernels keep
+  // it (measured against its cache in the zoo: Qwen3-Next, Falcon-H1).
+  add("ssm_state", s.ssm, base::Dtype::kF32);
   ++out.state_layers;
 }
 

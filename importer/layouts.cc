@@ -103,6 +103,7 @@ std::vector<LayoutConversion> Build() {
       {"fuyu",
        {"fuyu"},
        {{"^language_model.lm_head", "lm_head"},
+        {"^language_model.model.", "model.language_model."},  // the text model's own prefix
         {"^language_model", "model.language_model"},
         {"^vision_embed_tokens", "model.vision_embed_tokens"}},
        {}},

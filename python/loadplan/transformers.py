@@ -93,9 +93,10 @@ def _key_for(name: str, expected: Dict[str, Any], prefix: str) -> Optional[str]:
     return None
 
 
-def attach(model: Any, tensors: Dict[str, Any], device: Any, dtype: Any = None) -> List[str]:
+def attach(model: Any, tensors: Dict[str, Any], device: Any) -> List[str]:
     """Makes ``tensors`` (name -> torch tensor, already on ``device``) the meta ``model``'s
-    parameters and persistent buffers, ties what transformers ties, and makes the
+    parameters and persistent buffers (a floating tensor of another dtype than the model's
+    parameter is converted: a copy), ties what transformers ties, and makes the
     non-persistent buffers on ``device``. Returns the loaded names the model has no place for.
     Raises TransformersError naming a parameter with no tensor, or a shape that differs."""
     torch, _ = _require()
@@ -112,8 +113,10 @@ def attach(model: Any, tensors: Dict[str, Any], device: Any, dtype: Any = None) 
             raise TransformersError(
                 f"{name}: loadplan loaded {list(t.shape)}, transformers' "
                 f"{type(model).__name__} expects {list(want.shape)} for {key}")
-        if dtype is not None and t.is_floating_point() and t.dtype != dtype:
-            t = t.to(dtype)  # a copy: the caller asked for another dtype than the folder's
+        # The model's own dtype for it: the one asked for, or one transformers keeps apart
+        # (_keep_in_fp32_modules): a copy, as transformers' from_pretrained makes.
+        if t.is_floating_point() and want.is_floating_point() and t.dtype != want.dtype:
+            t = t.to(want.dtype)
         module, attr = _owner(model, key)
         if attr in module._parameters:
             p = torch.nn.Parameter(t, requires_grad=False)
@@ -177,8 +180,8 @@ def from_pretrained(path: "str | os.PathLike[str]", device: int = 0, dtype: Any 
 
     ``recipe``, ``kv_dtype``, ``max_batch``, ``max_ctx`` and ``strict`` are import_model's
     (``layout`` is "transformers"); ``load_options`` are load()'s (io_threads, chunk_bytes,
-    memory_limit, ...). ``dtype`` (a torch dtype or its name) converts floating tensors that
-    differ from it (a copy each). ``model.loadplan_report`` holds the predicted and measured
+    memory_limit, ...). ``dtype`` (a torch dtype or its name) is the model's; floating tensors
+    of another dtype are converted (a copy each). ``model.loadplan_report`` holds the predicted and measured
     peaks, GB/s and the time of each step. Raises TransformersError (no transformers, a family
     it cannot build, a parameter with no tensor) and load()'s exceptions."""
     torch, _ = _require()
@@ -211,7 +214,7 @@ def from_pretrained(path: "str | os.PathLike[str]", device: int = 0, dtype: Any 
         raise built["error"]
     model = built["model"]
     tensors = loaded.state_dict("torch")
-    unused = attach(model, tensors, torch.device("cuda", loaded.device), dtype)
+    unused = attach(model, tensors, torch.device("cuda", loaded.device))
     model.eval()
     report = dict(loaded.report)
     report.update({

@@ -158,7 +158,7 @@ TEST(AnyModelCache, LinearAttentionLayersKeepAStateIndependentOfCtx) {
   EXPECT_EQ(ShapeOf(*Find(r->manifest, "ssm_state.0")), "batch,4,16,8");
   EXPECT_EQ(ShapeOf(*Find(r->manifest, "kv_cache.1")), "batch,ctx,2,2,16");
   EXPECT_EQ(r->state_layers, 1u);
-  EXPECT_EQ(r->state_bytes_per_sequence, (96 * 4 + 4 * 16 * 8) * 2);
+  EXPECT_EQ(r->state_bytes_per_sequence, 96 * 4 * 2 + 4 * 16 * 8 * 4);  // the state in F32
   ExpectClean(*r);
 }
 

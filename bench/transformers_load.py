@@ -138,7 +138,8 @@ def compare(folder: str, rounds: int) -> None:
             print(line[-1], flush=True)
     med = {k: statistics.median(x["seconds"] for x in rows if x["loader"] == k)
            for k in ("loadplan", "transformers") if any(x["loader"] == k for x in rows)}
-    same = len({json.dumps(x["logits_first"]) for x in rows}) == 1
+    same = (len({x["loader"] for x in rows}) == 2 and
+            len({json.dumps(x["logits_first"]) for x in rows}) == 1)
     summary = {"folder": folder, "median_s": med, "logits_equal_across_loaders": same}
     if len(med) == 2:
         summary["speedup"] = med["transformers"] / med["loadplan"]

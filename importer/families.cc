@@ -126,6 +126,7 @@ std::string ExpertKey(std::string_view rest, int64_t& expert) {
   if (at == std::string_view::npos) return std::string(rest);
   const size_t digits = at + 8;
   const char* first = rest.data() + digits;
+  if (digits >= rest.size() || *first < '0' || *first > '9') return std::string(rest);  // no sign
   const auto [end, ec] = std::from_chars(first, rest.data() + rest.size(), expert);
   if (ec != std::errc() || end == first || end == rest.data() + rest.size() || *end != '.') {
     expert = -1;
@@ -189,7 +190,7 @@ class Checker {
       for (const auto& [key, e] : layers_[l]) {
         if (e.optional) continue;
         const bool per_expert = key.find('*') != std::string::npos;
-        for (int64_t x = 0; x < (per_expert ? c_.experts : 1); ++x) {
+        for (int64_t x = 0; x < (per_expert ? c_.experts : 1) && !Full(); ++x) {
           const std::string name = FullName(l, key, per_expert ? x : -1);
           if (t_.Find(name) == nullptr) Missing(name, e);
         }
@@ -198,6 +199,8 @@ class Checker {
   }
 
   ConfigCheck Finish() {
+    out_.unlisted = more_;
+    out_.counting_stopped = Full();
     out_.problems = std::move(errors_);
     return std::move(out_);
   }
@@ -205,6 +208,19 @@ class Checker {
   ConfigCheck& out() { return out_; }
 
  private:
+  // Problems past kMaxProblems are counted, not kept; past kStopCounting the checks stop (a
+  // config that implies hundreds of millions of absent tensors).
+  static constexpr size_t kMaxProblems = 1000;
+  static constexpr size_t kStopCounting = 1'000'000;
+  void Problem(std::string text) {
+    if (errors_.size() < kMaxProblems) {
+      errors_.push_back(std::move(text));
+    } else {
+      ++more_;
+    }
+  }
+  [[nodiscard]] bool Full() const { return more_ >= kStopCounting; }
+
   // Does the checkpoint hold a tensor of layer `first` or a later one?
   bool HasLayerFrom(int64_t first) const {
     return std::any_of(t_.all().begin(), t_.all().end(), [&](const Tensor& t) {
@@ -224,9 +240,8 @@ class Checker {
     const auto [layer, rest] = *split;
     if (layer >= static_cast<int64_t>(layers_.size())) {
       if (!report) return nullptr;
-      errors_.push_back(fmt::format("{}: layer {} is past num_hidden_layers {}{}", Where(name),
-                                    layer, c_.layers,
-                                    c_.mtp_layers ? fmt::format(" + {} MTP", c_.mtp_layers) : ""));
+      Problem(fmt::format("{}: layer {} is past num_hidden_layers {}{}", Where(name), layer,
+                          c_.layers, c_.mtp_layers ? fmt::format(" + {} MTP", c_.mtp_layers) : ""));
       return nullptr;
     }
     int64_t expert = -1;
@@ -234,8 +249,8 @@ class Checker {
     const auto it = layers_[layer].find(key);
     if (it == layers_[layer].end()) return nullptr;
     if (expert >= c_.experts && report) {
-      errors_.push_back(fmt::format("{}: expert {} is past the config's {} experts", Where(name),
-                                    expert, c_.experts));
+      Problem(fmt::format("{}: expert {} is past the config's {} experts", Where(name), expert,
+                          c_.experts));
     }
     return &it->second;
   }
@@ -258,13 +273,13 @@ class Checker {
 
   void Shape(const Tensor& t, const std::vector<int64_t>& want, const std::string& why) {
     if (t.shape == want) return;
-    errors_.push_back(fmt::format("{} has shape {}; {} implies {} ({})", Where(t.name),
-                                  ShapeText(t.shape), Base(c_.path), ShapeText(want), why));
+    Problem(fmt::format("{} has shape {}; {} implies {} ({})", Where(t.name), ShapeText(t.shape),
+                        Base(c_.path), ShapeText(want), why));
   }
 
   void Missing(const std::string& name, const Expect& e) {
-    errors_.push_back(fmt::format("{} is missing; {} implies it ({} {})", name, Base(c_.path),
-                                  ShapeText(e.shape), e.why));
+    Problem(fmt::format("{} is missing; {} implies it ({} {})", name, Base(c_.path),
+                        ShapeText(e.shape), e.why));
   }
 
   std::string Where(const std::string& name) const {
@@ -281,6 +296,7 @@ class Checker {
   std::map<std::string, Expect, std::less<>> model_;
   std::vector<std::map<std::string, Expect, std::less<>>> layers_;
   std::vector<std::string> errors_;
+  size_t more_ = 0;
   ConfigCheck out_;
 };
 
@@ -345,16 +361,23 @@ ConfigCheck CheckAgainstConfig(const HfConfig& c, const TensorTable& t) {
   return checker.Finish();
 }
 
-base::Status ProblemsStatus(const HfConfig& c, const std::vector<std::string>& problems) {
+std::string UnlistedText(const ConfigCheck& check) {
+  if (check.unlisted == 0) return "";
+  return fmt::format("... and {}{} more problems not listed",
+                     check.counting_stopped ? "at least " : "", check.unlisted);
+}
+
+base::Status ProblemsStatus(const HfConfig& c, const ConfigCheck& check) {
   constexpr size_t kMaxErrors = 20;
+  const std::vector<std::string>& problems = check.problems;
+  const size_t total = problems.size() + check.unlisted;
   std::string message;
   for (size_t i = 0; i < problems.size() && i < kMaxErrors; ++i) message += problems[i] + "\n";
-  if (problems.size() > kMaxErrors)
-    message += fmt::format("... and {} more\n", problems.size() - kMaxErrors);
+  if (total > kMaxErrors) message += fmt::format("... and {} more\n", total - kMaxErrors);
   if (!message.empty()) message.pop_back();
-  return base::Status::Error(fmt::format("the tensors disagree with {} ({} problem{}):\n{}", c.path,
-                                         problems.size(), problems.size() == 1 ? "" : "s",
-                                         message));
+  return base::Status::Error(fmt::format("the tensors disagree with {} ({}{} problem{}):\n{}",
+                                         c.path, check.counting_stopped ? "at least " : "", total,
+                                         total == 1 ? "" : "s", message));
 }
 
 }  // namespace loadplan::importer

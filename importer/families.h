@@ -40,8 +40,11 @@ struct ConfigCheck {
       unrecognised;           // tensors no Expect covers (bound as weights all the same)
   bool lm_head_tied = false;  // no lm_head.weight: the embedding serves as the head
   bool mtp_absent = false;    // the config's MTP layers are not in the checkpoint
-  // Every disagreement, one per entry, each naming the tensor and its shard.
+  // Every disagreement, one per entry, each naming the tensor and its shard: the first 1000;
+  // `unlisted` more were counted (up to a million, then `counting_stopped`).
   std::vector<std::string> problems;
+  size_t unlisted = 0;
+  bool counting_stopped = false;
 };
 // Every tensor against its Expect (shape; an FP8 `*.weight_scale_inv` against its weight's
 // blocks), every required Expect present, layer and expert indices within the config's counts.
@@ -50,6 +53,8 @@ struct ConfigCheck {
 // at all are absent (transformers does not save them), not missing.
 ConfigCheck CheckAgainstConfig(const HfConfig& c, const TensorTable& t);
 // The problems as one kInvalidInput status (up to 20 lines, then a count).
-base::Status ProblemsStatus(const HfConfig& c, const std::vector<std::string>& problems);
+base::Status ProblemsStatus(const HfConfig& c, const ConfigCheck& check);
+// "... and 12 more problems not listed" ("at least" when counting stopped); "" when none.
+std::string UnlistedText(const ConfigCheck& check);
 
 }  // namespace loadplan::importer

@@ -78,7 +78,8 @@ bool KindsFromList(ConfigReader& r, const char* key, const json& list, HfConfig&
       k = KindOf(word);
     } else if (list[i].is_number_integer()) {  // MiniMax's attn_type_list: 0 linear, 1 full
       word = list[i].dump();
-      k = list[i].get<int64_t>() == 0 ? LayerCache::kState : LayerCache::kFull;
+      if (word == "0") k = LayerCache::kState;
+      if (word == "1") k = LayerCache::kFull;
     } else {
       r.Fail(fmt::format("{}[{}] is {}; expected a string", key, i, list[i].dump()));
       return false;
@@ -108,6 +109,14 @@ bool AllStateModel(std::string_view t) {
   return t == "mamba" || t == "mamba2" || t == "falcon_mamba" || t == "rwkv" || t == "xlstm";
 }
 
+// Gemma 2 alternates sliding and full layers (pattern 2); Gemma 3 and Cohere 2 say
+// sliding_window_pattern. 0: no pattern (every layer slides, as Mistral).
+int64_t SlidingPattern(ConfigReader& r, const HfConfig& c) {
+  if (r.Find({"sliding_window_pattern"}))
+    return r.Int({"sliding_window_pattern"}, 1, std::nullopt, kMaxLayers);
+  return c.model_type == "gemma2" ? 2 : 0;
+}
+
 void ReadLayerKinds(ConfigReader& r, HfConfig& c) {
   c.layer_cache.assign(static_cast<size_t>(c.layers), LayerCache::kFull);
   for (const char* key :
@@ -121,6 +130,7 @@ void ReadLayerKinds(ConfigReader& r, HfConfig& c) {
     // Jamba: layer i attends when i % attn_layer_period == attn_layer_offset, else Mamba.
     const int64_t p = r.Int({"attn_layer_period"}, 1, std::nullopt, kMaxLayers);
     const int64_t o = r.Int({"attn_layer_offset"}, 0, 0, kMaxLayers);
+    if (!r.error().ok()) return;  // the period is refused (and never divides)
     for (int64_t l = 0; l < c.layers; ++l)
       c.layer_cache[static_cast<size_t>(l)] = l % p == o ? LayerCache::kFull : LayerCache::kState;
     (void)period;
@@ -128,6 +138,12 @@ void ReadLayerKinds(ConfigReader& r, HfConfig& c) {
     std::fill(c.layer_cache.begin(), c.layer_cache.end(), LayerCache::kHybrid);
   } else if (AllStateModel(c.model_type)) {
     std::fill(c.layer_cache.begin(), c.layer_cache.end(), LayerCache::kState);
+  } else if (const int64_t p = SlidingPattern(r, c); c.sliding_window && p > 0) {
+    // transformers' rule for these classes: layer i slides unless (i + 1) % pattern == 0.
+    for (int64_t l = 0; l < c.layers; ++l) {
+      c.layer_cache[static_cast<size_t>(l)] =
+          (l + 1) % p == 0 ? LayerCache::kFull : LayerCache::kSliding;
+    }
   } else if (c.sliding_window) {
     std::fill(c.layer_cache.begin(), c.layer_cache.end(), LayerCache::kSliding);
   }

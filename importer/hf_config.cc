@@ -124,6 +124,14 @@ void ReadCore(ConfigReader& r, bool strict, HfConfig& c) {
                     r.path(), kAssumedPositions));
   }
   c.intermediate = r.Int({"intermediate_size", "ffn_hidden_size", "n_inner"}, 1, 0);
+  if (k.missing().empty() && c.head_dim == 0) {
+    r.Fail(fmt::format("head_dim is missing and hidden_size / num_attention_heads is 0 ({} / {})",
+                       c.hidden, c.heads));
+  }
+  if (c.kv_heads * c.head_dim > kMaxDim) {
+    r.Fail(fmt::format("num_key_value_heads * head_dim is {} * {}; expected at most {}", c.kv_heads,
+                       c.head_dim, kMaxDim));
+  }
   if (!k.missing().empty()) {
     c.complete = false;
     c.notes.push_back(fmt::format(
@@ -162,7 +170,8 @@ void ReadQuantization(ConfigReader& r, HfConfig& c) {
   c.quant_method = qr.String({"quant_method"});
   if (const json* b = qr.Find({"weight_block_size"})) {
     if (!b->is_array() || b->size() != 2 || !(*b)[0].is_number_integer() ||
-        !(*b)[1].is_number_integer() || (*b)[0].get<int64_t>() < 1 || (*b)[1].get<int64_t>() < 1) {
+        !(*b)[1].is_number_integer() || (*b)[0].get<int64_t>() < 1 || (*b)[1].get<int64_t>() < 1 ||
+        (*b)[0].get<int64_t>() > kMaxDim || (*b)[1].get<int64_t>() > kMaxDim) {
       qr.Fail(fmt::format("quantization_config.weight_block_size is {}; expected [rows, cols]",
                           b->dump()));
     } else {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <future>
+#include <map>
 #include <memory>
 #include <filesystem>
 
@@ -158,7 +159,8 @@ void Count(const verifier::Manifest& m, ImportResult& r) {
 // family with none keeps the checkpoint's names, with a note). Experts a recipe took as sources
 // (FP8 dequantized one by one) cannot be stacked by a read: refused.
 base::Result<LayoutOutcome> ApplyLayout(Layout layout, const HfConfig& c, const TensorTable& t,
-                                        const RecipeOutcome& recipe, verifier::ManifestBuilder& b) {
+                                        Recipe recipe_applied, const RecipeOutcome& recipe,
+                                        verifier::ManifestBuilder& b) {
   if (layout != Layout::kTransformers) return LayoutOutcome{};
   const LayoutConversion* conversion = ConversionOf(c.model_type);
   if (conversion == nullptr) {
@@ -172,7 +174,7 @@ base::Result<LayoutOutcome> ApplyLayout(Layout layout, const HfConfig& c, const 
       return base::Status::Error(fmt::format(
           "layout transformers: {} is a source of recipe {} and cannot be stacked into "
           "transformers' fused experts by a read (use the checkpoint layout, or recipe none)",
-          name, RecipeName(ChooseRecipe(c, true))));
+          name, RecipeName(recipe_applied)));
     }
   }
   LayoutOutcome out = AddLayoutStacks(*conversion, t, recipe.claimed, b);
@@ -223,7 +225,7 @@ base::Result<ImportResult> ImportModel(const std::string& dir, const ImportOptio
   });
   // Strict: the config's verdict comes first (what the builder made is dropped).
   const auto verdict = [&](const ConfigCheck& check) {
-    return options.strict && !check.problems.empty() ? ProblemsStatus(c, check.problems)
+    return options.strict && !check.problems.empty() ? ProblemsStatus(c, check)
                                                      : base::Status::Ok();
   };
 
@@ -244,14 +246,23 @@ base::Result<ImportResult> ImportModel(const std::string& dir, const ImportOptio
     return st.ok() ? recipe.status() : st;
   }
   if (recipe->carries > 0) b.Load(4, 1);  // as the gpt-oss example: 4 lanes, 1 derive ahead
-  base::Result<LayoutOutcome> layout = ApplyLayout(options.layout, c, *table, *recipe, b);
+  base::Result<LayoutOutcome> layout = ApplyLayout(options.layout, c, *table, r.recipe, *recipe, b);
   if (!layout.ok()) return layout.status();
   const LayoutConversion* conversion =
       options.layout == Layout::kTransformers ? ConversionOf(c.model_type) : nullptr;
+  // Under a conversion two tensors may come to one name (a renamed tensor beside one already
+  // so named, or beside a stack): the folder's problem, said as such.
+  std::map<std::string, std::string, std::less<>> bound;  // buffer -> what it binds
+  for (const std::string& s : layout->targets) bound.emplace(s, "a stack of experts");
   for (const Tensor& t : table->all()) {
     if (recipe->claimed.contains(t.name) || layout->claimed.contains(t.name)) continue;
-    b.Checkpoint(conversion ? TransformersName(*conversion, t.name) : t.name, t.name, t.dtype,
-                 verifier::Dims(t.shape.begin(), t.shape.end()));
+    const std::string name = conversion ? TransformersName(*conversion, t.name) : t.name;
+    if (const auto [it, fresh] = bound.emplace(name, t.name); !fresh && conversion) {
+      return base::Status::Error(fmt::format(
+          "layout transformers: {} and {} both become buffer {} (use the checkpoint layout)",
+          it->second, t.name, name));
+    }
+    b.Checkpoint(name, t.name, t.dtype, verifier::Dims(t.shape.begin(), t.shape.end()));
   }
   examples::AddStandardKernels(
       b, std::vector<std::string_view>(recipe->kernels.begin(), recipe->kernels.end()));
@@ -269,6 +280,7 @@ base::Result<ImportResult> ImportModel(const std::string& dir, const ImportOptio
   r.stacks = layout->stacks;
   NoteUnrecognised(c, check, r);
   r.warnings = std::move(check.problems);
+  if (const std::string more = UnlistedText(check); !more.empty()) r.warnings.push_back(more);
   r.kv_bytes_per_token = cache.bytes_per_token;
   r.state_bytes_per_sequence = cache.state_bytes;
   r.state_layers = cache.state_layers;

@@ -108,6 +108,11 @@ CacheOutcome AddCache(verifier::ManifestBuilder& b, const HfConfig& c, base::Dty
     }
     if (k == LayerCache::kState || k == LayerCache::kHybrid) AddState(b, *c.state, l, dtype, out);
   }
+  if (out.kv_layers == 0 && out.state_layers == 0) {
+    out.notes.push_back(fmt::format(
+        "{}: no layer keeps a cache of its own (every layer shared or MLP-only): none is planned",
+        c.path));
+  }
   return out;
 }
 

@@ -128,6 +128,7 @@ std::optional<Match> MatchTail(std::string_view name, std::string_view pattern) 
   size_t digits = rest.size();
   while (digits > 0 && rest[digits - 1] >= '0' && rest[digits - 1] <= '9') --digits;
   if (digits == rest.size() || !rest.substr(0, digits).ends_with(head)) return std::nullopt;
+  if (rest[digits] == '0' && rest.size() - digits > 1) return std::nullopt;  // "01": not an index
   Match m{.prefix = std::string(rest.substr(0, digits - head.size()))};
   const auto [end, ec] = std::from_chars(rest.data() + digits, rest.data() + rest.size(), m.index);
   if (ec != std::errc() || end != rest.data() + rest.size()) return std::nullopt;
@@ -153,9 +154,11 @@ std::map<std::string, Group> GroupByPrefix(const LayoutMerge& merge, const Tenso
   return groups;
 }
 
-// Why `g` cannot be one stack ("" when it can): an index or a part missing, dtypes or trailing
-// shapes that differ.
+// Why `g` cannot be one stack ("" when it can): an index or a part missing, a dtype that
+// differs, a part whose shape differs from the same part at index 0, parts whose trailing
+// dims differ.
 std::string Unstackable(const LayoutMerge& merge, const Group& g) {
+  const std::vector<const Tensor*>& zero = g.begin()->second;
   const Tensor* first = nullptr;
   int64_t expect = 0;
   for (const auto& [index, parts] : g) {
@@ -165,7 +168,9 @@ std::string Unstackable(const LayoutMerge& merge, const Group& g) {
       if (parts[p] == nullptr) return fmt::format("index {} has no {}", index, merge.parts[p]);
       const Tensor& x = *parts[p];
       if (!first) first = &x;
-      if (x.dtype != first->dtype || x.shape.empty() || x.shape.size() != first->shape.size() ||
+      const Tensor* same = zero[p] != nullptr ? zero[p] : &x;
+      if (x.dtype != first->dtype || x.shape.empty() || x.shape != same->shape ||
+          x.shape.size() != first->shape.size() ||
           !std::equal(x.shape.begin() + 1, x.shape.end(), first->shape.begin() + 1)) {
         return fmt::format("{} {} {} does not stack with {} {} {}", x.name,
                            base::DtypeName(x.dtype), ShapeText(x.shape), first->name,
@@ -247,6 +252,7 @@ LayoutOutcome AddLayoutStacks(const LayoutConversion& conversion, const TensorTa
           out.claimed.insert(p->name);
         }
       }
+      out.targets.push_back(target);
       b.CheckpointParts(target, std::move(names), group.begin()->second.front()->dtype,
                         StackShape(merge, group));
       ++out.stacks;

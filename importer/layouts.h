@@ -43,9 +43,10 @@ const std::vector<LayoutConversion>& LayoutConversions();
 const LayoutConversion* ConversionOf(std::string_view model_type);
 
 struct LayoutOutcome {
-  std::set<std::string> claimed;   // tensors bound into stacks
-  size_t stacks = 0, renamed = 0;  // stacked buffers made; other tensors renamed
-  std::vector<std::string> notes;  // what could not be stacked, and why
+  std::set<std::string> claimed;     // tensors bound into stacks
+  std::vector<std::string> targets;  // the stacked buffers' names
+  size_t stacks = 0, renamed = 0;    // stacked buffers made; other tensors renamed
+  std::vector<std::string> notes;    // what could not be stacked, and why
 };
 // Adds the stacked buffers of `conversion` (from the tensors not in `taken`) to `b`.
 LayoutOutcome AddLayoutStacks(const LayoutConversion& conversion, const TensorTable& t,

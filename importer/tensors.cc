@@ -49,6 +49,7 @@ std::optional<std::pair<int64_t, std::string_view>> SplitLayer(std::string_view 
   if (!name.starts_with(kPrefix)) return std::nullopt;
   name.remove_prefix(kPrefix.size());
   int64_t layer = -1;
+  if (name.empty() || name.front() < '0' || name.front() > '9') return std::nullopt;  // no sign
   const auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), layer);
   if (ec != std::errc() || end == name.data() || end == name.data() + name.size() || *end != '.')
     return std::nullopt;

@@ -27,6 +27,10 @@ bool Has(const std::vector<std::string>& v, std::string_view part) {
                      [&](const std::string& s) { return s.find(part) != std::string::npos; });
 }
 
+std::string ErrorText(const base::Result<ImportResult>& r) {
+  return r.ok() ? std::string("(imported)") : r.status().message();
+}
+
 void ExpectClean(const ImportResult& r) {
   const verifier::VerifyResult v = verifier::Verify(r.manifest);
   EXPECT_TRUE(v.ok());
@@ -225,6 +229,98 @@ TEST(AnyModelCache, UnknownLayerKindIsANoteAndNoCache) {
   EXPECT_TRUE(Has(r->notes, "layer_types[0] is \"retention\""));
   EXPECT_TRUE(Has(r->notes, "no cache is planned"));
   EXPECT_EQ(r->kv_layers, 0u);
+}
+
+}  // namespace
+}  // namespace loadplan::importer
+
+// ---- what a review tried (each a clear answer, never a crash) ----
+namespace loadplan::importer {
+namespace {
+
+TEST(AnyModelReview, AZeroAttentionPeriodIsAnErrorNotADivisionByZero) {
+  ModelFolder f;
+  nlohmann::json c = LlamaConfig(2);
+  c["model_type"] = "jamba";
+  c["attn_layer_period"] = 0;
+  c["mamba_d_state"] = 4;
+  f.Config(c);
+  f.Single(LlamaTensors(2));
+  const auto r = Import(f);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("attn_layer_period is 0"), std::string::npos);
+}
+
+TEST(AnyModelReview, ANegativeLayerIsNotALayer) {
+  ModelFolder f;
+  f.Config(LlamaConfig());
+  Tensors t = LlamaTensors();
+  t.push_back({"model.layers.-1.input_layernorm.weight", Dtype::kBF16, {64}});
+  f.Single(t);
+  const auto r = Import(f);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(Has(r->notes, "model.layers.-1.input_layernorm.weight"));  // unrecognised
+}
+
+TEST(AnyModelReview, MillionsOfMissingTensorsAreCountedNotListed) {
+  ModelFolder f;
+  nlohmann::json c = LlamaConfig(4096);
+  c["model_type"] = "qwen3_moe";
+  c["num_experts"] = 65535;
+  c["moe_intermediate_size"] = 4;
+  f.Config(c);
+  f.Single(LlamaTensors(1));
+  const auto r = Import(f);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->warnings.size(), 1001u);
+  EXPECT_NE(r->warnings.back().find("... and at least 1000000 more problems not listed"),
+            std::string::npos)
+      << r->warnings.back();
+  const auto strict = Import(f, {.strict = true});
+  ASSERT_FALSE(strict.ok());
+  EXPECT_NE(strict.status().message().find("(at least 1001000 problems)"), std::string::npos);
+}
+
+TEST(AnyModelReview, GemmaPatternsWithoutLayerTypesSlideAsTransformersDoes) {
+  ModelFolder f;
+  nlohmann::json c = LlamaConfig(4);
+  c["model_type"] = "gemma2";
+  c["sliding_window"] = 4096;
+  f.Config(c);
+  f.Single(LlamaTensors(4));
+  const auto r = Import(f);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(ShapeOf(*Find(r->manifest, "kv_cache.0")), "batch,min(ctx, 4096),2,2,16");
+  EXPECT_EQ(ShapeOf(*Find(r->manifest, "kv_cache.1")), "batch,ctx,2,2,16");
+  ModelFolder g;
+  c["model_type"] = "gemma3_text";
+  c["sliding_window_pattern"] = 4;
+  g.Config(c);
+  g.Single(LlamaTensors(4));
+  const auto r3 = Import(g);
+  ASSERT_TRUE(r3.ok()) << r3.status().message();
+  EXPECT_EQ(ShapeOf(*Find(r3->manifest, "kv_cache.1")), "batch,min(ctx, 4096),2,2,16");
+  EXPECT_EQ(ShapeOf(*Find(r3->manifest, "kv_cache.3")), "batch,ctx,2,2,16");
+}
+
+TEST(AnyModelReview, AZeroHeadDimAndEveryLayerSharedAreSaid) {
+  ModelFolder f;
+  nlohmann::json c = LlamaConfig(2);
+  c["hidden_size"] = 2;
+  f.Config(c);
+  f.Single(LlamaTensors(2));
+  EXPECT_NE(ErrorText(Import(f)).find("head_dim is missing and hidden_size / "
+                                      "num_attention_heads is 0"),
+            std::string::npos);
+  ModelFolder g;
+  nlohmann::json s = LlamaConfig(2);
+  s["model_type"] = "gemma3n_text";
+  s["num_kv_shared_layers"] = 5;
+  g.Config(s);
+  g.Single(LlamaTensors(2));
+  const auto r = Import(g);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(Has(r->notes, "no layer keeps a cache of its own"));
 }
 
 }  // namespace

@@ -132,6 +132,39 @@ TEST(Layout, AnExpertMissingLeavesItsLayerAsStoredWithANote) {
   EXPECT_TRUE(noted);
 }
 
+TEST(Layout, ExpertsOfOtherShapesOrLeadingZerosAreNotStacked) {
+  ModelFolder f;
+  f.Config(MoeConfig("qwen3_moe"));
+  Tensors t = MoeTensors("mlp.experts", {"gate_proj", "up_proj", "down_proj"}, "mlp.gate.weight");
+  for (backend::TensorSpec& s : t) {  // expert 1: gate 24 rows, up 8: the same sum, not a stack
+    if (s.name == "model.layers.0.mlp.experts.1.gate_proj.weight") s.shape = {24, kHidden};
+    if (s.name == "model.layers.0.mlp.experts.1.up_proj.weight") s.shape = {8, kHidden};
+  }
+  t.push_back({"model.layers.1.mlp.experts.01.gate_proj.weight", Dtype::kBF16, {kInter, kHidden}});
+  f.Single(t);
+  const auto r = ImportModel(f.dir(), {.layout = Layout::kTransformers});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(Find(r->manifest, "model.layers.0.mlp.experts.gate_up_proj"), nullptr);
+  EXPECT_NE(Find(r->manifest, "model.layers.0.mlp.experts.1.gate_proj.weight"), nullptr);
+  EXPECT_EQ(Must(*r, "model.layers.1.mlp.experts.gate_up_proj").tensors->size(), 8u);
+  EXPECT_NE(Find(r->manifest, "model.layers.1.mlp.experts.01.gate_proj.weight"), nullptr);
+}
+
+TEST(Layout, TwoTensorsThatBecomeOneNameAreTheFoldersError) {
+  ModelFolder f;
+  f.Config(MoeConfig("mixtral"));
+  Tensors t =
+      MoeTensors("block_sparse_moe.experts", {"w1", "w3", "w2"}, "block_sparse_moe.gate.weight");
+  t.push_back({"model.layers.0.mlp.gate.weight", Dtype::kBF16, {kExperts, 64}});
+  f.Single(t);
+  const auto r = ImportModel(f.dir(), {.layout = Layout::kTransformers});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().kind(), base::ErrorKind::kInvalidInput);
+  EXPECT_NE(r.status().message().find("both become buffer model.layers.0.mlp.gate.weight"),
+            std::string::npos)
+      << r.status().message();
+}
+
 TEST(Layout, SiblingsConcatenateAndAnchoredRenames) {
   ModelFolder f;
   nlohmann::json c = LlamaConfig(1);

@@ -11,10 +11,6 @@
 namespace loadplan::importer {
 namespace {
 
-constexpr std::array<std::string_view, 9> kTypes = {"deepseek_v3", "gpt_oss", "kimi_k2",
-                                                    "llama",       "mistral", "mixtral",
-                                                    "qwen2",       "qwen3",   "qwen3_moe"};
-
 using Shape = std::vector<int64_t>;
 
 void Add(std::vector<Expect>& v, std::string key, Shape shape, std::string why,
@@ -301,12 +297,6 @@ class Checker {
 };
 
 }  // namespace
-
-std::span<const std::string_view> SupportedModelTypes() { return kTypes; }
-
-bool Supported(std::string_view model_type) {
-  return std::binary_search(kTypes.begin(), kTypes.end(), model_type);
-}
 
 std::vector<int64_t> BlockScaleShape(const std::vector<int64_t>& weight, const HfConfig& c) {
   const auto ceil_div = [](int64_t a, int64_t b) { return (a + b - 1) / b; };

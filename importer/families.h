@@ -15,10 +15,6 @@
 
 namespace loadplan::importer {
 
-// model_type values, sorted.
-std::span<const std::string_view> SupportedModelTypes();
-bool Supported(std::string_view model_type);
-
 // One tensor the config implies: `key` is the full name for model-level tensors, the part after
 // "model.layers.N." for layer tensors, with "experts.*." standing for every expert index.
 struct Expect {

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "importer/config_reader.h"
-#include "importer/families.h"
+#include "importer/family_names.h"
 
 namespace loadplan::importer {
 

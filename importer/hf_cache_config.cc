@@ -117,6 +117,30 @@ int64_t SlidingPattern(ConfigReader& r, const HfConfig& c) {
   return c.model_type == "gemma2" ? 2 : 0;
 }
 
+// Every layer's kind from its index.
+template <typename KindOfLayer>
+void ByIndex(HfConfig& c, KindOfLayer kind) {
+  for (int64_t l = 0; l < c.layers; ++l) c.layer_cache[static_cast<size_t>(l)] = kind(l);
+}
+
+// Kinds a config gives as a rule rather than a list; false when it gives none.
+bool KindsFromRule(ConfigReader& r, HfConfig& c) {
+  if (r.Find({"attn_layer_period"}) && r.Find({"mamba_d_state"})) {
+    // Jamba: layer i attends when i % attn_layer_period == attn_layer_offset, else Mamba.
+    const int64_t p = r.Int({"attn_layer_period"}, 1, std::nullopt, kMaxLayers);
+    const int64_t o = r.Int({"attn_layer_offset"}, 0, 0, kMaxLayers);
+    if (r.error().ok())  // a refused period never divides
+      ByIndex(c, [&](int64_t l) { return l % p == o ? LayerCache::kFull : LayerCache::kState; });
+    return true;
+  }
+  const int64_t p = SlidingPattern(r, c);
+  if (!c.sliding_window || p == 0) return false;
+  // transformers' rule for these classes: layer i slides unless (i + 1) % pattern == 0.
+  ByIndex(c,
+          [&](int64_t l) { return (l + 1) % p == 0 ? LayerCache::kFull : LayerCache::kSliding; });
+  return true;
+}
+
 void ReadLayerKinds(ConfigReader& r, HfConfig& c) {
   c.layer_cache.assign(static_cast<size_t>(c.layers), LayerCache::kFull);
   for (const char* key :
@@ -126,25 +150,11 @@ void ReadLayerKinds(ConfigReader& r, HfConfig& c) {
       return;
     }
   }
-  if (const json* period = r.Find({"attn_layer_period"}); period && r.Find({"mamba_d_state"})) {
-    // Jamba: layer i attends when i % attn_layer_period == attn_layer_offset, else Mamba.
-    const int64_t p = r.Int({"attn_layer_period"}, 1, std::nullopt, kMaxLayers);
-    const int64_t o = r.Int({"attn_layer_offset"}, 0, 0, kMaxLayers);
-    if (!r.error().ok()) return;  // the period is refused (and never divides)
-    for (int64_t l = 0; l < c.layers; ++l)
-      c.layer_cache[static_cast<size_t>(l)] = l % p == o ? LayerCache::kFull : LayerCache::kState;
-    (void)period;
-  } else if (c.model_type == "falcon_h1") {
+  if (c.model_type == "falcon_h1") {
     std::fill(c.layer_cache.begin(), c.layer_cache.end(), LayerCache::kHybrid);
   } else if (AllStateModel(c.model_type)) {
     std::fill(c.layer_cache.begin(), c.layer_cache.end(), LayerCache::kState);
-  } else if (const int64_t p = SlidingPattern(r, c); c.sliding_window && p > 0) {
-    // transformers' rule for these classes: layer i slides unless (i + 1) % pattern == 0.
-    for (int64_t l = 0; l < c.layers; ++l) {
-      c.layer_cache[static_cast<size_t>(l)] =
-          (l + 1) % p == 0 ? LayerCache::kFull : LayerCache::kSliding;
-    }
-  } else if (c.sliding_window) {
+  } else if (!KindsFromRule(r, c) && c.sliding_window) {
     std::fill(c.layer_cache.begin(), c.layer_cache.end(), LayerCache::kSliding);
   }
 }

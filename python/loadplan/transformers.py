@@ -187,8 +187,6 @@ def from_pretrained(path: "str | os.PathLike[str]", device: int = 0, dtype: Any 
     torch, _ = _require()
     path = os.fspath(path)
     t0 = time.perf_counter()
-    if isinstance(dtype, str):
-        dtype = getattr(torch, dtype)
     built: Dict[str, Any] = {}
 
     def build() -> None:

@@ -2,15 +2,17 @@
 """loadplan.transformers.from_pretrained beside transformers' own from_pretrained(device_map="cuda").
 
     python3 bench/transformers_load.py make DIR {llama8b-16|qwen3moe-4}   # a BF16 folder, random
-    python3 bench/transformers_load.py compare DIR [--rounds 3]          # fresh processes, alternating
-    python3 bench/transformers_load.py one {loadplan|transformers} DIR    # one load (a child)
+    python3 bench/transformers_load.py compare DIR [--rounds 3] [--cold-rounds 1]  # fresh processes
+    python3 bench/transformers_load.py one {loadplan|transformers} DIR [warm|cold]  # one load
 
 `make` writes an HF folder (config.json from tests/data/hf, fewer layers; safetensors shards of
 5 GB with an index) in the checkpoint's own layout (per-expert tensors for the MoE). `compare`
 reads the shards once (page cache warm), then runs each loader in a fresh process per round,
 alternating, and prints one JSON line per load and the medians: seconds from the call to a
 model ready on the GPU (`import torch, transformers` excluded from both: they run before the
-clock starts), the GPU memory the load took at its most (torch's peak for transformers; the
+clock starts; transformers imports a family's modeling code lazily, on first use, so "warm"
+rows also import it, and loadplan's module, before the clock, and "cold" rows leave both
+inside it, as a script's first call pays them), the GPU memory the load took at its most (torch's peak for transformers; the
 backend's peak allocation for loadplan beside its prediction), and the logits of a fixed
 prompt (equal between the two loaders). docs/performance.md quotes it.
 """
@@ -78,8 +80,9 @@ def make(folder: str, shape: str) -> None:
         weight_map.update({k: file for k in shard})
         shard, size = {}, 0
 
+    where = "cuda" if torch.cuda.is_available() else "cpu"  # random numbers at GPU speed
     for name, dims in names:
-        t = torch.empty(dims, dtype=torch.bfloat16).normal_(0, 0.02)
+        t = torch.empty(dims, dtype=torch.bfloat16, device=where).normal_(0, 0.02).cpu()
         shard[name] = t
         size += t.numel() * 2
         if size >= SHARD_BYTES:
@@ -90,11 +93,14 @@ def make(folder: str, shape: str) -> None:
     print(f"{folder}: {len(names)} tensors in {n} shards")
 
 
-def one(loader: str, folder: str) -> None:
+def one(loader: str, folder: str, imports: str = "warm") -> None:
     import torch
     import transformers  # noqa: F401  (imported before the clock, for both loaders)
     torch.cuda.init()
     torch.zeros(1, device="cuda")  # the context, before the clock, for both
+    if imports == "warm":  # the family's modeling code and loadplan's module, for both
+        import loadplan.transformers
+        loadplan.transformers.model_class(transformers.AutoConfig.from_pretrained(folder))
     free0, _ = torch.cuda.mem_get_info()
     t0 = time.perf_counter()
     if loader == "loadplan":
@@ -108,7 +114,7 @@ def one(loader: str, folder: str) -> None:
     free1, _ = torch.cuda.mem_get_info()
     with torch.no_grad():
         logits = model(input_ids=torch.tensor([PROMPT], device="cuda"), use_cache=False).logits
-    row = {"loader": loader, "seconds": seconds, "resident_bytes": free0 - free1,
+    row = {"loader": loader, "imports": imports, "seconds": seconds, "resident_bytes": free0 - free1,
            "logits_sum": float(logits.float().sum()), "logits_first": logits[0, 0, :4].tolist()}
     if loader == "loadplan":
         r = model.loadplan_report
@@ -120,15 +126,16 @@ def one(loader: str, folder: str) -> None:
     print(json.dumps(row), flush=True)
 
 
-def compare(folder: str, rounds: int) -> None:
+def compare(folder: str, rounds: int, cold_rounds: int) -> None:
     for f in sorted(os.listdir(folder)):  # page cache warm for both
         with open(os.path.join(folder, f), "rb") as h:
             while h.read(1 << 26):
                 pass
     rows = []
-    for r in range(rounds):
+    runs = [("warm", r) for r in range(rounds)] + [("cold", r) for r in range(cold_rounds)]
+    for imports, r in runs:
         for loader in ("loadplan", "transformers") if r % 2 == 0 else ("transformers", "loadplan"):
-            out = subprocess.run([sys.executable, __file__, "one", loader, folder],
+            out = subprocess.run([sys.executable, __file__, "one", loader, folder, imports],
                                  capture_output=True, text=True, timeout=600)
             line = [x for x in out.stdout.splitlines() if x.startswith("{")]
             if out.returncode != 0 or not line:
@@ -136,13 +143,17 @@ def compare(folder: str, rounds: int) -> None:
                 continue
             rows.append(json.loads(line[-1]))
             print(line[-1], flush=True)
-    med = {k: statistics.median(x["seconds"] for x in rows if x["loader"] == k)
-           for k in ("loadplan", "transformers") if any(x["loader"] == k for x in rows)}
-    same = (len({x["loader"] for x in rows}) == 2 and
-            len({json.dumps(x["logits_first"]) for x in rows}) == 1)
-    summary = {"folder": folder, "median_s": med, "logits_equal_across_loaders": same}
-    if len(med) == 2:
-        summary["speedup"] = med["transformers"] / med["loadplan"]
+    summary = {"folder": folder}
+    for imports in ("warm", "cold"):
+        mine = [x for x in rows if x["imports"] == imports]
+        med = {k: statistics.median(x["seconds"] for x in mine if x["loader"] == k)
+               for k in ("loadplan", "transformers") if any(x["loader"] == k for x in mine)}
+        summary[f"median_s_{imports}"] = med
+        if len(med) == 2:
+            summary[f"speedup_{imports}"] = med["transformers"] / med["loadplan"]
+    summary["logits_equal_across_loaders"] = (
+        len({x["loader"] for x in rows}) == 2 and
+        len({json.dumps(x["logits_first"]) for x in rows}) == 1)
     lp = [x for x in rows if x["loader"] == "loadplan"]
     if lp:
         summary["peak_equals_prediction"] = all(x["measured_peak"] == x["predicted_peak"] for x in lp)
@@ -153,11 +164,12 @@ def main() -> int:
     cmd = sys.argv[1] if len(sys.argv) > 1 else ""
     if cmd == "make" and len(sys.argv) == 4:
         make(sys.argv[2], sys.argv[3])
-    elif cmd == "one" and len(sys.argv) == 4:
-        one(sys.argv[2], sys.argv[3])
+    elif cmd == "one" and len(sys.argv) in (4, 5):
+        one(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) == 5 else "warm")
     elif cmd == "compare" and len(sys.argv) >= 3:
-        rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 3
-        compare(sys.argv[2], rounds)
+        def arg(flag: str, default: int) -> int:
+            return int(sys.argv[sys.argv.index(flag) + 1]) if flag in sys.argv else default
+        compare(sys.argv[2], arg("--rounds", 3), arg("--cold-rounds", 1))
     else:
         print(__doc__, file=sys.stderr)
         return 2

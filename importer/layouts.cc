@@ -56,6 +56,25 @@ std::vector<LayoutConversion> Build() {
         {"mlp.shared_expert.", "mlp.shared_experts."}},
        {gate_up, down}},
       {"axk1", {"axk1"}, {{"post_mlp_layernorm", "mlp.post_mlp_layernorm"}}, {gate_up, down}},
+      {"axk2",
+       {"axk2"},
+       {{"W_down", "mlp.fc1"}, {"W_up", "mlp.fc2"}, {"self_attn.q_b_proj.", "self_attn.q_gate_proj."}},
+       {gate_up, down}},
+      {"hy_v4",
+       {"hy_v4"},
+       {{".hc_pre.hc_", ".hc_"},
+        {".learnable_sink_param$", ".sinks"},
+        {".linear_gate", ".gate_proj"},
+        {".hc_attn_layer.hc_fn", ".attn_hc.fn"},
+        {".hc_attn_layer.hc_base", ".attn_hc.base"},
+        {".hc_attn_layer.hc_scale", ".attn_hc.scale"},
+        {".hc_mlp_layer.hc_fn", ".ffn_hc.fn"},
+        {".hc_mlp_layer.hc_base", ".ffn_hc.base"},
+        {".hc_mlp_layer.hc_scale", ".ffn_hc.scale"},
+        {".hc_head_fn", ".hc_fn"},
+        {".hc_head_base", ".hc_base"},
+        {".hc_head_scale", ".hc_scale"}},
+       {}},
       {"mixtral", {"minimax", "minimax_m2", "mixtral"}, {moe_to_mlp}, {w13, w2}},
       {"phimoe", {"phimoe"}, {moe_to_mlp, {".gate.weight", ".router.weight"}}, {w13, w2}},
       {"kimi_linear",
@@ -224,6 +243,11 @@ std::string TransformersName(const LayoutConversion& conversion, std::string nam
     if (r.from.starts_with('^')) {  // anchored at the start of the name
       const std::string_view from = r.from.substr(1);
       if (name.starts_with(from)) name.replace(0, from.size(), r.to);
+      continue;
+    }
+    if (r.from.ends_with('$')) {  // anchored at the end of the name
+      const std::string_view from = r.from.substr(0, r.from.size() - 1);
+      if (name.ends_with(from)) name.replace(name.size() - from.size(), from.size(), r.to);
       continue;
     }
     for (size_t at = name.find(r.from); at != std::string::npos;

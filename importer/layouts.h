@@ -27,7 +27,8 @@ struct LayoutMerge {
   std::string_view target;              // the tail that replaces them
 };
 struct LayoutRename {
-  // A substring of the name, replaced everywhere it occurs; "^x": x at the start only.
+  // A substring of the name, replaced everywhere it occurs; "^x": x at the start only;
+  // "x$": at the end only.
   std::string_view from, to;
 };
 // One of transformers' conversion patterns, with the model types that use it.

@@ -52,22 +52,69 @@ def _config(path: str) -> Any:
     return config
 
 
+def model_class(config: Any) -> Any:
+    """transformers' causal-LM class for ``config``: AutoModelForCausalLM's, else the first class
+    the config's ``architectures`` names (a text model saved from a multimodal family, such as
+    ``emu3_text_model``, which the auto mapping does not list). Importing it imports the
+    family's modeling code, which is what takes the time on a first call."""
+    _, transformers = _require()
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING
+    try:
+        return MODEL_FOR_CAUSAL_LM_MAPPING[type(config)]
+    except KeyError:
+        pass
+    for name in getattr(config, "architectures", None) or ():
+        cls = getattr(transformers, name, None)
+        if cls is not None:
+            return cls
+    raise TransformersError(
+        f"transformers {transformers.__version__} has no causal-LM class for model_type "
+        f"{getattr(config, 'model_type', '?')!r} (config class {type(config).__name__}, "
+        f"architectures {getattr(config, 'architectures', None)})")
+
+
 def build_meta_model(path: "str | os.PathLike[str]", dtype: Any = None) -> Any:
-    """transformers' causal-LM model for the folder's config, on the meta device (no memory),
-    in ``dtype`` (default: the config's dtype, else bfloat16)."""
+    """transformers' causal-LM model for the folder's config (model_class), on the meta device
+    (no memory), in ``dtype`` (default: the config's dtype, else bfloat16)."""
     torch, transformers = _require()
     config = _config(os.fspath(path))
     dtype = dtype or getattr(config, "dtype", None) or torch.bfloat16
     if isinstance(dtype, str):
         dtype = getattr(torch, dtype)
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING
+    by_auto = type(config) in MODEL_FOR_CAUSAL_LM_MAPPING
+    cls = None if by_auto else model_class(config)
     try:
         with torch.device("meta"):
-            model = transformers.AutoModelForCausalLM.from_config(config, dtype=dtype)
+            model = (transformers.AutoModelForCausalLM.from_config(config, dtype=dtype) if by_auto
+                     else cls._from_config(config, dtype=dtype))
     except Exception as e:  # transformers' own refusal, with the family named
         raise TransformersError(
             f"transformers {transformers.__version__} cannot build a causal LM for model_type "
             f"{getattr(config, 'model_type', '?')!r}: {type(e).__name__}: {e}") from e
+    _keep_in_fp32(model, dtype)
     return model
+
+
+def _keep_in_fp32(model: Any, dtype: Any) -> None:
+    """The dtypes transformers' from_pretrained gives where the class asks
+    (``_keep_in_fp32_modules_strict`` in BF16/F16, ``_keep_in_fp32_modules`` in F16): the
+    meta tensors whose names match take the planned dtype, so attach() converts to it."""
+    import re
+    torch, _ = _require()
+    plan = model._get_dtype_plan(dtype) if hasattr(model, "_get_dtype_plan") else {}
+    if not plan:
+        return
+    rules = [(re.compile(k.replace("*", ".*")), d) for k, d in plan.items()]
+    for key, t in model.state_dict(keep_vars=True).items():
+        d = next((d for r, d in rules if r.search(key)), None)
+        if d is None or not t.is_floating_point() or t.dtype == d:
+            continue
+        module, attr = _owner(model, key)
+        if attr in module._parameters:
+            module._parameters[attr] = torch.nn.Parameter(t.to(d), requires_grad=False)
+        else:
+            module._buffers[attr] = t.to(d)
 
 
 def _owner(model: Any, key: str) -> Tuple[Any, str]:

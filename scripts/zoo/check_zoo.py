@@ -100,13 +100,30 @@ def reference_tensors(manifest: dict, folder: str, torch, device) -> dict:
     return out
 
 
+def reference_model(folder: str, torch, transformers, **kwargs):
+    """transformers' own from_pretrained, through the class loadplan.transformers builds (the
+    auto class's, else the one the config's `architectures` names: emu3's and mllama's text
+    models, which AutoModelForCausalLM refuses)."""
+    import loadplan.transformers as lt
+    cls = lt.model_class(transformers.AutoConfig.from_pretrained(folder))
+    return cls.from_pretrained(folder, dtype=torch.bfloat16, **kwargs).eval()
+
+
+def ready(model):
+    """What a user of the family calls before a forward (X-MOD: its default language)."""
+    if hasattr(model, "set_default_language"):
+        languages = getattr(model.config, "languages", None) or ["en_XX"]
+        model.set_default_language(getattr(model.config, "default_language", None) or languages[0])
+    return model
+
+
 def logits_cpu(folder: str, manifest: dict, torch, transformers) -> str:
     import loadplan.transformers as lt
     ids = torch.tensor([PROMPT])
-    ref = transformers.AutoModelForCausalLM.from_pretrained(folder, dtype=torch.bfloat16).eval()
+    ref = ready(reference_model(folder, torch, transformers))
     model = lt.build_meta_model(folder, torch.bfloat16)
     lt.attach(model, reference_tensors(manifest, folder, torch, "cpu"), torch.device("cpu"))
-    model.eval()
+    ready(model.eval())
     with torch.no_grad():
         a = model(input_ids=ids, use_cache=False).logits
         b = ref(input_ids=ids, use_cache=False).logits
@@ -119,14 +136,14 @@ def bytes_and_logits_cuda(folder: str, manifest: dict, torch, transformers) -> t
     loaded = loadplan.load(json.dumps(manifest), folder, 0)
     ref = reference_tensors(manifest, folder, torch, "cuda")
     sd = loaded.state_dict()
-    bad = [n for n, t in ref.items() if not torch.equal(sd[n].view(torch.uint8),
-                                                      t.contiguous().view(torch.uint8))]
+    bad = [n for n, t in ref.items()  # as bytes (a 0-d tensor has no byte view: flattened)
+           if not torch.equal(sd[n].reshape(-1).view(torch.uint8),
+                              t.contiguous().reshape(-1).view(torch.uint8))]
     del sd, loaded
     nbytes = "equal" if not bad else f"differ: {', '.join(bad[:3])}"
     ids = torch.tensor([PROMPT], device="cuda")
-    model = lt.from_pretrained(folder, device=0)
-    ref_model = transformers.AutoModelForCausalLM.from_pretrained(
-        folder, dtype=torch.bfloat16, device_map="cuda").eval()
+    model = ready(lt.from_pretrained(folder, device=0))
+    ref_model = ready(reference_model(folder, torch, transformers, device_map="cuda"))
     with torch.no_grad():
         a = model(input_ids=ids, use_cache=False).logits
         b = ref_model(input_ids=ids, use_cache=False).logits

@@ -184,6 +184,18 @@ TEST(Layout, SiblingsConcatenateAndAnchoredRenames) {
   EXPECT_EQ(TransformersName(*neox, "gpt_neox.embed_out.weight"), "gpt_neox.embed_out.weight");
 }
 
+TEST(Layout, RenamesAnchoredAtTheEndAndChainedInOrder) {  // hy_v4's, transformers 5.17
+  const LayoutConversion* hy = ConversionOf("hy_v4");
+  ASSERT_NE(hy, nullptr);
+  EXPECT_EQ(TransformersName(*hy, "model.layers.0.self_attn.learnable_sink_param"),
+            "model.layers.0.self_attn.sinks");
+  EXPECT_EQ(TransformersName(*hy, "model.layers.0.self_attn.learnable_sink_param.x"),
+            "model.layers.0.self_attn.learnable_sink_param.x");
+  EXPECT_EQ(TransformersName(*hy, "model.hc_pre.hc_head.hc_head_base"), "model.hc_head.hc_base");
+  EXPECT_EQ(TransformersName(*hy, "model.layers.1.hc_pre.hc_mlp_layer.hc_fn"),
+            "model.layers.1.ffn_hc.fn");
+}
+
 TEST(Layout, AFamilyWithoutAConversionKeepsItsNamesWithANote) {
   ModelFolder f;
   f.Config(LlamaConfig());

@@ -10,6 +10,10 @@ namespace loadplan::api {
 
 verifier::CheckOutput CheckText(std::string_view text) { return verifier::CheckText(text); }
 
+base::Result<std::string> ReadManifestText(const std::string& path) {
+  return verifier::ReadManifestFile(path, verifier::ParseLimits{}.max_bytes);
+}
+
 base::Result<verifier::CheckOutput> CheckFile(const std::string& path) {
   const verifier::ParseLimits limits;
   base::Result<std::string> text = verifier::ReadManifestFile(path, limits.max_bytes);

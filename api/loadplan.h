@@ -40,6 +40,9 @@ namespace loadplan::api {
 // read (or is over the parser's size limit) is a kIo error.
 verifier::CheckOutput CheckText(std::string_view text);
 base::Result<verifier::CheckOutput> CheckFile(const std::string& path);
+// A manifest file's text, read the one way every input is (base::ReadInputFile: a regular
+// file within the parser's size limit; a FIFO or a device is refused before any read, kIo).
+base::Result<std::string> ReadManifestText(const std::string& path);
 
 // The load plan of a verified manifest, checked by the independent plan checker before it is
 // returned (a plan the checker rejects is an ErrorKind::kInternal error: a planner bug).

@@ -49,11 +49,11 @@ int RunPlace(const PlaceOptions& options) {
     fmt::print(std::cerr, "place: {}\n", problem);
     return 2;
   }
-  if (options.input != "-" && !std::ifstream(options.input, std::ios::binary)) {
-    fmt::print(std::cerr, "place: cannot open '{}': {}\n", options.input, std::strerror(errno));
+  sim::CsvReadResult read = ReadInput(options.input);
+  if (!read.errors.empty() && read.errors.front().line == 0) {  // unreadable: no line to name
+    fmt::print(std::cerr, "place: {}\n", read.errors.front().message);
     return 2;
   }
-  sim::CsvReadResult read = ReadInput(options.input);
   for (const sim::CsvError& e : read.errors) {
     fmt::print(std::cerr, "{}:{}: error: {}\n", options.input, e.line, e.message);
   }

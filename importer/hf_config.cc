@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "base/input_file.h"
 #include "importer/config_reader.h"
 #include "importer/family_names.h"
 
@@ -75,6 +76,8 @@ const char* ConfigReader::KeyOf(std::initializer_list<const char*> keys) const {
 }
 
 namespace {
+
+constexpr uint64_t kConfigBytes = uint64_t{16} << 20;  // a config.json: a few KB in practice
 
 base::Status Invalid(const std::string& path, std::string_view what) {
   return base::Status::Error(fmt::format("{}: {}", path, what));
@@ -205,11 +208,9 @@ HfConfig NoConfig(const std::string& path) {
 }
 
 base::Result<HfConfig> ReadHfConfig(const std::string& path, bool strict) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return base::Status::Error(fmt::format("{}: cannot open", path), base::ErrorKind::kIo);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const json doc = json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+  base::Result<std::string> text = base::ReadInputFile(path, kConfigBytes, "config");
+  if (!text.ok()) return text.status();
+  const json doc = json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return Invalid(path, "not valid JSON");
   if (!doc.is_object()) return Invalid(path, "not a JSON object");
   HfConfig c{.path = path};

@@ -14,6 +14,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/input_file.h"
+
 namespace loadplan::backend {
 namespace {
 
@@ -118,15 +120,10 @@ class IndexSax {
 
 // The shard files of an index, in sorted order, each listed once.
 base::Result<Resolved> ReadIndex(const fs::path& index) {
-  std::ifstream in(index, std::ios::binary);
-  if (!in) return Io(fmt::format("{}: cannot open", index.string()));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+  base::Result<std::string> read = base::ReadInputFile(index.string(), kIndexBytes, "index");
+  if (!read.ok()) return read.status();
+  const std::string& text = *read;
   const std::string where = index.string();
-  if (text.size() > kIndexBytes)
-    return Invalid(
-        fmt::format("{}: {} bytes, over the {} byte limit", where, text.size(), kIndexBytes));
   // nlohmann's lexer takes a NUL for the end of its input; a raw NUL is never valid JSON.
   if (text.find('\0') != std::string::npos)
     return Invalid(fmt::format("{}: not a valid index JSON object: a NUL byte", where));

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "backend/checkpoint/safetensors.h"
+#include "base/input_file.h"
 
 namespace loadplan::backend {
 namespace {
@@ -48,11 +49,12 @@ base::Result<uint64_t> ReadHeaderLength(const FileRef& file) {
 base::Result<std::unique_ptr<SafetensorsFile>> SafetensorsFile::Open(const std::string& path) {
   std::unique_ptr<SafetensorsFile> f(new SafetensorsFile());  // closes the fd on every return
   f->path_ = path;
-  f->fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (f->fd_ < 0) return Io(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  base::Result<int> fd = base::OpenRegularFile(path);  // a FIFO or device: refused, never read
+  if (!fd.ok()) return fd.status();
+  f->fd_ = *fd;
   struct stat st {};
-  if (::fstat(f->fd_, &st) != 0 || !S_ISREG(st.st_mode))
-    return Io(fmt::format("{}: not a regular file", path));
+  if (::fstat(f->fd_, &st) != 0)
+    return Io(fmt::format("{}: cannot stat: {}", path, std::strerror(errno)));
   f->identity_ = IdentityOf(st);
   const uint64_t size = f->identity_.size;
   if (size < 8) {

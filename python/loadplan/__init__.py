@@ -6,8 +6,8 @@
 """
 
 from ._check import Diagnostic, Note, check
-from ._errors import (CancelledError, CheckpointError, DeviceError, InternalError,
-                      LoadplanError, ManifestError, OptionError, OutOfMemoryError)
+from ._errors import (CancelledError, CheckpointError, DeviceError, InputFileError,
+                      InternalError, LoadplanError, ManifestError, OptionError, OutOfMemoryError)
 from ._import import ImportedModel, import_model
 from ._model import Model, load
 from ._plan import Phase, Plan, plan
@@ -15,7 +15,8 @@ from ._plan import Phase, Plan, plan
 __version__ = "0.1.0"
 
 __all__ = [
-    "CancelledError", "CheckpointError", "DeviceError", "Diagnostic", "ImportedModel", "InternalError",
+    "CancelledError", "CheckpointError", "DeviceError", "Diagnostic", "ImportedModel",
+    "InputFileError", "InternalError",
     "LoadplanError", "ManifestError", "Model", "Note", "OptionError", "OutOfMemoryError",
     "Phase", "Plan", "check", "import_model", "load", "plan",
 ]

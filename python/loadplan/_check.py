@@ -55,8 +55,7 @@ def manifest_text(source: ManifestSource) -> Tuple[str, str]:
     if isinstance(source, str) and source.lstrip().startswith(("{", "[")):
         return source, "<string>"
     path = os.fspath(source)
-    with open(path, encoding="utf-8", errors="surrogateescape") as f:
-        return f.read(), str(path)
+    return _loadplan.read_manifest(path), str(path)
 
 
 def _diagnostic(d: Dict[str, Any]) -> Diagnostic:

@@ -29,6 +29,15 @@ class CheckpointError(LoadplanError, OSError):
     """The checkpoint cannot be read or does not match the plan (a tensor missing, wrong size)."""
 
 
+class InputFileError(LoadplanError, OSError):
+    """A manifest file that cannot be read: missing, not a regular file (a FIFO, a device, a
+    directory: refused before any read), or over the parser's size limit."""
+
+
+class _MissingInputFile(InputFileError, FileNotFoundError):
+    """An InputFileError that is also a FileNotFoundError (the path does not exist)."""
+
+
 class DeviceError(LoadplanError, RuntimeError):
     """No usable GPU, or a CUDA error other than out of memory."""
 
@@ -62,6 +71,9 @@ def _gib(pattern: str, message: str) -> Optional[int]:
 
 def from_status(kind: str, message: str, during: str) -> LoadplanError:
     """The exception for a C++ ``base::Status`` (``kind`` is ``base::ErrorKindName``)."""
+    if kind == "I/O error" and during == "read":
+        missing = message.endswith("No such file or directory")
+        return (_MissingInputFile if missing else InputFileError)(message)
     if kind == "invalid input":
         return CheckpointError(message) if during in ("load", "import") else OptionError(message)
     classes = {

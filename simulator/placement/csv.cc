@@ -8,10 +8,13 @@
 
 #include <fmt/format.h>
 
+#include "base/input_file.h"
 #include "simulator/placement/placement.h"
 
 namespace loadplan::simulator {
 namespace {
+
+constexpr uint64_t kCsvBytes = uint64_t{4} << 30;  // 10^6 buffers take about 40 MB
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -136,11 +139,9 @@ CsvReadResult ReadPlacementCsv(std::string_view text) {
 }
 
 CsvReadResult ReadPlacementCsvFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {.problem = std::nullopt, .errors = {{0, fmt::format("cannot open '{}'", path)}}};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return ReadPlacementCsv(text.str());
+  base::Result<std::string> text = base::ReadInputFile(path, kCsvBytes, "placement CSV");
+  if (!text.ok()) return {.problem = std::nullopt, .errors = {{0, text.status().message()}}};
+  return ReadPlacementCsv(*text);
 }
 
 std::string WritePlacementCsv(const PlacementProblem& problem, const Placement& placement) {

@@ -9,8 +9,12 @@
 
 #include <fmt/format.h>
 
+#include "base/input_file.h"
+
 namespace loadplan::simulator::timing {
 namespace {
+
+constexpr uint64_t kProfileBytes = uint64_t{1} << 20;  // calibrate writes about 2 KB
 
 using base::Status;
 using nlohmann::json;
@@ -222,11 +226,9 @@ base::Result<MachineProfile> ParseProfile(std::string_view text) {
 }
 
 base::Result<MachineProfile> ReadProfileFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Error(fmt::format("{}: cannot open", path), base::ErrorKind::kIo);
-  std::ostringstream s;
-  s << in.rdbuf();
-  base::Result<MachineProfile> p = ParseProfile(s.str());
+  base::Result<std::string> text = base::ReadInputFile(path, kProfileBytes, "machine profile");
+  if (!text.ok()) return text.status();
+  base::Result<MachineProfile> p = ParseProfile(*text);
   if (!p.ok()) return Status::Error(fmt::format("{}: {}", path, p.status().message()));
   return p;
 }

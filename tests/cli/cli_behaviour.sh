@@ -24,12 +24,31 @@ refuse() {
 }
 
 # Exit codes and usage errors.
-expect 2 "cannot open 'nofile.csv'" "$L" place nofile.csv
+expect 2 "cannot open nofile.csv: No such file" "$L" place nofile.csv
 expect 2 "apply to the exact and best" "$L" place "$src/tests/data/rules/B1.json" --policy first-fit --work-budget 9
 expect 2 "not a directory" "$L" gen "$tiny" -o /etc/passwd
 expect 2 "name a manifest" "$L" gen -o out
 expect 2 "must|not an integer from 1" "$L" fuzz --cases -5
 expect 2 "not an integer from 1" "$L" fuzz --cases 0
+expect 2 "not an integer from 1 to 1000000000" "$L" fuzz --cases 1100000000
+
+# Inputs that are not regular files: one way to open an input (base/input_file.h), refused at
+# once and never read (a FIFO used to hang; /dev/zero grew until std::bad_alloc).
+mkfifo fifo
+mkdir -p zero-config zero-index fifo-shard
+ln -s /dev/zero zero-config/config.json
+printf '\x02\x00\x00\x00\x00\x00\x00\x00{}' >zero-config/model.safetensors
+ln -s /dev/zero zero-index/model.safetensors.index.json
+echo '{"weight_map": {"a": "s.safetensors"}}' >fifo-shard/model.safetensors.index.json
+mkfifo fifo-shard/s.safetensors
+expect 2 "cannot read fifo: a FIFO, not a regular file" timeout 10 "$L" check fifo
+expect 2 "cannot read /dev/zero: a character device" timeout 10 "$L" plan "$tiny" --machine /dev/zero
+expect 2 "cannot read fifo: a FIFO" timeout 10 "$L" plan "$tiny" --machine fifo
+expect 2 "config.json: a character device" timeout 10 "$L" import zero-config -o m.json
+expect 2 "index.json: a character device" timeout 10 "$L" import zero-index -o m.json
+expect 2 "s.safetensors: a FIFO" timeout 10 "$L" import fifo-shard -o m.json
+expect 2 "cannot read fifo: a FIFO" timeout 10 "$L" place fifo
+expect 2 "cannot read /dev/zero: a character device" timeout 10 "$L" place /dev/zero
 expect 2 "did you mean 'check'" "$L" chek x.json
 expect 2 "already bound" "$L" plan "$tiny" --at batch=1 --at batch=2
 expect 2 "--layers applies to" "$L" example tiny --layers 3

@@ -1,0 +1,82 @@
+// Opening inputs: non-blocking open, fstat, then read with a size limit checked first.
+#include "base/input_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace loadplan::base {
+namespace {
+
+Status IoError(std::string message) { return Status::Error(std::move(message), ErrorKind::kIo); }
+
+std::string_view KindOf(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+// Closes the descriptor unless released.
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+  int Release() { return std::exchange(fd, -1); }
+};
+
+}  // namespace
+
+Result<int> OpenRegularFile(const std::string& path) {
+  Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};  // a FIFO opens at once
+  if (f.fd < 0) return IoError(fmt::format("cannot open {}: {}", path, std::strerror(errno)));
+  struct stat st {};
+  if (::fstat(f.fd, &st) != 0)
+    return IoError(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+  if (!S_ISREG(st.st_mode)) {
+    const std::string_view kind = KindOf(st.st_mode);
+    return IoError(kind == "not a regular file"
+                       ? fmt::format("cannot read {}: not a regular file", path)
+                       : fmt::format("cannot read {}: {}, not a regular file", path, kind));
+  }
+  const int flags = ::fcntl(f.fd, F_GETFL);
+  if (flags < 0 || ::fcntl(f.fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
+    return IoError(fmt::format("cannot open {}: {}", path, std::strerror(errno)));
+  return f.Release();
+}
+
+Result<std::string> ReadInputFile(const std::string& path, uint64_t limit, std::string_view what) {
+  Result<int> opened = OpenRegularFile(path);
+  if (!opened.ok()) return opened.status();
+  Fd f{*opened};
+  struct stat st {};
+  if (::fstat(f.fd, &st) != 0)
+    return IoError(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+  const auto size = static_cast<uint64_t>(st.st_size);
+  if (size > limit) {
+    return IoError(
+        fmt::format("{} is {} bytes, over the {} byte {} limit", path, size, limit, what));
+  }
+  std::string text(size, '\0');
+  uint64_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::read(f.fd, text.data() + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return IoError(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+    if (n == 0) break;  // shrank underneath: what is there
+    done += static_cast<uint64_t>(n);
+  }
+  text.resize(done);  // a file that grows while read is read to its size at the open
+  return text;
+}
+
+}  // namespace loadplan::base

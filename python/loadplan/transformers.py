@@ -144,8 +144,9 @@ def attach(model: Any, tensors: Dict[str, Any], device: Any) -> List[str]:
     """Makes ``tensors`` (name -> torch tensor, already on ``device``) the meta ``model``'s
     parameters and persistent buffers (a floating tensor of another dtype than the model's
     parameter is converted: a copy), ties what transformers ties, and makes the
-    non-persistent buffers on ``device``. Returns the loaded names the model has no place for.
-    Raises TransformersError naming a parameter with no tensor, or a shape that differs."""
+    non-persistent buffers on ``device`` that make_nonpersistent has not made already.
+    Returns the loaded names the model has no place for. Raises TransformersError naming a
+    parameter with no tensor, or a shape that differs."""
     torch, _ = _require()
     expected = dict(model.state_dict(keep_vars=True))
     prefix = getattr(model, "base_model_prefix", "") or ""
@@ -188,11 +189,34 @@ def attach(model: Any, tensors: Dict[str, Any], device: Any) -> List[str]:
     return unused
 
 
+def make_nonpersistent(model: Any, device: Any) -> bool:
+    """The meta ``model``'s non-persistent buffers (rotary inv_freq, ...) on ``device`` before
+    any parameter is loaded: from_pretrained runs it on the builder thread, while the load runs,
+    so the attach after the load has less to do. They depend on the config alone; one that
+    transformers' pass computes from a parameter cannot be made here: then every one of them
+    goes back to the meta device and False says attach() makes them after the parameters."""
+    torch, _ = _require()
+    try:
+        _make_nonpersistent(model, device)
+        return True
+    except Exception:  # computed from a parameter, or not by the pass: attach() decides
+        for _, module in model.named_modules():
+            for n in getattr(module, "_non_persistent_buffers_set", ()):
+                b = module._buffers.get(n)
+                if b is not None and not b.is_meta:
+                    module._buffers[n] = b.to("meta")
+        for m in model.modules():  # the pass runs again, whole, after the parameters
+            if hasattr(m, "_is_hf_initialized"):
+                del m._is_hf_initialized
+        return False
+
+
 def _make_nonpersistent(model: Any, device: Any) -> None:
     """Non-persistent buffers (rotary inv_freq, Falcon-H1's mup_vector, ...) on ``device``,
     computed by transformers' own initialisation pass, as its from_pretrained does: the
     loaded tensors are marked initialised, so the pass leaves them alone. A floating buffer
-    the pass does not write stays NaN and is refused, naming it."""
+    the pass does not write stays NaN and is refused, naming it. Buffers already made (not on
+    the meta device) are left alone."""
     torch, _ = _require()
     made = []
     for module_name, module in model.named_modules():
@@ -239,7 +263,9 @@ def from_pretrained(path: "str | os.PathLike[str]", device: int = 0, dtype: Any 
     def build() -> None:
         t = time.perf_counter()
         try:
-            built["model"] = build_meta_model(path, dtype)
+            model = build_meta_model(path, dtype)
+            built["early_buffers"] = make_nonpersistent(model, torch.device("cuda", device))
+            built["model"] = model
         except BaseException as e:  # re-raised on the caller's thread
             built["error"] = e
         built["s"] = time.perf_counter() - t
@@ -258,12 +284,15 @@ def from_pretrained(path: "str | os.PathLike[str]", device: int = 0, dtype: Any 
     if "error" in built:
         raise built["error"]
     model = built["model"]
+    t_attach = time.perf_counter()
     tensors = loaded.state_dict("torch")
     unused = attach(model, tensors, torch.device("cuda", loaded.device))
     model.eval()
     report = dict(loaded.report)
     report.update({
         "import_s": t_import - t0, "load_s": t_load - t_import, "build_meta_s": built["s"],
+        "attach_s": time.perf_counter() - t_attach,
+        "nonpersistent_while_loading": built["early_buffers"],
         "total_s": time.perf_counter() - t0, "unused": unused, "notes": imported.notes,
         "warnings": imported.warnings, "manifest": imported.manifest,
     })

@@ -122,6 +122,7 @@ def logits_cpu(folder: str, manifest: dict, torch, transformers) -> str:
     ids = torch.tensor([PROMPT])
     ref = ready(reference_model(folder, torch, transformers))
     model = lt.build_meta_model(folder, torch.bfloat16)
+    lt.make_nonpersistent(model, torch.device("cpu"))  # before the tensors, as from_pretrained
     lt.attach(model, reference_tensors(manifest, folder, torch, "cpu"), torch.device("cpu"))
     ready(model.eval())
     with torch.no_grad():

@@ -63,8 +63,9 @@ def _bound(manifest, folder):
 
 
 @needs_both
-@pytest.mark.parametrize("model_type", ["llama", "qwen3_moe", "mixtral", "gemma2"])
-def test_the_manifests_tensors_make_transformers_own_model(tmp_path, model_type):
+@pytest.mark.parametrize("early", [True, False], ids=["buffers-while-loading", "buffers-after"])
+@pytest.mark.parametrize("model_type", ["llama", "qwen3_moe", "mixtral", "gemma2", "falcon_h1"])
+def test_the_manifests_tensors_make_transformers_own_model(tmp_path, model_type, early):
     import torch
     import transformers
     folder = _save(model_type, str(tmp_path / model_type))
@@ -78,6 +79,8 @@ def test_the_manifests_tensors_make_transformers_own_model(tmp_path, model_type)
         assert torch.equal(fused[2, : e.shape[0]], e)
         assert imported.layout == "transformers" and imported.stacks == 4
     model = lt.build_meta_model(folder, torch.bfloat16)
+    if early:  # as from_pretrained does on its builder thread, before the tensors exist
+        assert lt.make_nonpersistent(model, torch.device("cpu"))
     unused = lt.attach(model, tensors, torch.device("cpu"))
     assert unused == []
     ref = transformers.AutoModelForCausalLM.from_pretrained(folder, dtype=torch.bfloat16).eval()

@@ -34,6 +34,7 @@ std::vector<LoadedTensor> TensorsOf(const simulator::LoadPlan& plan,
                    .data = b.bytes == 0 ? nullptr : static_cast<uint8_t*>(pool.get()) + b.offset,
                    .id = b.id};
     if (b.shape) t.shape.assign(b.shape->begin(), b.shape->end());
+    t.shaped = b.shape.has_value();
     out.push_back(std::move(t));
   }
   return out;

@@ -78,7 +78,8 @@ struct LoadedTensor {
   verifier::BufferKind kind = verifier::BufferKind::kWeight;
   bool exported = false;
   base::Dtype dtype = base::Dtype::kU8;
-  std::vector<int64_t> shape;  // empty for a buffer whose shape depends on variables
+  std::vector<int64_t> shape;  // empty for a scalar, and for a shape that depends on variables
+  bool shaped = false;         // the shape is known (a scalar: shaped, shape empty)
   uint64_t bytes = 0;
   void* data = nullptr;      // device pointer on LoadedModel::device(); null when bytes is 0
   simulator::BufferId id{};  // in LoadedModel::plan()

@@ -120,7 +120,8 @@ def one(loader: str, folder: str, imports: str = "warm") -> None:
         r = model.loadplan_report
         row.update({"predicted_peak": r["predicted_peak"], "measured_peak": r["measured_peak"],
                     "gbps": r["gbps"], "import_s": r["import_s"], "load_s": r["load_s"],
-                    "build_meta_s": r["build_meta_s"]})
+                    "build_meta_s": r["build_meta_s"], "attach_s": r.get("attach_s"),
+                    "wall_s": r.get("wall_s")})
     else:
         row["torch_peak"] = torch.cuda.max_memory_allocated()
     print(json.dumps(row), flush=True)

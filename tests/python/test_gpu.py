@@ -225,3 +225,15 @@ def test_direct_io_gives_the_same_bytes(checkpoint):
     for name in buffered:
         a, b = torch.from_dlpack(buffered[name]), torch.from_dlpack(direct[name])
         assert torch.equal(a.reshape(-1).view(torch.uint8), b.reshape(-1).view(torch.uint8)), name
+
+
+def test_a_scalar_keeps_its_dtype_and_shape(tmp_path):
+    """A 0-d tensor (Apertus' xIELU `beta`) is a typed scalar, not raw bytes: its shape is
+    known and empty (the zoo found apertus handed back as uint8[2] on 2026-12-06)."""
+    from safetensors.torch import save_file
+    save_file({"a.beta": torch.tensor(1.5, dtype=torch.bfloat16),
+               "a.w": torch.ones(4, 8, dtype=torch.bfloat16)}, str(tmp_path / "model.safetensors"))
+    model = loadplan.load(loadplan.import_model(tmp_path).manifest, tmp_path, 0)
+    beta = torch.from_dlpack(model["a.beta"])
+    assert beta.shape == () and beta.dtype == torch.bfloat16 and float(beta) == 1.5
+    assert torch.from_dlpack(model["a.w"]).shape == (4, 8)

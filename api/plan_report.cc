@@ -70,7 +70,7 @@ json WidestJson(const PlanReport& r) {
           {"live", live}};
 }
 
-json DeviceJson(const PlanReport& r) {
+json DeviceJson(const verifier::Manifest& m, const PlanReport& r) {
   if (!r.device_bytes) return nullptr;
   return {{"label", r.device_label},
           {"bytes", *r.device_bytes},
@@ -78,7 +78,8 @@ json DeviceJson(const PlanReport& r) {
           {"reserve", r.reserve_bytes},
           {"budget", *r.BudgetBytes()},
           {"fits_every_value", *r.FitsBox()},
-          {"fits_at", r.FitsAt() ? json(*r.FitsAt()) : json(nullptr)}};
+          {"fits_at", r.FitsAt() ? json(*r.FitsAt()) : json(nullptr)},
+          {"fits", *r.Fits(m)}};  // the verdict (and the exit code): at the point, else the box
 }
 
 }  // namespace
@@ -166,7 +167,7 @@ json ReportJson(const verifier::Manifest& m, const PlanReport& r) {
                          ? json{{"min", r.phases.peak_at->min}, {"max", r.phases.peak_at->max}}
                          : json(nullptr)}}},
             {"widest", WidestJson(r)},
-            {"device", DeviceJson(r)},
+            {"device", DeviceJson(m, r)},
             {"frontier", FrontierJson(ReportFrontier(m, r))}};
   AddTimingJson(r, j);
   return j;

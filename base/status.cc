@@ -11,6 +11,7 @@ std::string_view ErrorKindName(ErrorKind kind) {
     case ErrorKind::kDevice: return "device error";
     case ErrorKind::kCancelled: return "cancelled";
     case ErrorKind::kInternal: return "internal error";
+    case ErrorKind::kOption: return "option";
   }
   return "error";
 }

@@ -20,6 +20,8 @@ enum class ErrorKind : uint8_t {
   kDevice,        // a CUDA error other than out of memory
   kCancelled,     // the caller asked to stop
   kInternal,      // an invariant an independent checker caught: a bug, not the caller's fault
+  kOption,        // an option outside its accepted values: the caller's usage (CLI exit 2,
+                  // Python OptionError), the same bounds from every front end
 };
 
 std::string_view ErrorKindName(ErrorKind kind);

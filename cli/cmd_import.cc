@@ -19,6 +19,7 @@ int Fail(const base::Status& st) {
   std::fprintf(stderr, "loadplan import: %s\n", st.message().c_str());
   switch (st.kind()) {
     case base::ErrorKind::kIo: return 2;
+    case base::ErrorKind::kOption: return 2;
     case base::ErrorKind::kInternal: return 4;
     default: return 1;
   }

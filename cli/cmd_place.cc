@@ -77,7 +77,8 @@ int RunPlace(const PlaceOptions& options) {
   if (!PlacementPassesChecker(*read.problem, placement, "loadplan place")) return kInternalError;
   const std::string output = options.output.empty() ? "-" : options.output;  // "": stdout
   if (!WriteOutput(output, sim::WritePlacementCsv(*read.problem, placement)).ok()) {
-    fmt::print(std::cerr, "place: cannot write '{}'\n", options.output);
+    fmt::print(std::cerr, "place: cannot write {}\n",
+               output == "-" ? std::string("to stdout") : output);
     return 2;
   }
   const uint64_t lb = sim::LowerBound(*read.problem);

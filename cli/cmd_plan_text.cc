@@ -156,20 +156,29 @@ std::string DeviceSection(const verifier::Manifest& m, const PlanReport& r) {
   out +=
       fmt::format("  reserve {} ({} B, --reserve): budget {} ({} B) for the manifest's buffers\n",
                   FormatGiB(r.reserve_bytes), r.reserve_bytes, FormatGiB(budget), budget);
+  const std::string where =
+      r.phases.peak ? "at " + verifier::FormatAssignment(r.phases.peak->at) : "unknown";
+  const uint64_t over = peak > budget ? peak - budget : 0;
+  const bool point = r.FitsAt() && !r.at.empty() && r.at.size() == m.vars.size();
+  if (point) {  // the point's verdict is the verdict; the box's is context, in lower case
+    out += fmt::format("  at {}: {} (every variable bound: the verdict is judged at this point)\n",
+                       verifier::FormatAssignment(r.at), *r.FitsAt() ? "fits" : "DOES NOT FIT");
+    out += *r.FitsBox()
+               ? fmt::format("  over every admissible value: fits, peak {}\n", FormatGiB(peak))
+               : fmt::format("  over every admissible value: would not fit, peak {} {}, {} over\n",
+                             FormatGiB(peak), where, FormatGiB(over));
+    return out;
+  }
   if (*r.FitsBox()) {
     out += fmt::format("  fits for every admissible value: peak {}, {} to spare\n", FormatGiB(peak),
                        FormatGiB(budget - peak));
   } else {
-    out += fmt::format(
-        "  DOES NOT FIT: peak {} {}, {} over\n", FormatGiB(peak),
-        r.phases.peak ? "at " + verifier::FormatAssignment(r.phases.peak->at) : "unknown",
-        FormatGiB(peak > budget ? peak - budget : 0));
+    out += fmt::format("  DOES NOT FIT: peak {} {}, {} over\n", FormatGiB(peak), where,
+                       FormatGiB(over));
   }
   if (r.FitsAt() && !r.at.empty()) {
-    const bool point = r.at.size() == m.vars.size();
-    out += fmt::format("  at {}: {}{}\n", verifier::FormatAssignment(r.at),
-                       *r.FitsAt() ? "fits" : "does not fit",
-                       point ? " (every variable bound: the verdict is judged at this point)" : "");
+    out += fmt::format("  at {}: {}\n", verifier::FormatAssignment(r.at),
+                       *r.FitsAt() ? "fits" : "does not fit");
   }
   return out;
 }

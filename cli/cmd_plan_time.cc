@@ -31,6 +31,11 @@ int AddLoadTime(const PlanCliOptions& o, const verifier::VerifiedManifest& verif
                                                                  : timing::Cache::kCold};
   if (o.fit) {
     const std::optional<simulator::DeviceMemory> size = simulator::ResolveDeviceMemory(*o.fit);
+    if (size && size->bytes == 0) {
+      std::fprintf(stderr, "loadplan plan: --fit %s: a size of 0 bytes fits no load\n",
+                   o.fit->c_str());
+      return 2;
+    }
     if (!size) {
       std::fprintf(stderr,
                    "loadplan plan: --fit %s: not a size (\"80GiB\", \"16GB\", bytes) or a "

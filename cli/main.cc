@@ -1,5 +1,6 @@
 // `loadplan`: the command line. The only file that includes CLI11 (it costs ~7 s per file).
 #include <cctype>
+#include <cmath>
 #include <cstdint>
 #include <charconv>
 #include <cstdio>
@@ -22,6 +23,7 @@
 #include "cli/cmd_run.h"
 #include "cli/cmd_timeline.h"
 #include "cli/completion.h"
+#include "cli/pipeline.h"
 #include "importer/recipes.h"
 #include "simulator/placement/placement.h"
 #include "verifier/diag.h"
@@ -74,6 +76,31 @@ CLI::Validator IntIn(int64_t lo, int64_t hi) {
       "");
 }
 
+// An unsigned integer: CLI11 would wrap "-1" to 2^64-1.
+CLI::Validator Unsigned() {
+  return CLI::Validator(
+      [](std::string& s) {
+        uint64_t v = 0;
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (ec == std::errc() && end == s.data() + s.size()) return std::string();
+        return fmt::format("'{}' is not an integer from 0 to {}", s, UINT64_MAX);
+      },
+      "");
+}
+
+// A finite number of seconds, zero or more ("-1" and "nan" are refused).
+CLI::Validator Seconds() {
+  return CLI::Validator(
+      [](std::string& s) {
+        double v = 0;
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (ec == std::errc() && end == s.data() + s.size() && std::isfinite(v) && v >= 0)
+          return std::string();
+        return fmt::format("'{}' is not a number of seconds (finite, 0 or more)", s);
+      },
+      "");
+}
+
 void AddFormat(CLI::App* cmd, cli::Format& f) {
   Choices()[cmd->get_name() + " --format"] = {"text", "json"};
   cmd->add_option("--format", f, "Output format: text or json")
@@ -87,7 +114,8 @@ void AddPlanOptions(CLI::App* cmd, sim::PlanOptions& o, std::string& placement) 
   cmd->add_option("--lanes", o.lanes, "Load lanes (overrides the manifest's load.lanes)")
       ->check(IntIn(1, 1024));
   cmd->add_option("--prefetch", o.prefetch,
-                  "Prefetch distance in derive calls (overrides load.prefetch)");
+                  "Prefetch distance in derive calls (overrides load.prefetch)")
+      ->check(IntIn(0, INT32_MAX));
   WithChoices(cmd,
               cmd->add_option("--placement", placement,
                               "Staging placement policy (default: the planner's)"),
@@ -136,7 +164,8 @@ void AddGen(CLI::App& app, Commands& c) {
   cmd->add_flag("--yes", c.gen.yes,
                 "Without a manifest: write the embedded gpt-oss-120b example (about 65 GB)");
   cmd->add_option("--seed", c.gen.seed,
-                  "Random seed (the bytes are a pure function of seed and tensor name)");
+                  "Random seed (the bytes are a pure function of seed and tensor name)")
+      ->check(Unsigned());
   cmd->add_option("--layers", c.gen.layers, "Only tensors of layers < N (names with 'layers.K.')")
       ->check(IntIn(0, INT32_MAX));
   cmd->add_option("--shard-bytes", c.gen.shard_bytes, "Start a new shard past this many bytes");
@@ -322,7 +351,8 @@ void AddFuzz(CLI::App& app, Commands& c) {
   cmd->add_option("--cases", c.fuzz.cases, "Cases per property (1 to 1000000000)")
       ->check(IntIn(1, 1000000000))
       ->default_str("1000");
-  cmd->add_option("--seed", c.fuzz.seed, "Seed (a failure prints the reproduce string)");
+  cmd->add_option("--seed", c.fuzz.seed, "Seed (a failure prints the reproduce string)")
+      ->check(Unsigned());
   cmd->add_option("--around", c.fuzz.around, "Mutate this manifest instead of generated ones");
   cmd->footer("Example:\n  loadplan fuzz --around examples/tiny.json --cases 100 --seed 1");
   cmd->callback([&c] { c.code = cli::RunFuzz(c.fuzz); });
@@ -341,7 +371,8 @@ void AddPlace(CLI::App& app, Commands& c) {
                   "Counted inner-loop steps of the exact search");
   cmd->add_option("--node-budget", c.place.node_budget, "Nodes of the exact search");
   cmd->add_option("--time-budget", c.place.time_budget_s,
-                  "Wall-clock cap on the exact search, seconds (non-deterministic)");
+                  "Wall-clock cap on the exact search, seconds (non-deterministic)")
+      ->check(Seconds());
   cmd->footer(
       "Example:\n  loadplan place ../shared/data/minimalloc/challenging/A.1048576.csv -o "
       "A.out.csv");
@@ -488,7 +519,8 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;  // --help / --version exit 0; usage errors exit 2
+    return loadplan::cli::FinishStdout(
+        rc == 0 ? 0 : 2);  // --help / --version exit 0; usage errors exit 2
   }
-  return c.code;
+  return loadplan::cli::FinishStdout(c.code);
 }

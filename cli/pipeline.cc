@@ -1,11 +1,19 @@
 // The shared pipeline of the manifest commands: load, check, report, plan, self-check.
 #include "cli/pipeline.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+
+#include <fmt/format.h>
 
 #include "cli/colour.h"
 #include "cli/self_check.h"
@@ -78,6 +86,7 @@ base::Status WriteOutput(const std::string& path, const std::string& text) {
   if (path == "-") {
     if (std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0)
       return {};
+    std::clearerr(stdout);  // the caller says so, once: FinishStdout has nothing more to add
     return base::Status::Error("cannot write to stdout", base::ErrorKind::kIo);
   }
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -85,6 +94,22 @@ base::Status WriteOutput(const std::string& path, const std::string& text) {
   out.close();
   if (out) return {};
   return base::Status::Error("cannot write " + path, base::ErrorKind::kIo);
+}
+
+int FinishStdout(int code) {
+  std::cout.flush();
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int error = errno;
+  if (flushed && !std::ferror(stdout) && !std::cout.fail()) return code;
+  // The write that failed is gone by now (stdio keeps no errno): say what can still be known.
+  const char* why = error != 0 ? std::strerror(error)
+                    : ::fcntl(STDOUT_FILENO, F_GETFD) == -1
+                        ? "stdout is closed"
+                        : "a write failed (a full disk or device?)";
+  fmt::print(stderr, "loadplan: cannot write to stdout: {}: the output is lost\n", why);
+  std::clearerr(stdout);
+  return code < 2 ? 2 : code;
 }
 
 std::string Extension(const std::string& path) {

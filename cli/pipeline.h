@@ -83,6 +83,11 @@ struct PlannedInput {
 // Writes `text` to `path`; "-" is stdout (a command whose option defaults to "" passes "-").
 // Errors (kIo): "cannot write to stdout", "cannot write <path>".
 [[nodiscard]] base::Status WriteOutput(const std::string& path, const std::string& text);
+// The end of every command: flushes std::cout and stdout and checks them, so output lost to
+// a full disk (`> /dev/full`) or a closed stdout (`>&-`) is exit 2 and one line on stderr
+// ("loadplan: cannot write to stdout: stdout is closed: the output is lost"), never exit 0. Returns
+// `code`, or 2 when the output was lost and `code` was below 2.
+[[nodiscard]] int FinishStdout(int code);
 
 // The lower-case extension of `path` without the dot ("" when none).
 [[nodiscard]] std::string Extension(const std::string& path);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <future>
+#include <limits>
 #include <map>
 #include <memory>
 #include <filesystem>
@@ -35,15 +36,24 @@ std::string FolderName(const std::string& dir) {
   return n.empty() || n == "." ? std::string("model") : n;
 }
 
+// The option's value in [lo, hi], named as the CLI and Python spell it.
+base::Status InRange(std::string_view flag, std::optional<int64_t> v, int64_t lo, int64_t hi) {
+  if (!v || (*v >= lo && *v <= hi)) return base::Status::Ok();
+  std::string keyword(flag.substr(2));
+  std::replace(keyword.begin(), keyword.end(), '-', '_');
+  return base::Status::Error(
+      fmt::format("{} ({}) {} is not in [{}, {}]", flag, keyword, *v, lo, hi),
+      base::ErrorKind::kOption);
+}
+
 base::Status CheckOptions(const ImportOptions& o) {
-  if (o.max_batch && *o.max_batch < 1)
-    return base::Status::Error(fmt::format("--max-batch {} is not >= 1", *o.max_batch));
-  if (o.max_ctx && *o.max_ctx < 1)
-    return base::Status::Error(fmt::format("--max-ctx {} is not >= 1", *o.max_ctx));
-  constexpr int64_t kMaxTokenBytes = int64_t{1} << 40;
-  if (o.kv_bytes_per_token && (*o.kv_bytes_per_token < 1 || *o.kv_bytes_per_token > kMaxTokenBytes))
-    return base::Status::Error(
-        fmt::format("--kv-bytes-per-token {} is not in [1, 2^40]", *o.kv_bytes_per_token));
+  constexpr int64_t kMaxVar = std::numeric_limits<int32_t>::max();
+  for (base::Status st :
+       {InRange("--max-batch", o.max_batch, 1, kMaxVar),
+        InRange("--max-ctx", o.max_ctx, 1, kMaxVar),
+        InRange("--kv-bytes-per-token", o.kv_bytes_per_token, 1, int64_t{1} << 40)}) {
+    if (!st.ok()) return st;
+  }
   return base::Status::Ok();
 }
 
@@ -120,16 +130,25 @@ base::Result<Built> BuildVerified(const verifier::ManifestBuilder& b, ImportResu
     return out;
   });
   std::vector<std::string> problems;
+  size_t overflow = 0;  // S9: a size that overflows at the variables' bounds
   {
     const verifier::VerifyResult v =
         verifier::Verify(std::shared_ptr<const verifier::Manifest>(shared));
     for (const verifier::Diagnostic& d : v.diags) {
       problems.push_back(fmt::format("{} {} {}", d.code, d.pointer, d.message));
+      overflow += d.code == "S9" && d.message.find("overflow") != std::string::npos;
     }
   }  // the verifier's references go here
   ms.verify = Lap(t);
   Built out{.text = text.get()};
   ms.write = write_ms;
+  if (!problems.empty() && overflow == problems.size()) {  // the bounds asked for, not a bug
+    return base::Status::Error(
+        fmt::format("--max-batch and --max-ctx (max_batch, max_ctx) make a buffer larger than 64 "
+                    "bits can count: lower them ({})",
+                    FirstFew(problems)),
+        base::ErrorKind::kOption);
+  }
   if (!problems.empty()) {
     return base::Status::Error(
         fmt::format("import made a manifest that does not verify clean: {}", FirstFew(problems)),

@@ -81,5 +81,6 @@ def from_status(kind: str, message: str, during: str) -> LoadplanError:
         "out of memory": OutOfMemoryError,
         "device error": DeviceError,
         "cancelled": CancelledError,
+        "option": OptionError,
     }
     return classes.get(kind, InternalError)(message)

@@ -76,9 +76,11 @@ class Plan:
 
     @property
     def fits(self) -> Optional[bool]:
-        """Whether the peak fits ``device_memory`` for every value (None: no device given)."""
+        """The verdict `loadplan plan` exits with: whether the peak fits ``device_memory`` at
+        the ``at`` point when ``at`` binds every variable, else for every admissible value
+        (None: no device given)."""
         d = self._report["device"]
-        return d["fits_every_value"] if d else None
+        return d["fits"] if d else None
 
     def __repr__(self) -> str:
         return (f"Plan({self._report['manifest']!r}, peak={self.peak}, "

@@ -23,8 +23,8 @@ void BindImport(nb::module_& m);  // import.cc
 
 // The planner's options from the Python keywords plan() and load() share (plan.cc); an unknown
 // placement policy is a kInvalidInput error.
-base::Result<simulator::PlanOptions> PlanOptionsOf(std::optional<uint32_t> lanes,
-                                                   std::optional<uint32_t> prefetch,
+base::Result<simulator::PlanOptions> PlanOptionsOf(std::optional<int64_t> lanes,
+                                                   std::optional<int64_t> prefetch,
                                                    const std::string& placement, bool naive);
 
 // Raises the exception loadplan._errors.from_status(kind, message, during) builds for `status`

@@ -110,8 +110,8 @@ void Wait(Shared& s, const nb::object& progress) {
 
 nb::object Load(nb::object source, std::string text, std::string checkpoint, int device,
                 uint32_t io_threads, uint64_t chunk_bytes, std::optional<uint64_t> memory_limit,
-                bool naive, bool derive, bool direct_io, std::optional<uint32_t> lanes,
-                std::optional<uint32_t> prefetch, const std::string& placement,
+                bool naive, bool derive, bool direct_io, std::optional<int64_t> lanes,
+                std::optional<int64_t> prefetch, const std::string& placement,
                 nb::object progress) {
   base::Result<simulator::PlanOptions> plan = PlanOptionsOf(lanes, prefetch, placement, naive);
   if (!plan.ok()) RaiseStatus(plan.status(), "options");

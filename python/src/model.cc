@@ -51,7 +51,7 @@ const api::LoadedTensor& Get(const PyModel& m, const std::string& name) {
 Array Tensor(nb::pointer_and_handle<PyModel> self, const std::string& name) {
   const api::LoadedTensor& t = Get(*self.p, name);
   const std::optional<dl::dtype> typed = DlpackOf(t.dtype);
-  std::vector<size_t> shape(t.shape.begin(), t.shape.end());  // [] for a scalar
+  std::vector<size_t> shape(t.shape.begin(), t.shape.end());        // [] for a scalar
   if (!typed || !t.shaped) shape = {static_cast<size_t>(t.bytes)};  // raw bytes
   const dl::dtype dtype = typed && t.shaped ? *typed : nb::dtype<uint8_t>();
   return Array(t.data, shape.size(), shape.data(), self.h, nullptr, dtype, nb::device::cuda::value,

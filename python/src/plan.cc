@@ -19,7 +19,7 @@ namespace loadplan::python {
 namespace {
 
 struct PlanArgs {
-  std::optional<uint32_t> lanes, prefetch;
+  std::optional<int64_t> lanes, prefetch;
   std::string placement;
   std::vector<std::string> at;  // "VAR=VALUE"
   std::optional<std::string> device_memory;
@@ -65,7 +65,7 @@ base::Result<std::string> PlanJson(const std::string& text, const std::string& f
 }
 
 std::string PlanJsonOrRaise(const std::string& text, const std::string& file,
-                            std::optional<uint32_t> lanes, std::optional<uint32_t> prefetch,
+                            std::optional<int64_t> lanes, std::optional<int64_t> prefetch,
                             const std::string& placement, const std::vector<std::string>& at,
                             std::optional<std::string> device_memory, bool naive) {
   const PlanArgs a{lanes, prefetch, placement, at, std::move(device_memory), naive};
@@ -80,13 +80,25 @@ std::string PlanJsonOrRaise(const std::string& text, const std::string& file,
 
 }  // namespace
 
-base::Result<simulator::PlanOptions> PlanOptionsOf(std::optional<uint32_t> lanes,
-                                                   std::optional<uint32_t> prefetch,
+base::Result<simulator::PlanOptions> PlanOptionsOf(std::optional<int64_t> lanes,
+                                                   std::optional<int64_t> prefetch,
                                                    const std::string& placement, bool naive) {
-  simulator::PlanOptions o{.lanes = lanes, .prefetch = prefetch, .naive = naive};
+  // The CLI's bounds (--lanes 1..1024, --prefetch 0..2^31-1), as kOption: OptionError.
+  if (lanes && (*lanes < 1 || *lanes > 1024))
+    return base::Status::Error(fmt::format("lanes (--lanes) {} is not in [1, 1024]", *lanes),
+                               base::ErrorKind::kOption);
+  if (prefetch && (*prefetch < 0 || *prefetch > INT32_MAX))
+    return base::Status::Error(
+        fmt::format("prefetch (--prefetch) {} is not in [0, 2147483647]", *prefetch),
+        base::ErrorKind::kOption);
+  simulator::PlanOptions o{.naive = naive};
+  if (lanes) o.lanes = static_cast<uint32_t>(*lanes);
+  if (prefetch) o.prefetch = static_cast<uint32_t>(*prefetch);
   if (!placement.empty()) {
     const std::optional<simulator::PlacementPolicy> p = simulator::ParsePlacementPolicy(placement);
-    if (!p) return base::Status::Error(fmt::format("placement {}: not a policy", placement));
+    if (!p)
+      return base::Status::Error(fmt::format("placement {}: not a policy", placement),
+                                 base::ErrorKind::kOption);
     o.placement = *p;
   }
   return o;

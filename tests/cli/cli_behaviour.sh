@@ -132,5 +132,22 @@ expect 0 "'check:Verify" "$L" completion zsh
 if command -v zsh >/dev/null; then "$L" completion zsh | zsh -n || { echo "FAIL zsh completion"; bad=$((bad+1)); }; fi
 expect 2 "'fish' is not one of" "$L" completion fish
 
+# Output that cannot be written is an error (exit 2, one line), never exit 0 (issue 28).
+expect 2 "cannot write to stdout" bash -c "'$L' check --format json '$tiny' >/dev/full"
+expect 2 "cannot write to stdout" bash -c "'$L' plan '$tiny' >/dev/full"
+expect 2 "cannot write to stdout: stdout is closed" bash -c "'$L' plan '$tiny' >&-"
+expect 2 "cannot write to stdout" bash -c "'$L' completion bash >/dev/full"
+expect 2 "cannot write to stdout" bash -c "'$L' --help >/dev/full"
+printf 'id,lower,upper,size\n0,0,2,8\n1,1,3,8\n' >two.csv
+expect 2 "^place: cannot write to stdout$" bash -c "'$L' place two.csv >/dev/full"
+n=$((n + 1))
+if [[ $("$L" place two.csv 2>&1 >/dev/full | wc -l) != 1 ]]; then echo "FAIL: place >/dev/full: not one line"; bad=$((bad + 1)); fi
+# Numbers out of range are usage errors, not wrapped or taken.
+expect 2 "'-1' is not a number of seconds" "$L" place two.csv --time-budget -1
+expect 2 "'nan' is not a number of seconds" "$L" place two.csv --time-budget nan
+expect 2 "'-1' is not an integer from 0" "$L" fuzz --seed -1 --cases 1
+expect 2 "'-1' is not an integer from 0" "$L" gen "$tiny" -o g --seed -1
+expect 2 "--fit 0: a size of 0 bytes fits no load" "$L" plan "$tiny" --fit 0
+
 echo "$n checks, $bad failures"
 [ "$bad" -eq 0 ]

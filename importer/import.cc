@@ -54,6 +54,12 @@ base::Status CheckOptions(const ImportOptions& o) {
         InRange("--kv-bytes-per-token", o.kv_bytes_per_token, 1, int64_t{1} << 40)}) {
     if (!st.ok()) return st;
   }
+  const auto control = [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; };
+  if (std::any_of(o.name.begin(), o.name.end(), control)) {  // what check's S5 would refuse
+    return base::Status::Error(
+        fmt::format("--name (name) {:?} holds a control character: a manifest name cannot", o.name),
+        base::ErrorKind::kOption);
+  }
   return base::Status::Ok();
 }
 

@@ -1,11 +1,12 @@
-// Derive-program dataflow: the lexicographically smallest topological order
-// of derive programs over carries (Kahn's algorithm with a min-heap of names).
+// Derive-program dataflow: the smallest topological order of derive programs over carries in
+// natural name order (base::NaturalLess: l2 before l10, so a model's layers load in their own
+// order), by Kahn's algorithm with a min-heap.
 //
 //   writer A --carry--> reader B   gives edge A -> B (self-edges ignored: within a
 //   program, call order decides). Programs left over by Kahn lie on or behind a cycle;
 //   walking predecessors from one of them must revisit a node, and that loop is the cycle.
 //
-// Nodes are numbered in name order, so comparing numbers compares names.
+// Nodes are numbered in natural name order, so comparing numbers compares names.
 #include "verifier/derive_order.h"
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <queue>
 #include <string_view>
 
+#include "base/natural_order.h"
 #include "verifier/usage.h"
 
 namespace loadplan::verifier {
@@ -33,8 +35,9 @@ void NumberNodes(const Manifest& m, DeriveGraph& g) {
     if (m.programs[i].derive && !m.programs[i].malformed)
       derive.emplace_back(m.programs[i].name, i);
   }
-  std::stable_sort(derive.begin(), derive.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(derive.begin(), derive.end(), [](const auto& a, const auto& b) {
+    return base::NaturalLess(a.first, b.first);
+  });
   g.node_of.assign(m.programs.size(), std::nullopt);
   for (const auto& [name, index] : derive) {
     if (g.names.empty() || g.names.back() != name) g.names.push_back(name);

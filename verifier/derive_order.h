@@ -11,8 +11,9 @@ namespace loadplan::verifier {
 struct UsageIndex;
 
 struct DeriveOrder {
-  // Derive programs in the lexicographically smallest topological order of
-  // names (bytewise), producer before consumer. Empty `cycle` when acyclic.
+  // Derive programs in the smallest topological order of names in natural order
+  // (base::NaturalLess: "l2" before "l10"), producer before consumer. Empty `cycle` when
+  // acyclic.
   std::vector<std::string> order;
   std::vector<std::string> cycle;  // program names forming one cycle: a -> b -> ... -> a
 };

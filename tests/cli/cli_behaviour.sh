@@ -123,6 +123,7 @@ expect 1 'found 0' "$L" import hf  # a config and no safetensors
 expect 2 "'keras' is not one of" "$L" import hf --layout keras
 expect 2 "--kv-bytes-per-token" "$L" import hf --kv-bytes-per-token 0
 expect 0 'import' "$L" import --help
+expect 2 'holds a control character: a manifest name cannot' "$L" import hf --name $'a\e[31mb\nc'
 
 # Completion generated from the CLI definition: every command and option is in it.
 "$L" completion bash > loadplan.bash && bash -n loadplan.bash || { echo "FAIL bash completion"; bad=$((bad+1)); }

@@ -13,10 +13,17 @@ namespace {
 
 std::string Code(std::string_view c) { return std::string(c); }
 
-// A JSON string literal for messages (escapes control characters, never throws).
+// A JSON string literal for messages (escapes control characters, never throws). A text over
+// kQuoteBytes is quoted by its start and its length: a 1.6 MB shape expression makes a
+// one-line diagnostic, not a 1.6 MB one.
+constexpr size_t kQuoteBytes = 200;
 std::string Quote(std::string_view s) {
-  return nlohmann::json(std::string(s))
-      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const auto literal = [](std::string_view t) {
+    return nlohmann::json(std::string(t))
+        .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
+  if (s.size() <= kQuoteBytes) return literal(s);
+  return fmt::format("{}... ({} bytes)", literal(s.substr(0, kQuoteBytes - 40)), s.size());
 }
 
 std::string Article(std::string_view noun) {

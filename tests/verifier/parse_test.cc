@@ -391,3 +391,25 @@ TEST(Parse, EscapedNamesGiveEscapedPointers) {
 
 }  // namespace
 }  // namespace loadplan::verifier
+
+namespace loadplan::verifier {
+namespace {
+
+TEST(Parse, AHugeExpressionIsQuotedByItsStartAndLength) {  // issue 28: a 1.6 MB message
+  std::string sum = "batch";
+  for (int i = 0; i < 20000; ++i) sum += " + batch";
+  const std::string text = fmt::format(
+      R"({{"schema": 1, "name": "m", "vars": {{"batch": {{"min": 1, "max": 8}}}},
+          "buffers": {{"h": {{"kind": "state", "dtype": "BF16", "shape": ["{}", 32]}}}}}})",
+      sum);
+  const ParseOutput out = ParseManifest(text);
+  ASSERT_FALSE(out.diags.empty());
+  for (const Diagnostic& d : out.diags) {
+    EXPECT_LT(d.message.size(), 400u) << d.message.substr(0, 400);
+  }
+  EXPECT_NE(out.diags[0].message.find(fmt::format("... ({} bytes)", sum.size())), std::string::npos)
+      << out.diags[0].message;
+}
+
+}  // namespace
+}  // namespace loadplan::verifier

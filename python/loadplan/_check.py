@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Dict, List, Mapping, Tuple, Union
 
 from . import _loadplan
+from ._errors import ManifestError
 
 ManifestSource = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 
@@ -81,8 +82,6 @@ def check(source: ManifestSource) -> List[Diagnostic]:
 
 def verified_text(source: ManifestSource) -> Tuple[str, str, List[Diagnostic]]:
     """Text, display name and diagnostics of a manifest; ManifestError when it has errors."""
-    from ._errors import ManifestError
-
     text, file = manifest_text(source)
     diags = check_text(text, file)
     errors = [d for d in diags if d.is_error]

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Optional, Sequence
-
-if TYPE_CHECKING:
-    from ._check import Diagnostic
+from typing import Any, Optional, Sequence
 
 
 class LoadplanError(Exception):
@@ -16,7 +13,7 @@ class LoadplanError(Exception):
 class ManifestError(LoadplanError, ValueError):
     """The manifest has verification errors; ``diagnostics`` lists every one of them."""
 
-    def __init__(self, message: str, diagnostics: Sequence["Diagnostic"] = ()) -> None:
+    def __init__(self, message: str, diagnostics: Sequence[Any] = ()) -> None:
         super().__init__(message)
         self.diagnostics = list(diagnostics)
 

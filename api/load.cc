@@ -80,9 +80,15 @@ base::Result<LoadedModel> LoadPlanned(std::shared_ptr<const simulator::LoadPlan>
                                       const backend::Checkpoint& checkpoint,
                                       const LoadOptions& options) {
   if (!plan) return base::Status::Error("LoadPlanned: no plan");
+  if (base::Status st = CheckLoadOptions(options); !st.ok()) return st;
   backend::PrepareCudaProcess();  // eager module loading, when CUDA is not yet initialised
   if (std::string why = backend::NoDeviceReason(options.device); !why.empty()) {
     return base::Status::Error(why, base::ErrorKind::kDevice);
+  }
+  if (options.reserve) {  // before anything is allocated
+    if (base::Result<DeviceRoom> room = CheckRoom(*plan, options.device, *options.reserve);
+        !room.ok())
+      return room.status();
   }
   backend::CudaBackend::CreateResult created =
       backend::CudaBackend::Create(*plan, checkpoint, CudaOptionsOf(options));

@@ -59,6 +59,11 @@ struct LoadOptions {
   // only: with direct_io the load is refused; above chunk_bytes it is chunk_bytes).
   uint64_t read_bytes = 0;
   std::optional<uint64_t> memory_limit;  // refuse to allocate beyond this many device bytes
+  // Set: before anything is allocated, the load's peak plus this many bytes (what the serving
+  // process needs beside the weights) must fit the device's free memory (CheckRoom), else
+  // kOutOfMemory with both figures. Python's load() sets it (0 by default); the CLI's run
+  // checks the room itself, for its report.
+  std::optional<uint64_t> reserve;
   bool naive = false;           // the baseline plan: every checkpoint tensor resident (no staging)
   bool derive = true;           // false: no derive kernel runs (carries stay as allocated)
   bool direct_io = false;       // O_DIRECT reads in 4 KiB blocks, around the page cache
@@ -129,10 +134,25 @@ class LoadedModel {
   LoadReport report_;
 };
 
-// Loads a planned checkpoint: preflight (every tensor present with its dtype and size, every
-// kernel contract), the CUDA backend, the plan's steps, then the pool handed to the model.
-// Errors: kInvalidInput (preflight), kIo (a read), kOutOfMemory (bytes asked and free),
-// kDevice (no GPU, a CUDA error), kCancelled. Nothing stays allocated after an error.
+// The bounds of the load options, the same from every front end (kOption, the option named as
+// the C++/Python field and as the CLI flag): io_threads in [1, 256] (the CLI's bounds), chunk_bytes
+// in [4 KiB, 1 GiB], read_bytes 0 or in [4 KiB, chunk_bytes] and only with buffered reads.
+base::Status CheckLoadOptions(const LoadOptions& options);
+
+// What GPU `device` has (its free memory after this process's context exists), once the load
+// of `plan` plus `reserve` bytes beside it is known to fit; else kOutOfMemory saying the
+// bytes needed (pool + arena + reserve) and free, or kDevice when the GPU cannot be read.
+struct DeviceRoom {
+  uint64_t free = 0, total = 0;
+  std::string name;
+};
+base::Result<DeviceRoom> CheckRoom(const simulator::LoadPlan& plan, int device, uint64_t reserve);
+
+// Loads a planned checkpoint: CheckLoadOptions, CheckRoom when options.reserve is set, preflight
+// (every tensor present with its dtype and size, every kernel contract), the CUDA backend, the
+// plan's steps, then the pool handed to the model. Errors: kInvalidInput (preflight), kIo (a read),
+// kOutOfMemory (bytes asked and free), kDevice (no GPU, a CUDA error), kCancelled. Nothing stays
+// allocated after an error.
 base::Result<LoadedModel> LoadPlanned(std::shared_ptr<const simulator::LoadPlan> plan,
                                       const backend::Checkpoint& checkpoint,
                                       const LoadOptions& options = {});

@@ -61,13 +61,11 @@ struct Setup {
 };
 
 // A usage problem of the numeric options, or empty.
+// (The load options' bounds are api::CheckLoadOptions', checked in LoadOptionsOf.)
 std::string OptionProblem(const RunCliOptions& o) {
-  if (o.io_threads == 0 || o.io_threads > 1024) return "--io-threads must be in [1, 1024]";
-  if (!(o.chunk_mib * 1024 >= 4) || o.chunk_mib > 1024)
-    return "--chunk-mib must be in [4 KiB, 1024 MiB]";
-  if (o.read_mib != 0 && (!(o.read_mib * 1024 >= 4) || o.read_mib > o.chunk_mib))
-    return "--read-mib must be in [4 KiB, --chunk-mib]";
-  if (o.read_mib != 0 && o.direct) return "--read-mib applies to buffered reads, not --direct";
+  constexpr double kMaxMib = 1 << 20;  // bytes that fit 64 bits: CheckLoadOptions says the rest
+  if (!(o.chunk_mib > 0 && o.chunk_mib <= kMaxMib) || !(o.read_mib >= 0 && o.read_mib <= kMaxMib))
+    return "--chunk-mib and --read-mib must be in (0, 1048576] MiB";
   if (o.repeat == 0) return "--repeat must be at least 1";
   if (o.checkpoint.empty()) return "--checkpoint DIR is required";
   return {};
@@ -94,6 +92,8 @@ Outcome<api::LoadOptions> LoadOptionsOf(const RunCliOptions& o) {
                         .read_bytes = static_cast<uint64_t>(std::llround(o.read_mib * (1 << 20))),
                         .derive = !o.no_derive,
                         .direct_io = o.direct};
+  if (base::Status st = api::CheckLoadOptions(load); !st.ok())
+    return Outcome<api::LoadOptions>::Exit(Fail(2, st.message()));
   if (o.memory_limit) {
     load.memory_limit = simulator::ParseByteSize(*o.memory_limit);
     if (!load.memory_limit) {
@@ -114,31 +114,27 @@ Outcome<uint64_t> ReserveOf(const RunCliOptions& o) {
 
 // Before the first allocation: the plan's device bytes and the reserve against what the device
 // has free now (this process's context already counted); exit 3 when they do not fit.
-int CheckRoom(const RunCliOptions& o, run::Report& r) {
-  const base::Result<backend::DeviceMemInfo> mem = backend::QueryDeviceMemory(o.device);
-  if (!mem.ok()) return Fail(3, mem.status().message());
-  r.free_before = mem->free;
-  r.total = mem->total;
-  uint64_t need = 0;
-  if (__builtin_add_overflow(r.predicted_peak, r.reserve, &need)) need = UINT64_MAX;
-  if (need <= mem->free) return 0;
-  return Fail(
-      3, fmt::format(
-             "the load needs {} (resident pool {} + staging arena {}) and "
-             "--reserve {} beside it (the serving process's CUDA context and "
-             "modules; the default is calibrate's measurement) = {}, but GPU {} "
-             "({}) has {} free of {}: {} short. Nothing was allocated; "
-             "--reserve 0 loads anyway",
-             base::FormatBytesAuto(r.predicted_peak), base::FormatBytesAuto(r.resident_rounded),
-             base::FormatBytesAuto(r.arena_rounded), base::FormatBytesAuto(r.reserve),
-             base::FormatBytesAuto(need), o.device, mem->name, base::FormatBytesAuto(mem->free),
-             base::FormatBytesAuto(mem->total), base::FormatBytesAuto(need - mem->free)));
+// api::CheckRoom, Python's load() check too, with the CLI's hint.
+int CheckRoom(const RunCliOptions& o, const simulator::LoadPlan& plan, run::Report& r) {
+  const base::Result<api::DeviceRoom> room = api::CheckRoom(plan, o.device, r.reserve);
+  if (!room.ok()) {
+    const bool short_of_room = room.status().kind() == base::ErrorKind::kOutOfMemory;
+    return Fail(3, room.status().message() +
+                       (short_of_room ? " (--reserve, the default calibrate's measurement; "
+                                        "--reserve 0 loads anyway)"
+                                      : ""));
+  }
+  r.free_before = room->free;
+  r.total = room->total;
+  return 0;
 }
 
 // Manifest, plan, checkpoint and options, or the exit code (its reason printed).
 Outcome<Setup> Prepare(const RunCliOptions& o) {
   if (const std::string problem = OptionProblem(o); !problem.empty())
     return Outcome<Setup>::Exit(Fail(2, problem));
+  Outcome<api::LoadOptions> load = LoadOptionsOf(o);  // usage first, before any file is read
+  if (!load.ok()) return Outcome<Setup>::Exit(load.exit_code());
   Outcome<CheckedInput> in = LoadVerified(o.manifest, {.command = "loadplan run"});
   if (!in.ok()) return Outcome<Setup>::Exit(in.exit_code());
   simulator::PlanOptions po = o.plan;
@@ -147,8 +143,6 @@ Outcome<Setup> Prepare(const RunCliOptions& o) {
   if (!plan.ok()) return Outcome<Setup>::Exit(plan.exit_code());
   Outcome<std::unique_ptr<backend::Checkpoint>> checkpoint = OpenCheckpoint(o, *plan);
   if (!checkpoint.ok()) return Outcome<Setup>::Exit(checkpoint.exit_code());
-  Outcome<api::LoadOptions> load = LoadOptionsOf(o);
-  if (!load.ok()) return Outcome<Setup>::Exit(load.exit_code());
   return Setup{.manifest = std::move(*in->check.result.verified),
                .plan = std::make_shared<const simulator::LoadPlan>(std::move(*plan)),
                .checkpoint = std::move(*checkpoint),
@@ -269,7 +263,7 @@ int RunRun(const RunCliOptions& given) {
   report.process.context_s = *started;
   report.process.prepare_s = prepare_s;
   report.process.start_unix_s = start_unix_s;
-  if (const int rc = CheckRoom(o, report); rc != 0) return rc;
+  if (const int rc = CheckRoom(o, *s.plan, report); rc != 0) return rc;
   if (o.ceilings) Probe(o, s, report);
   const InterruptWatch interrupt;  // from here Ctrl-C cancels (exit 130), a second one kills
   std::optional<api::LoadedModel> gpu;

@@ -42,9 +42,10 @@ constexpr uint32_t Index(Id id) {
 constexpr ClockTime TimeOf(CallId c) { return ClockTime{Index(c)}; }
 
 // A buffer argument of a planned call: the call touches bytes [0, bytes) of `buffer` (the
-// prefix the param's extent covers; docs/planner.md, "Units and conventions"), as `access` says. `bytes` is the extent
-// evaluated with the call's scalars, not clamped to the buffer: the plan checker rejects a
-// plan whose argument passes its buffer (UINT64_MAX: the extent did not evaluate).
+// prefix the param's extent covers; docs/planner.md, "Units and conventions"), as `access` says.
+// `bytes` is the extent evaluated with the call's scalars, not clamped to the buffer: the plan
+// checker rejects a plan whose argument passes its buffer (UINT64_MAX: the extent did not
+// evaluate).
 struct PlannedArg {
   std::string param;
   BufferId buffer{};

@@ -51,6 +51,9 @@ class OutOfMemoryError(LoadplanError, MemoryError):
         m = re.search(r" of [0-9.]+ GiB \((\d+) bytes\) failed", message)
         self.requested: Optional[int] = int(m.group(1)) if m else None
         self.free = _gib(r"([0-9.]+) GiB free of", message)
+        room = re.search(r"= \S+ \S+ \((\d+) B\), but GPU .* has \S+ \S+ \((\d+) B\) free", message)
+        if room:  # api::CheckRoom: the load and its reserve against the free bytes, exact
+            self.requested, self.free = int(room.group(1)), int(room.group(2))
 
 
 class CancelledError(LoadplanError):

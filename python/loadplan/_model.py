@@ -88,7 +88,7 @@ def _bar() -> Progress:
 def load(manifest: ManifestSource, checkpoint: "str | os.PathLike[str]", device: int = 0, *,
          io_threads: int = _loadplan.DEFAULT_IO_THREADS,
          chunk_bytes: int = _loadplan.DEFAULT_CHUNK_BYTES, memory_limit: Optional[int] = None,
-         naive: bool = False, derive: bool = True, direct_io: bool = False,
+         reserve: int = 0, naive: bool = False, derive: bool = True, direct_io: bool = False,
          lanes: Optional[int] = None,
          prefetch: Optional[int] = None, placement: str = "",
          progress: Optional[Progress] = None) -> Model:
@@ -103,7 +103,10 @@ def load(manifest: ManifestSource, checkpoint: "str | os.PathLike[str]", device:
     device; without it a bar is drawn when stderr is a terminal. ``naive``, ``lanes``,
     ``prefetch`` and ``placement`` choose the plan as in plan(); ``derive=False`` runs no
     derive kernel; ``direct_io=True`` reads with O_DIRECT around the page cache (a checkpoint
-    that is not cached: docs/runtime.md); ``memory_limit`` refuses device allocations beyond that many bytes. Raises ManifestError,
+    that is not cached: docs/runtime.md); ``memory_limit`` refuses device allocations beyond that many bytes.
+    Before anything is allocated, the plan's peak plus ``reserve`` bytes (what the process needs
+    beside the weights) must fit the GPU's free memory, else OutOfMemoryError saying both (the
+    check `loadplan run` makes, with its bounds on io_threads, chunk_bytes: OptionError). Raises ManifestError,
     CheckpointError, DeviceError, OutOfMemoryError (a MemoryError) or CancelledError.
     """
     text, _ = manifest_text(manifest)  # verified once, by the load itself
@@ -115,8 +118,8 @@ def load(manifest: ManifestSource, checkpoint: "str | os.PathLike[str]", device:
     if progress is None and sys.stderr.isatty():
         progress = _bar()
     core = _loadplan.load(manifest, text, os.fspath(checkpoint), device, io_threads, chunk_bytes,
-                          memory_limit, naive, derive, direct_io, lanes, prefetch, placement,
-                          progress)
+                          memory_limit, reserve, naive, derive, direct_io, lanes, prefetch,
+                          placement, progress)
     model = Model(core)
     model.stage = stage
     return model

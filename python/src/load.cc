@@ -2,6 +2,7 @@
 // on a worker thread; the calling thread waits in 50 ms slices, and between slices (GIL held)
 // checks for signals (Ctrl-C requests stop through a std::stop_source, and the cancelled load
 // frees what it allocated before we return) and reports progress to the Python callback.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -11,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include <fmt/format.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
@@ -108,25 +110,40 @@ void Wait(Shared& s, const nb::object& progress) {
   }
 }
 
+// A Python int for an unsigned option: negative is an OptionError (nanobind's own conversion
+// would raise a TypeError showing the binding's signature).
+uint64_t Unsigned(int64_t v, const char* name, const char* flag) {
+  if (v < 0)
+    RaiseStatus(base::Status::Error(fmt::format("{} ({}) {} is negative", name, flag, v),
+                                    base::ErrorKind::kOption),
+                "options");
+  return static_cast<uint64_t>(v);
+}
+
 nb::object Load(nb::object source, std::string text, std::string checkpoint, int device,
-                uint32_t io_threads, uint64_t chunk_bytes, std::optional<uint64_t> memory_limit,
-                bool naive, bool derive, bool direct_io, std::optional<int64_t> lanes,
-                std::optional<int64_t> prefetch, const std::string& placement,
-                nb::object progress) {
+                int64_t io_threads, int64_t chunk_bytes, std::optional<int64_t> memory_limit,
+                int64_t reserve, bool naive, bool derive, bool direct_io,
+                std::optional<int64_t> lanes, std::optional<int64_t> prefetch,
+                const std::string& placement, nb::object progress) {
   base::Result<simulator::PlanOptions> plan = PlanOptionsOf(lanes, prefetch, placement, naive);
   if (!plan.ok()) RaiseStatus(plan.status(), "options");
+  const uint64_t threads = Unsigned(io_threads, "io_threads", "--io-threads");
+  std::optional<uint64_t> limit;
+  if (memory_limit) limit = Unsigned(*memory_limit, "memory_limit", "--memory-limit");
   Shared s;
-  LoadArgs a{.manifest = VerifiedOrRaise(text, source),
-             .checkpoint = std::move(checkpoint),
-             .options = {.device = device,
-                         .io_threads = io_threads,
-                         .chunk_bytes = chunk_bytes,
-                         .memory_limit = memory_limit,
-                         .naive = naive,
-                         .derive = derive,
-                         .direct_io = direct_io,
-                         .plan = *plan,
-                         .stop = s.stop.get_token()}};
+  LoadArgs a{
+      .manifest = VerifiedOrRaise(text, source),
+      .checkpoint = std::move(checkpoint),
+      .options = {.device = device,
+                  .io_threads = static_cast<uint32_t>(std::min<uint64_t>(threads, UINT32_MAX)),
+                  .chunk_bytes = Unsigned(chunk_bytes, "chunk_bytes", "--chunk-mib"),
+                  .memory_limit = limit,
+                  .reserve = Unsigned(reserve, "reserve", "--reserve"),
+                  .naive = naive,
+                  .derive = derive,
+                  .direct_io = direct_io,
+                  .plan = *plan,
+                  .stop = s.stop.get_token()}};
   a.options.progress = [&s](uint64_t done, uint64_t total) {  // loader thread: atomics only
     s.total = total;
     s.done = done;
@@ -176,8 +193,9 @@ void BindLoad(nb::module_& m) {
         "torchrun's, mpirun's or srun's environment (docs/deploy.md).");
   m.def("load", &Load, nb::arg("source"), nb::arg("text"), nb::arg("checkpoint"), nb::arg("device"),
         nb::arg("io_threads"), nb::arg("chunk_bytes"), nb::arg("memory_limit").none(),
-        nb::arg("naive"), nb::arg("derive"), nb::arg("direct_io"), nb::arg("lanes").none(),
-        nb::arg("prefetch").none(), nb::arg("placement"), nb::arg("progress").none(),
+        nb::arg("reserve"), nb::arg("naive"), nb::arg("derive"), nb::arg("direct_io"),
+        nb::arg("lanes").none(), nb::arg("prefetch").none(), nb::arg("placement"),
+        nb::arg("progress").none(),
         "Loads a checkpoint for verified manifest text onto a GPU; returns a Model. The GIL is "
         "released during the load; Ctrl-C cancels it.");
 }

@@ -53,8 +53,9 @@ expect 2 "did you mean 'check'" "$L" chek x.json
 expect 2 "already bound" "$L" plan "$tiny" --at batch=1 --at batch=2
 expect 2 "--layers applies to" "$L" example tiny --layers 3
 expect 2 "--reserve: not a size: lots" "$L" run "$tiny" --checkpoint nowhere --reserve lots
-expect 2 "--read-mib must be in \[4 KiB, --chunk-mib\]" "$L" run "$tiny" --checkpoint nowhere --read-mib 8
-expect 2 "--read-mib applies to buffered reads" "$L" run "$tiny" --checkpoint nowhere --read-mib 1 --direct
+expect 2 "read_bytes \(--read-mib\) 8388608 B is not in \[4 KiB, chunk_bytes 4194304 B\]" "$L" run "$tiny" --checkpoint nowhere --read-mib 8
+expect 2 "read_bytes \(--read-mib\) applies to buffered reads, not direct_io \(--direct\)" "$L" run "$tiny" --checkpoint nowhere --read-mib 1 --direct
+expect 2 "--io-threads: .0. is not an integer from 1 to 256" "$L" run "$tiny" --checkpoint nowhere --io-threads 0
 expect 2 "'yaml' is not one of: text, json" "$L" check "$tiny" --format yaml
 expect 2 "'nope' is not one of" "$L" example nope
 for args in "check $tiny --format yaml" "example yaml" "plan --lanes 0" "plan --help" "check --help"; do

@@ -237,3 +237,13 @@ def test_a_scalar_keeps_its_dtype_and_shape(tmp_path):
     beta = torch.from_dlpack(model["a.beta"])
     assert beta.shape == () and beta.dtype == torch.bfloat16 and float(beta) == 1.5
     assert torch.from_dlpack(model["a.w"]).shape == (4, 8)
+
+
+def test_a_reserve_that_leaves_no_room_is_refused_before_any_allocation(checkpoint):
+    """api::CheckRoom, as `loadplan run` checks it: the plan's peak plus the reserve against the
+    free bytes, exact in the exception, nothing allocated."""
+    baseline = _free()
+    with pytest.raises(loadplan.OutOfMemoryError, match="Nothing was allocated") as e:
+        loadplan.load(TINY, checkpoint, reserve=1 << 50)
+    assert e.value.requested > 1 << 50 and e.value.free is not None and e.value.free < 1 << 50
+    assert _free() == baseline

@@ -55,3 +55,17 @@ def test_plans_verdict_at_a_point_is_the_clis_exit_code(cli):
                           "--at", "batch=16", "--at", "ctx=131072"], capture_output=True)
     assert out.returncode == 0
     assert loadplan.plan(GPT, at={"batch": 17, "ctx": 131072}, device_memory="h200").fits is False
+
+
+@pytest.mark.parametrize("kw, message", [
+    ({"io_threads": 0}, r"io_threads \(--io-threads\) 0 is not in \[1, 256\]"),
+    ({"io_threads": -1}, r"io_threads \(--io-threads\) -1 is negative"),
+    ({"chunk_bytes": 10}, r"chunk_bytes \(--chunk-mib\) 10 B is not in \[4 KiB, 1 GiB\]"),
+    ({"reserve": -1}, r"reserve \(--reserve\) -1 is negative"),
+    ({"memory_limit": -5}, r"memory_limit \(--memory-limit\) -5 is negative"),
+    ({"lanes": 0}, r"lanes \(--lanes\) 0 is not in \[1, 1024\]"),
+])
+def test_load_options_are_checked_before_the_device(checkpoint, kw, message):
+    """The bounds `loadplan run` has, from the library: no GPU is needed to hear them."""
+    with pytest.raises(loadplan.OptionError, match=message):
+        loadplan.load(TINY, checkpoint, 0, **kw)

@@ -1,4 +1,5 @@
 // `loadplan`: the command line. The only file that includes CLI11 (it costs ~7 s per file).
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
@@ -477,6 +478,35 @@ bool UnknownCommand(const CLI::App& app, int argc, char** argv) {
   return true;
 }
 
+// An option the command does not have, with the nearest it has: "loadplan plan: unknown option
+// '--lane'; did you mean '--lanes'?" (CLI11 would list the extras and stop there). False when
+// the arguments hold no unknown "--" option.
+bool UnknownOption(const CLI::App& app, int argc, char** argv) {
+  if (argc < 3) return false;
+  const CLI::App* sub = nullptr;
+  for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (s->get_name() == argv[1]) sub = s;
+  }
+  if (sub == nullptr) return false;
+  std::vector<std::string> known;
+  for (const CLI::Option* o : sub->get_options()) {
+    for (const std::string& l : o->get_lnames()) known.push_back("--" + l);
+  }
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--") break;
+    if (!arg.starts_with("--")) continue;
+    arg = arg.substr(0, arg.find('='));
+    if (std::find(known.begin(), known.end(), arg) != known.end()) continue;
+    const std::string near = loadplan::verifier::DidYouMean(arg, known);
+    std::cerr << "loadplan " << argv[1] << ": unknown option '" << arg << "'"
+              << (near.empty() ? "" : "; did you mean '" + near + "'?") << "\nRun with " << argv[1]
+              << " --help for its options.\n";
+    return true;
+  }
+  return false;
+}
+
 // `loadplan kernels [NAME] [--format json]`: the kernel registry (cli/cmd_kernels.h).
 void AddKernels(CLI::App& app, Commands& c) {
   auto* cmd = app.add_subcommand(
@@ -514,7 +544,7 @@ int main(int argc, char** argv) {
   AddTimeline(app, c);
   AddKernels(app, c);
   AddCompletion(app, c);
-  if (UnknownCommand(app, argc, argv)) return 2;
+  if (UnknownCommand(app, argc, argv) || UnknownOption(app, argc, argv)) return 2;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

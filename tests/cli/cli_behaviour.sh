@@ -50,6 +50,8 @@ expect 2 "s.safetensors: a FIFO" timeout 10 "$L" import fifo-shard -o m.json
 expect 2 "cannot read fifo: a FIFO" timeout 10 "$L" place fifo
 expect 2 "cannot read /dev/zero: a character device" timeout 10 "$L" place /dev/zero
 expect 2 "did you mean 'check'" "$L" chek x.json
+expect 2 "loadplan plan: unknown option '--lane'; did you mean '--lanes'\\?" "$L" plan "$tiny" --lane 2
+expect 2 "unknown option '--max-bach'; did you mean '--max-batch'" "$L" import x --max-bach 3
 expect 2 "already bound" "$L" plan "$tiny" --at batch=1 --at batch=2
 expect 2 "--layers applies to" "$L" example tiny --layers 3
 expect 2 "--reserve: not a size: lots" "$L" run "$tiny" --checkpoint nowhere --reserve lots

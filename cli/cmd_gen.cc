@@ -128,6 +128,9 @@ int RunExample(const ExampleCliOptions& o) {
     std::fprintf(stderr, "loadplan example: %s\n", written.message().c_str());
     return 2;
   }
+  if (!o.out.empty() && o.out != "-")
+    std::fprintf(stderr, "wrote %s: the %s example, %zu buffers\n", o.out.c_str(), o.name.c_str(),
+                 built.manifest.buffers.size());
   return 0;
 }
 

@@ -81,6 +81,7 @@ int RunPlace(const PlaceOptions& options) {
                output == "-" ? std::string("to stdout") : output);
     return 2;
   }
+  if (output != "-") fmt::print(std::cerr, "wrote {}: an offset per buffer\n", output);
   const uint64_t lb = sim::LowerBound(*read.problem);
   fmt::print(std::cerr, "{} buffers, policy {}: height {}, lower bound {} ({:.3f}x)\n",
              read.problem->buffers.size(), sim::PlacementPolicyName(*policy), placement.height, lb,

@@ -24,6 +24,7 @@ int WriteCapacitySvg(const verifier::Manifest& m, const PlanReport& r, const std
     std::fprintf(stderr, "loadplan plan: --svg %s\n", written.message().c_str());
     return 2;
   }
+  if (path != "-") std::fprintf(stderr, "wrote %s (capacity map)\n", path.c_str());
   return 0;
 }
 

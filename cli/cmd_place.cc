@@ -2,10 +2,15 @@
 #include "cli/cmd_place.h"
 
 #include <cerrno>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <mutex>
+#include <stop_token>
+#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -43,6 +48,46 @@ std::string OptionProblem(const PlaceOptions& o, std::optional<sim::PlacementPol
   return {};
 }
 
+// Progress on stderr once a placement has run a second, then each second: the stage and the
+// buffers placed of its total ("place: greedy, smallest gap: 393216 of 1000000 buffers, 3 s").
+// The placing thread only stores; this thread prints, and stops with the placement.
+class Ticker {
+ public:
+  Ticker() : thread_([this](std::stop_token stop) { Run(stop); }) {}
+  sim::PlacementProgress Callback() {
+    return [this](std::string_view stage, size_t placed, size_t total) {
+      const std::lock_guard lock(mu_);
+      stage_ = stage;
+      placed_ = placed;
+      total_ = total;
+    };
+  }
+  ~Ticker() {
+    thread_.request_stop();
+    cv_.notify_all();
+    thread_.join();
+    if (printed_) fmt::print(std::cerr, "\n");
+  }
+
+ private:
+  void Run(std::stop_token stop) {
+    const auto start = std::chrono::steady_clock::now();
+    std::unique_lock lock(mu_);
+    for (int s = 1; !stop.stop_requested(); ++s) {
+      if (cv_.wait_until(lock, stop, start + std::chrono::seconds(s), [] { return false; })) break;
+      if (stop.stop_requested()) break;
+      fmt::print(std::cerr, "\rplace: {}: {} of {} buffers, {} s", stage_, placed_, total_, s);
+      printed_ = true;
+    }
+  }
+  std::mutex mu_;
+  std::condition_variable_any cv_;
+  std::string stage_ = "starting";
+  size_t placed_ = 0, total_ = 0;
+  bool printed_ = false;
+  std::jthread thread_;  // last: started after the fields it reads
+};
+
 int RunPlace(const PlaceOptions& options) {
   const std::optional<sim::PlacementPolicy> policy = sim::ParsePlacementPolicy(options.policy);
   if (const std::string problem = OptionProblem(options, policy); !problem.empty()) {
@@ -68,7 +113,11 @@ int RunPlace(const PlaceOptions& options) {
   if (options.node_budget) place_options.node_budget = *options.node_budget;
   if (options.work_budget) place_options.work_budget = *options.work_budget;
   place_options.time_budget_s = options.time_budget_s;
-  const base::Result<sim::Placement> placed = sim::Place(*read.problem, place_options);
+  base::Result<sim::Placement> placed = [&] {
+    Ticker ticker;
+    place_options.progress = ticker.Callback();
+    return sim::Place(*read.problem, place_options);
+  }();
   if (!placed.ok()) {  // ValidateProblem passed above, so this is not the input's fault
     fmt::print(std::cerr, "{}: internal error: {}\n", options.input, placed.status().message());
     return kInternalError;

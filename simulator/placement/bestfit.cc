@@ -112,7 +112,7 @@ std::vector<KeyLess> GlobalOrders() {
 }  // namespace
 }  // namespace placement_internal
 
-Placement BestFitPlace(const PlacementProblem& problem) {
+Placement BestFitPlace(const PlacementProblem& problem, const PlacementProgress& progress) {
   using namespace placement_internal;
   std::vector<uint32_t> occupying = ArrivalOrder(problem);
   std::sort(occupying.begin(), occupying.end());
@@ -120,7 +120,7 @@ Placement BestFitPlace(const PlacementProblem& problem) {
   std::vector<KeyLess> orders = GlobalOrders();
   const bool large = occupying.size() > kLargeProblem;
   if (large) orders.resize(1);  // size order only: each greedy run costs O(sum of overlaps)
-  Placement best = FirstFitPlace(problem);
+  Placement best = FirstFitPlace(problem, progress);
   std::vector<std::vector<uint32_t>> sorted;
   for (const KeyLess& greater : orders)
     sorted.push_back(SortedBy(problem, occupying, keys, greater));
@@ -128,7 +128,9 @@ Placement BestFitPlace(const PlacementProblem& problem) {
   for (const std::vector<uint32_t>& order : sorted) {
     for (const GapRule rule : {GapRule::kSmallest, GapRule::kLowest}) {
       if ((large || &order == &sorted.back()) && rule == GapRule::kLowest) continue;
-      Placement p = GreedyPlace(problem, order, rule);
+      Placement p =
+          GreedyPlace(problem, order, rule, progress,
+                      rule == GapRule::kSmallest ? "greedy, smallest gap" : "greedy, lowest gap");
       if (p.height < best.height) best = std::move(p);
     }
   }

@@ -94,13 +94,15 @@ uint64_t ChooseGap(const std::vector<Chunk>& chunks, uint64_t size, GapRule rule
 }  // namespace
 
 Placement GreedyPlace(const PlacementProblem& problem, std::span<const uint32_t> order,
-                      GapRule rule) {
+                      GapRule rule, const PlacementProgress& progress, std::string_view stage) {
   const uint64_t align = AlignmentOf(problem);
   Placement result{.offsets = std::vector<uint64_t>(problem.buffers.size(), 0), .height = 0};
   PlacedIndex index(problem);
   std::vector<uint32_t> overlap;
   std::vector<Chunk> chunks;
+  size_t placed = 0;
   for (const uint32_t idx : order) {
+    Report(progress, stage, placed++, order.size());
     const PlacementBuffer& b = problem.buffers[idx];
     if (!Occupies(b)) continue;
     overlap.clear();
@@ -138,7 +140,7 @@ std::vector<uint32_t> ArrivalOrder(const PlacementProblem& problem) {
 
 // First fit in arrival order as a sweep: every earlier arrival still live at b.lower overlaps
 // b, so the gaps are those of the live set, kept ordered by offset (O(n log n + n * live)).
-Placement FirstFitPlace(const PlacementProblem& problem) {
+Placement FirstFitPlace(const PlacementProblem& problem, const PlacementProgress& progress) {
   using namespace placement_internal;
   const uint64_t align = AlignmentOf(problem);
   Placement result{.offsets = std::vector<uint64_t>(problem.buffers.size(), 0), .height = 0};
@@ -146,7 +148,10 @@ Placement FirstFitPlace(const PlacementProblem& problem) {
   std::priority_queue<std::pair<int64_t, uint32_t>, std::vector<std::pair<int64_t, uint32_t>>,
                       std::greater<>>
       ends;  // (upper, index)
-  for (const uint32_t idx : ArrivalOrder(problem)) {
+  const std::vector<uint32_t> order = ArrivalOrder(problem);
+  size_t placed = 0;
+  for (const uint32_t idx : order) {
+    Report(progress, "first-fit", placed++, order.size());
     const PlacementBuffer& b = problem.buffers[idx];
     for (; !ends.empty() && ends.top().first <= b.lower; ends.pop()) {
       live.erase({result.offsets[ends.top().second], ends.top().second});

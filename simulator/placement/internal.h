@@ -28,7 +28,15 @@ enum class GapRule { kLowest, kSmallest };
 // Places buffers in the given order (indices into problem.buffers; non-occupying ones may be
 // left out), each at a free gap chosen by `rule`. Unlisted buffers get offset 0.
 Placement GreedyPlace(const PlacementProblem& problem, std::span<const uint32_t> order,
-                      GapRule rule);
+                      GapRule rule, const PlacementProgress& progress = {},
+                      std::string_view stage = "greedy");
+
+// progress(stage, i, total) every kProgressEvery buffers (and at i = 0), when set.
+inline constexpr size_t kProgressEvery = 65536;
+inline void Report(const PlacementProgress& progress, std::string_view stage, size_t i,
+                   size_t total) {
+  if (progress && i % kProgressEvery == 0) progress(stage, i, total);
+}
 
 // Arrival order: by lower, then id, then input index; only occupying buffers.
 std::vector<uint32_t> ArrivalOrder(const PlacementProblem& problem);

@@ -82,16 +82,17 @@ ExactResult ExactPlaceVariant(const PlacementProblem& problem, const Placement& 
 base::Result<Placement> Place(const PlacementProblem& problem, const PlacementOptions& options) {
   if (base::Status valid = ValidateProblem(problem); !valid.ok()) return valid;
   switch (options.policy) {
-    case PlacementPolicy::kFirstFit: return FirstFitPlace(problem);
-    case PlacementPolicy::kBestFit: return BestFitPlace(problem);
+    case PlacementPolicy::kFirstFit: return FirstFitPlace(problem, options.progress);
+    case PlacementPolicy::kBestFit: return BestFitPlace(problem, options.progress);
     case PlacementPolicy::kExact:
     case PlacementPolicy::kBest: {
-      Placement heuristic = BestFitPlace(problem);
+      Placement heuristic = BestFitPlace(problem, options.progress);
       const size_t n = OccupyingCount(problem);
       const size_t limit = options.policy == PlacementPolicy::kExact
                                ? kExactHardLimit
                                : std::min(kExactHardLimit, options.exact_max_buffers);
       if (n > limit || heuristic.height <= LowerBound(problem)) return heuristic;
+      if (options.progress) options.progress("exact search", 0, n);
       return PortfolioPlace(problem, heuristic, options).best.placement;
     }
   }

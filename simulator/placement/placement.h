@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,8 +53,14 @@ std::optional<PlacementPolicy> ParsePlacementPolicy(std::string_view name);
 // Options of Place. With the defaults the result depends only on the input: the search stops
 // on counted work, never on the clock, and never on the thread count. The default work budget is
 // about 0.3-0.9 s per portfolio member on MiniMalloc's challenging files (docs/placement.md).
+// Where a placement is: its stage ("first-fit", "greedy by size", "exact search", ...) and the
+// buffers placed of the stage's total. Called on the placing thread at each stage's start and
+// about every 65536 buffers within one; it must be cheap (store, do not print).
+using PlacementProgress = std::function<void(std::string_view stage, size_t placed, size_t total)>;
+
 struct PlacementOptions {
   PlacementPolicy policy = PlacementPolicy::kBest;
+  PlacementProgress progress;  // empty: none
   // Limits of one exact search (one portfolio member), over all its capacity probes; it stops at
   // whichever comes first. Work counts inner-loop steps (about 2e8 a second on one core); nodes
   // count search nodes. Each member has its own budgets.
@@ -87,8 +94,8 @@ uint64_t LowerBound(const PlacementProblem& problem);
 base::Status ValidateProblem(const PlacementProblem& problem);
 
 // The individual algorithms (Place dispatches to these).
-Placement FirstFitPlace(const PlacementProblem& problem);
-Placement BestFitPlace(const PlacementProblem& problem);
+Placement FirstFitPlace(const PlacementProblem& problem, const PlacementProgress& progress = {});
+Placement BestFitPlace(const PlacementProblem& problem, const PlacementProgress& progress = {});
 
 // Result of one exact minimisation: the placement and whether its height is proven optimal.
 struct ExactResult {

@@ -112,6 +112,26 @@ TEST(Placement, DisjointLifetimesShareOffsetZero) {
   }
 }
 
+TEST(Placement, ProgressNamesEachStageAndEndsWithTheSamePlacement) {
+  PlacementProblem p;
+  for (int i = 0; i < 70000; ++i) p.buffers.push_back({"b" + std::to_string(i), i, i + 3, 64});
+  std::vector<std::pair<std::string, size_t>> seen;  // (stage, placed)
+  PlacementOptions o = WithPolicy(PlacementPolicy::kBestFit);
+  o.progress = [&](std::string_view stage, size_t placed, size_t total) {
+    EXPECT_EQ(total, 70000u);
+    seen.emplace_back(stage, placed);
+  };
+  const Placement with = Placed(p, o);
+  EXPECT_EQ(with.offsets, Placed(p, WithPolicy(PlacementPolicy::kBestFit)).offsets);
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen.front(), (std::pair<std::string, size_t>{"first-fit", 0}));
+  EXPECT_TRUE(std::any_of(seen.begin(), seen.end(), [](const auto& s) {
+    return s.first == "first-fit" && s.second == 65536;  // within a stage, every 65536
+  }));
+  EXPECT_TRUE(std::any_of(seen.begin(), seen.end(),
+                          [](const auto& s) { return s.first.starts_with("greedy"); }));
+}
+
 TEST(Placement, NestedLifetimesStack) {
   const PlacementProblem p{.buffers = {{"outer", 0, 10, 8}, {"inner", 3, 5, 4}, {"late", 6, 8, 2}}};
   const Placement r = Placed(p, WithPolicy(PlacementPolicy::kFirstFit));

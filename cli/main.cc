@@ -61,6 +61,9 @@ CLI::Validator Choice(std::vector<std::string> names, std::vector<std::string> t
 
 CLI::Option* WithChoices(CLI::App* cmd, CLI::Option* o, std::vector<std::string> names) {
   Choices()[cmd->get_name() + " " + o->get_name()] = names;
+  std::string list;  // the accepted values, shown by --help in place of the type
+  for (const std::string& n : names) list += (list.empty() ? "" : "|") + n;
+  o->type_name(list);
   return o->transform(Choice(std::move(names)));
 }
 
@@ -74,7 +77,7 @@ CLI::Validator IntIn(int64_t lo, int64_t hi) {
           return std::string();
         return fmt::format("'{}' is not an integer from {} to {}", s, lo, hi);
       },
-      "");
+      fmt::format("{}..{}", lo, hi));  // --help shows the range beside the type
 }
 
 // An unsigned integer: CLI11 would wrap "-1" to 2^64-1.

@@ -96,8 +96,7 @@ base::Result<LoadedModel> LoadPlanned(std::shared_ptr<const simulator::LoadPlan>
   const backend::ExecuteResult run = backend::Execute(*plan, *created.backend);
   if (!run.status.ok()) {
     if (run.cleanup.ok()) return run.status;
-    return base::Status::Error(run.status.message() + "; cleanup: " + run.cleanup.message(),
-                               run.status.kind());
+    return run.status.WithMessage(run.status.message() + "; cleanup: " + run.cleanup.message());
   }
   base::Result<backend::DeviceAllocation> pool = created.backend->TakeResident();
   if (!pool.ok()) {

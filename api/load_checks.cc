@@ -43,15 +43,17 @@ base::Result<DeviceRoom> CheckRoom(const simulator::LoadPlan& plan, int device, 
   if (need <= mem->free)
     return DeviceRoom{.free = mem->free, .total = mem->total, .name = mem->name};
   return base::Status::Error(
-      fmt::format("the load needs {} (resident pool {} + staging arena {}) and a reserve of {} "
-                  "beside it (the serving process's CUDA context and modules) = {} ({} B), but "
-                  "GPU {} ({}) has {} ({} B) free of {}: {} short. Nothing was allocated",
-                  base::FormatBytesAuto(peak), base::FormatBytesAuto(plan.resident_bytes_rounded),
-                  base::FormatBytesAuto(plan.arena_bytes_rounded), base::FormatBytesAuto(reserve),
-                  base::FormatBytesAuto(need), need, device, mem->name,
-                  base::FormatBytesAuto(mem->free), mem->free, base::FormatBytesAuto(mem->total),
-                  base::FormatBytesAuto(need - mem->free)),
-      base::ErrorKind::kOutOfMemory);
+             fmt::format(
+                 "the load needs {} (resident pool {} + staging arena {}) and a reserve of {} "
+                 "beside it (the serving process's CUDA context and modules) = {} ({} B), but "
+                 "GPU {} ({}) has {} ({} B) free of {}: {} short. Nothing was allocated",
+                 base::FormatBytesAuto(peak), base::FormatBytesAuto(plan.resident_bytes_rounded),
+                 base::FormatBytesAuto(plan.arena_bytes_rounded), base::FormatBytesAuto(reserve),
+                 base::FormatBytesAuto(need), need, device, mem->name,
+                 base::FormatBytesAuto(mem->free), mem->free, base::FormatBytesAuto(mem->total),
+                 base::FormatBytesAuto(need - mem->free)),
+             base::ErrorKind::kOutOfMemory)
+      .WithBytes(need, mem->free);
 }
 
 }  // namespace loadplan::api

@@ -128,9 +128,8 @@ ExecuteResult Execute(const LoadPlan& plan, Backend& backend) {
     Status st = ValidateStep(plan, i);
     if (st.ok()) st = RunStep(plan, i, backend, held);
     if (!st.ok()) {
-      r.status = Status::Error(
-          fmt::format("step {} ({}): {}", i, Describe(plan, plan.steps[i]), st.message()),
-          st.kind());
+      r.status = st.WithMessage(
+          fmt::format("step {} ({}): {}", i, Describe(plan, plan.steps[i]), st.message()));
       r.failed_step = StepIndex{i};
       r.cleanup = Cleanup(plan, backend, held);
       return r;
@@ -139,7 +138,7 @@ ExecuteResult Execute(const LoadPlan& plan, Backend& backend) {
   }
   // Done means done: an asynchronous backend's last fills and launches complete here.
   if (Status st = backend.Finish(); !st.ok()) {
-    r.status = Status::Error(fmt::format("finishing the load: {}", st.message()), st.kind());
+    r.status = st.WithMessage(fmt::format("finishing the load: {}", st.message()));
     r.cleanup = Cleanup(plan, backend, held);
   }
   return r;

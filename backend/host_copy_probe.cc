@@ -41,7 +41,8 @@ base::Result<Throughput> ProbeHostCopy(uint64_t bytes, uint32_t threads, int rep
   std::unique_ptr<uint8_t[]> dst(new (std::nothrow) uint8_t[bytes]);
   if (!src || !dst) {
     return base::Status::Error(fmt::format("host copy probe: cannot allocate 2 x {} bytes", bytes),
-                               base::ErrorKind::kOutOfMemory);
+                               base::ErrorKind::kOutOfMemory)
+        .WithBytes(2 * bytes, std::nullopt);
   }
   std::memset(src.get(), 0x5A, bytes);
   std::memset(dst.get(), 0, bytes);

@@ -24,6 +24,20 @@ Status Status::Error(std::string message, ErrorKind kind) {
   return s;
 }
 
+Status Status::WithMessage(std::string message) const {
+  if (ok_) return *this;
+  Status s = *this;
+  s.message_ = std::move(message);
+  return s;
+}
+
+Status Status::WithBytes(uint64_t requested, std::optional<uint64_t> free) const {
+  if (ok_) return *this;
+  Status s = *this;
+  s.bytes_ = ErrorBytes{.requested = requested, .free = free};
+  return s;
+}
+
 Status Status::WithContext(std::string_view where) const {
   if (ok_) return *this;
   Status s = *this;

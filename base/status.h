@@ -26,6 +26,15 @@ enum class ErrorKind : uint8_t {
 
 std::string_view ErrorKindName(ErrorKind kind);
 
+// The figures an out-of-memory error carries beside its message, so a caller reads them rather
+// than parsing English (Python's OutOfMemoryError.requested / .free): the bytes asked and, when
+// the callee knew them, the bytes free then.
+struct ErrorBytes {
+  uint64_t requested = 0;
+  std::optional<uint64_t> free;
+  bool operator==(const ErrorBytes&) const = default;
+};
+
 class [[nodiscard]] Status {
  public:
   Status() = default;  // ok
@@ -35,14 +44,21 @@ class [[nodiscard]] Status {
   [[nodiscard]] bool ok() const { return ok_; }
   [[nodiscard]] const std::string& message() const { return message_; }  // empty when ok
   [[nodiscard]] ErrorKind kind() const { return kind_; }
-  // The same error with "where: " in front of its message (ok stays ok).
+  // The same error with "where: " in front of its message (ok stays ok; its bytes kept).
   [[nodiscard]] Status WithContext(std::string_view where) const;
+  // The same error (kind, bytes) with another message: a caller that re-words an error keeps
+  // its figures (ok stays ok).
+  [[nodiscard]] Status WithMessage(std::string message) const;
+  // The same error carrying the bytes asked and free (ok stays ok).
+  [[nodiscard]] Status WithBytes(uint64_t requested, std::optional<uint64_t> free) const;
+  [[nodiscard]] const std::optional<ErrorBytes>& bytes() const { return bytes_; }
   bool operator==(const Status&) const = default;
 
  private:
   bool ok_ = true;
   ErrorKind kind_ = ErrorKind::kInvalidInput;
   std::string message_;
+  std::optional<ErrorBytes> bytes_;
 };
 
 // A value, or the Status that says why there is none. A Result built from an ok Status is an

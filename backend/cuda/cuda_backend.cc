@@ -50,13 +50,16 @@ Status CudaBackend::Impl::OutOfMemory(const char* what, uint64_t bytes,
                                       const std::string& reason) const {
   cuda::MemInfo now;
   std::string free = "device free memory unknown";
+  std::optional<uint64_t> free_bytes;
   if (cuda::GetMemInfo(now).ok()) {
     free = fmt::format("{} free of {}", base::FormatGiB(now.free), base::FormatGiB(now.total));
+    free_bytes = now.free;
   }
   return Status::Error(
-      fmt::format("{} of {} failed: {}; {} live on this backend; {}", what,
-                  base::FormatGiBExact(bytes), reason, base::FormatGiBExact(live), free),
-      base::ErrorKind::kOutOfMemory);
+             fmt::format("{} of {} failed: {}; {} live on this backend; {}", what,
+                         base::FormatGiBExact(bytes), reason, base::FormatGiBExact(live), free),
+             base::ErrorKind::kOutOfMemory)
+      .WithBytes(bytes, free_bytes);
 }
 
 Status CudaBackend::Impl::Allocate(const char* what, uint64_t bytes, cuda::DeviceMemory& out) {

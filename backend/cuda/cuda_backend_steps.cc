@@ -28,7 +28,7 @@ Status FirstWithRest(std::initializer_list<Status> all) {
       rest += "; " + s.message();
     }
   }
-  return rest.empty() ? first : Status::Error(first.message() + rest, first.kind());
+  return rest.empty() ? first : first.WithMessage(first.message() + rest);
 }
 
 }  // namespace

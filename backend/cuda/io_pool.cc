@@ -248,7 +248,7 @@ Status IoPool::Copy(uint32_t w, const Chunk& c) {
 void IoPool::Finish(uint32_t /*w*/, const Chunk& c, Status st) {
   const bool copied = st.ok() && !c.skip;
   if (!st.ok()) {
-    SetError(Status::Error(fmt::format("fill {}: {}", c.job->req.what, st.message()), st.kind()));
+    SetError(st.WithMessage(fmt::format("fill {}: {}", c.job->req.what, st.message())));
   }
   if (copied) bytes_enqueued_ += c.bytes;
   std::optional<std::vector<cudaEvent_t>> publish;
@@ -300,7 +300,7 @@ Status IoPool::Drain(const std::function<void()>& tick) {
     for (int s = 0; s < 2 && st.ok(); ++s) st = FreeSlot(*k, s);
     if (st.ok()) continue;
     // A slot that cannot be freed after a fill failed is reported with it, never dropped.
-    first = first.ok() ? st : Status::Error(first.message() + "; " + st.message(), first.kind());
+    first = first.ok() ? st : first.WithMessage(first.message() + "; " + st.message());
   }
   return first;
 }

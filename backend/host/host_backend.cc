@@ -48,7 +48,7 @@ Status HostBackend::Take(const char* what, uint64_t bytes) {
              fmt::format("allocation of the {} of {} ({} bytes) failed: {} ({} bytes) free of {}",
                          what, FormatGiB(bytes), bytes, FormatGiB(free), free,
                          limit ? FormatGiB(*limit) : "unlimited"));
-    return Status::Error(oom.message(), base::ErrorKind::kOutOfMemory);
+    return Status::Error(oom.message(), base::ErrorKind::kOutOfMemory).WithBytes(bytes, free);
   }
   live_ = after;
   peak_ = std::max(peak_, live_);
@@ -186,7 +186,7 @@ Status HostBackend::Fill(const PlannedBuffer& buffer, simulator::Lane, const Ste
 
 Status HostBackend::ReadFailure(const std::string& buffer, const Status& cause) {
   failure_ = HostFailure{.code = HostError::kRead, .buffer = buffer};
-  return Status::Error(fmt::format("fill of {}: {}", buffer, cause.message()), cause.kind());
+  return cause.WithMessage(fmt::format("fill of {}: {}", buffer, cause.message()));
 }
 
 // The tensor's bytes into `dst`, chunk by chunk; the files checked unchanged before the first.
@@ -218,7 +218,8 @@ Status HostBackend::ReadDirectChunk(const Checkpoint::Located& loc, uint64_t off
     bounce_.reset(static_cast<uint8_t*>(std::aligned_alloc(kDirectAlign, need)));
     if (!bounce_)
       return Status::Error(fmt::format("a direct-read buffer of {} bytes", need),
-                           base::ErrorKind::kOutOfMemory);
+                           base::ErrorKind::kOutOfMemory)
+          .WithBytes(need, std::nullopt);
   }
   const base::Result<uint64_t> at = ReadDirect(
       file, **direct, loc.file->FileOffset(*loc.info) + offset, out.size(), {bounce_.get(), need},

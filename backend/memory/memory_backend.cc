@@ -15,9 +15,10 @@ Status MemoryBackend::Take(const std::string& what, uint64_t bytes) {
   if (__builtin_add_overflow(live_, bytes, &after) || (limit_ && after > *limit_)) {
     const uint64_t free = limit_ && *limit_ > live_ ? *limit_ - live_ : 0;
     return Status::Error(
-        fmt::format("{} of {} ({} bytes) failed: {} free of {}", what, FormatGiB(bytes), bytes,
-                    FormatGiB(free), limit_ ? FormatGiB(*limit_) : "unlimited"),
-        base::ErrorKind::kOutOfMemory);
+               fmt::format("{} of {} ({} bytes) failed: {} free of {}", what, FormatGiB(bytes),
+                           bytes, FormatGiB(free), limit_ ? FormatGiB(*limit_) : "unlimited"),
+               base::ErrorKind::kOutOfMemory)
+        .WithBytes(bytes, free);
   }
   live_ = after;
   peak_ = std::max(peak_, live_);

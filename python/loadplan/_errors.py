@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any, Optional, Sequence
 
 
@@ -40,20 +39,19 @@ class DeviceError(LoadplanError, RuntimeError):
 
 
 class OutOfMemoryError(LoadplanError, MemoryError):
-    """An allocation was refused (device memory or ``memory_limit``).
+    """An allocation was refused (device memory, ``memory_limit``, or no room for the load and
+    its ``reserve``).
 
-    ``requested``: the bytes asked for (exact); ``free``: the device's free bytes as the
-    message states them (its GiB text, two decimals); None where the message does not say.
+    ``requested``: the bytes asked for; ``free``: the bytes free then, where the library knew
+    them (None otherwise). Both are the C++ error's typed figures (``base::ErrorBytes``), not
+    read back from the message.
     """
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, requested: Optional[int] = None,
+                 free: Optional[int] = None) -> None:
         super().__init__(message)
-        m = re.search(r" of [0-9.]+ GiB \((\d+) bytes\) failed", message)
-        self.requested: Optional[int] = int(m.group(1)) if m else None
-        self.free = _gib(r"([0-9.]+) GiB free of", message)
-        room = re.search(r"= \S+ \S+ \((\d+) B\), but GPU .* has \S+ \S+ \((\d+) B\) free", message)
-        if room:  # api::CheckRoom: the load and its reserve against the free bytes, exact
-            self.requested, self.free = int(room.group(1)), int(room.group(2))
+        self.requested = requested
+        self.free = free
 
 
 class CancelledError(LoadplanError):
@@ -64,13 +62,12 @@ class InternalError(LoadplanError, RuntimeError):
     """An independent checker caught a loadplan bug; please report it."""
 
 
-def _gib(pattern: str, message: str) -> Optional[int]:
-    m = re.search(pattern, message)
-    return int(float(m.group(1)) * (1 << 30)) if m else None
-
-
-def from_status(kind: str, message: str, during: str) -> LoadplanError:
-    """The exception for a C++ ``base::Status`` (``kind`` is ``base::ErrorKindName``)."""
+def from_status(kind: str, message: str, during: str, requested: Optional[int] = None,
+                free: Optional[int] = None) -> LoadplanError:
+    """The exception for a C++ ``base::Status`` (``kind`` is ``base::ErrorKindName``;
+    ``requested``/``free`` its typed bytes, for an out-of-memory error)."""
+    if kind == "out of memory":
+        return OutOfMemoryError(message, requested, free)
     if kind == "I/O error" and during == "read":
         missing = message.endswith("No such file or directory")
         return (_MissingInputFile if missing else InputFileError)(message)

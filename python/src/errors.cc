@@ -10,8 +10,13 @@ namespace loadplan::python {
 
 void RaiseStatus(const base::Status& status, const char* during) {
   nb::object from_status = nb::module_::import_("loadplan._errors").attr("from_status");
-  nb::object error =
-      from_status(std::string(base::ErrorKindName(status.kind())), status.message(), during);
+  nb::object requested = nb::none(), free = nb::none();  // the typed figures, when carried
+  if (const std::optional<base::ErrorBytes>& b = status.bytes()) {
+    requested = nb::int_(b->requested);
+    if (b->free) free = nb::int_(*b->free);
+  }
+  nb::object error = from_status(std::string(base::ErrorKindName(status.kind())), status.message(),
+                                 during, requested, free);
   PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr())), error.ptr());
   throw nb::python_error();
 }

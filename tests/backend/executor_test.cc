@@ -165,6 +165,10 @@ TEST(MemoryBackend, SimulatedOomSaysWhatAndHowMuch) {
   const std::string& msg = r.status.message();
   EXPECT_NE(msg.find(fmt::format("({} bytes)", p.arena_bytes_rounded)), std::string::npos) << msg;
   EXPECT_NE(msg.find("free of"), std::string::npos) << msg;
+  // The figures as data, through the executor's re-wording ("step 1 (...): ...").
+  ASSERT_TRUE(r.status.bytes().has_value());
+  EXPECT_EQ(r.status.bytes()->requested, p.arena_bytes_rounded);
+  EXPECT_EQ(r.status.bytes()->free, 1000u);
   EXPECT_EQ(mb.LiveBytes(), 0u);  // cleanup freed the pool
 }
 

@@ -6,6 +6,21 @@
 namespace loadplan::base {
 namespace {
 
+TEST(Status, BytesSurviveRewordingAndContext) {
+  const Status oom =
+      Status::Error("pool of 2 GiB failed", ErrorKind::kOutOfMemory).WithBytes(2u << 30, 1u << 20);
+  ASSERT_TRUE(oom.bytes().has_value());
+  EXPECT_EQ(oom.bytes()->requested, 2u << 30);
+  EXPECT_EQ(oom.bytes()->free, 1u << 20);
+  const Status worded = oom.WithContext("load").WithMessage("step 3: " + oom.message());
+  EXPECT_EQ(worded.message(), "step 3: pool of 2 GiB failed");
+  EXPECT_EQ(worded.kind(), ErrorKind::kOutOfMemory);
+  EXPECT_EQ(worded.bytes(), oom.bytes());
+  EXPECT_FALSE(Status::Error("x").bytes().has_value());
+  EXPECT_TRUE(Status::Ok().WithBytes(1, 2).ok());  // ok stays ok
+  EXPECT_FALSE(Status::Ok().WithBytes(1, 2).bytes().has_value());
+}
+
 TEST(StatusLines, NoProblemsIsOk) {
   EXPECT_TRUE(StatusFromLines({}).ok());
   EXPECT_TRUE(StatusLines(Status::Ok()).empty());

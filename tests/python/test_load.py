@@ -43,12 +43,12 @@ def test_errors_map_every_kind():
     assert isinstance(from_status("device error", "m", "load"), loadplan.DeviceError)
     assert isinstance(from_status("cancelled", "m", "load"), loadplan.CancelledError)
     assert isinstance(from_status("internal error", "m", "load"), loadplan.InternalError)
-    oom = from_status("out of memory",
-                      "resident pool of 1.50 GiB (1610612736 bytes) failed: over the limit; "
-                      "0.00 GiB (0 bytes) live on this backend; 0.42 GiB free of 139.80 GiB",
-                      "load")
+    assert isinstance(from_status("option", "m", "load"), loadplan.OptionError)
+    oom = from_status("out of memory", "resident pool of 1.50 GiB failed", "load",
+                      1610612736, 450971566)  # the C++ error's typed bytes, not its words
     assert isinstance(oom, MemoryError)
-    assert oom.requested == 1610612736 and oom.free == int(0.42 * 2**30)
+    assert oom.requested == 1610612736 and oom.free == 450971566
+    assert from_status("out of memory", "m", "load").requested is None
 
 
 def test_bad_placement_is_an_option_error(checkpoint):

@@ -18,9 +18,8 @@ using testing::ModelFolder;
 using testing::ShapeOf;
 using testing::Tensors;
 
-base::Result<ImportResult> Import(const ModelFolder& f, ImportOptions o = {}) {
-  return ImportModel(f.dir(), o);
-}
+using testing::Import;
+using testing::ImportOf;
 
 bool Has(const std::vector<std::string>& v, std::string_view part) {
   return std::any_of(v.begin(), v.end(),
@@ -239,25 +238,19 @@ namespace loadplan::importer {
 namespace {
 
 TEST(AnyModelReview, AZeroAttentionPeriodIsAnErrorNotADivisionByZero) {
-  ModelFolder f;
   nlohmann::json c = LlamaConfig(2);
   c["model_type"] = "jamba";
   c["attn_layer_period"] = 0;
   c["mamba_d_state"] = 4;
-  f.Config(c);
-  f.Single(LlamaTensors(2));
-  const auto r = Import(f);
+  const auto r = ImportOf(c, LlamaTensors(2));
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("attn_layer_period is 0"), std::string::npos);
 }
 
 TEST(AnyModelReview, ANegativeLayerIsNotALayer) {
-  ModelFolder f;
-  f.Config(LlamaConfig());
   Tensors t = LlamaTensors();
   t.push_back({"model.layers.-1.input_layernorm.weight", Dtype::kBF16, {64}});
-  f.Single(t);
-  const auto r = Import(f);
+  const auto r = ImportOf(LlamaConfig(), t);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_TRUE(Has(r->notes, "model.layers.-1.input_layernorm.weight"));  // unrecognised
 }

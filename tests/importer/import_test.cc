@@ -18,9 +18,8 @@ using testing::ModelFolder;
 using testing::ShapeOf;
 using testing::Tensors;
 
-base::Result<ImportResult> Import(const ModelFolder& f, ImportOptions o = {}) {
-  return ImportModel(f.dir(), o);
-}
+using testing::Import;
+using testing::ImportOf;
 
 TEST(Import, LlamaEveryTensorIsAWeightWithItsNameDtypeAndShape) {
   ModelFolder f;
@@ -81,12 +80,9 @@ TEST(Import, TiedEmbeddingsWithoutLmHeadAreNoted) {
 }
 
 TEST(Import, UnrecognisedTensorsAreStillBoundAndReported) {
-  ModelFolder f;
-  f.Config(LlamaConfig());
   Tensors t = LlamaTensors();
   t.push_back({"model.rotary_emb.inv_freq", Dtype::kF32, {8}});
-  f.Single(t);
-  const auto r = Import(f);
+  const auto r = ImportOf(LlamaConfig(), t);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_NE(Find(r->manifest, "model.rotary_emb.inv_freq"), nullptr);
   ASSERT_EQ(r->notes.size(), 1u);

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backend/checkpoint/safetensors_write.h"
+#include "importer/import.h"
 #include "verifier/manifest.h"
 
 namespace loadplan::importer::testing {
@@ -133,6 +134,21 @@ inline Tensors LlamaTensors(int64_t layers = 2, bool lm_head = true) {
     }
   }
   return t;
+}
+
+// The folder imported (ImportModel with `o`).
+inline base::Result<ImportResult> Import(const ModelFolder& f, ImportOptions o = {}) {
+  return ImportModel(f.dir(), o);
+}
+
+// A folder of `config` and one model.safetensors of `t`, imported: the arrange-and-act of
+// most importer tests in one line.
+inline base::Result<ImportResult> ImportOf(const nlohmann::json& config, const Tensors& t,
+                                           ImportOptions o = {}) {
+  ModelFolder f;
+  f.Config(config);
+  f.Single(t);
+  return Import(f, o);
 }
 
 }  // namespace loadplan::importer::testing

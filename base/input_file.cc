@@ -16,13 +16,14 @@ namespace {
 
 Status IoError(std::string message) { return Status::Error(std::move(message), ErrorKind::kIo); }
 
+// "a FIFO, " for the kinds people meet; "" for the rest.
 std::string_view KindOf(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
+  if (S_ISDIR(mode)) return "a directory, ";
+  if (S_ISFIFO(mode)) return "a FIFO, ";
+  if (S_ISCHR(mode)) return "a character device, ";
+  if (S_ISBLK(mode)) return "a block device, ";
+  if (S_ISSOCK(mode)) return "a socket, ";
+  return "";
 }
 
 // Closes the descriptor unless released.
@@ -34,34 +35,34 @@ struct Fd {
   int Release() { return std::exchange(fd, -1); }
 };
 
-}  // namespace
-
-Result<int> OpenRegularFile(const std::string& path) {
-  Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};  // a FIFO opens at once
+// The regular file at `path`, blocking again, and its size; `f` owns the descriptor.
+Result<uint64_t> Open(const std::string& path, Fd& f) {
+  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // a FIFO opens at once
   if (f.fd < 0) return IoError(fmt::format("cannot open {}: {}", path, std::strerror(errno)));
   struct stat st {};
   if (::fstat(f.fd, &st) != 0)
     return IoError(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
-  if (!S_ISREG(st.st_mode)) {
-    const std::string_view kind = KindOf(st.st_mode);
-    return IoError(kind == "not a regular file"
-                       ? fmt::format("cannot read {}: not a regular file", path)
-                       : fmt::format("cannot read {}: {}, not a regular file", path, kind));
-  }
+  if (!S_ISREG(st.st_mode))
+    return IoError(fmt::format("cannot read {}: {}not a regular file", path, KindOf(st.st_mode)));
   const int flags = ::fcntl(f.fd, F_GETFL);
   if (flags < 0 || ::fcntl(f.fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
     return IoError(fmt::format("cannot open {}: {}", path, std::strerror(errno)));
+  return static_cast<uint64_t>(st.st_size);
+}
+
+}  // namespace
+
+Result<int> OpenRegularFile(const std::string& path) {
+  Fd f;
+  if (Result<uint64_t> size = Open(path, f); !size.ok()) return size.status();
   return f.Release();
 }
 
 Result<std::string> ReadInputFile(const std::string& path, uint64_t limit, std::string_view what) {
-  Result<int> opened = OpenRegularFile(path);
+  Fd f;
+  const Result<uint64_t> opened = Open(path, f);
   if (!opened.ok()) return opened.status();
-  Fd f{*opened};
-  struct stat st {};
-  if (::fstat(f.fd, &st) != 0)
-    return IoError(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
-  const auto size = static_cast<uint64_t>(st.st_size);
+  const uint64_t size = *opened;
   if (size > limit) {
     return IoError(
         fmt::format("{} is {} bytes, over the {} byte {} limit", path, size, limit, what));

@@ -16,14 +16,14 @@ int RunCalibrate(const CalibrateCliOptions& o) {
       .scratch_bytes = static_cast<uint64_t>(o.scratch_gib * 1073741824.0),
       .io_threads = o.io_threads,
       .chunk_bytes = static_cast<uint64_t>(o.chunk_mib * 1048576.0),
+      .choose_io = o.choose_io,
       .note = [](const std::string& s) { std::fprintf(stderr, "calibrate: %s\n", s.c_str()); }};
   c.cold_bytes = std::min(c.cold_bytes, c.scratch_bytes);
   base::Result<simulator::timing::MachineProfile> p = backend::Calibrate(c);
   if (!p.ok()) {
     std::fprintf(stderr, "loadplan calibrate: %s\n", p.status().message().c_str());
     const base::ErrorKind k = p.status().kind();
-    const bool no_device = p.status().message().rfind("no CUDA device", 0) == 0;
-    return no_device || k == base::ErrorKind::kIo || k == base::ErrorKind::kInvalidInput ? 2 : 3;
+    return k == base::ErrorKind::kIo || k == base::ErrorKind::kInvalidInput ? 2 : 3;
   }
   const std::string text = DumpJson(simulator::timing::ProfileJson(*p)) + "\n";
   if (o.out.empty() || o.out == "-") {

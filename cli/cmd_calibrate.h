@@ -15,11 +15,12 @@ struct CalibrateCliOptions {
   std::string dir = ".";                             // --dir: where the scratch file goes
   double scratch_gib = 4;                            // --scratch-gib: scratch file size
   uint32_t io_threads = backend::kDefaultIoThreads;  // --io-threads (the rates hold for this pool)
+  bool choose_io = false;  // --choose-io: the fastest threads x chunk of a grid, into the profile
   double chunk_mib = backend::kDefaultChunkBytes / 1048576.0;  // --chunk-mib
 };
 
-// Exit code: 0 written; 2 no usable CUDA device, the scratch file or the output cannot be
-// written; 3 a CUDA error while measuring.
+// Exit code, as `run`'s: 0 written; 2 the scratch file or the output cannot be written; 3 no
+// usable CUDA device, or a CUDA error while measuring.
 int RunCalibrate(const CalibrateCliOptions& options);
 
 }  // namespace loadplan::cli

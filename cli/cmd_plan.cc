@@ -13,6 +13,7 @@
 #include "cli/cmd_plan_time.h"
 #include "cli/json_out.h"
 #include "cli/pipeline.h"
+#include "simulator/phases/phases.h"
 #include "verifier/bind_assignment.h"
 #include "verifier/diag.h"
 
@@ -61,8 +62,8 @@ bool ResolveDevice(const PlanCliOptions& o, PlanReport& r) {
   if (!device) {
     std::fprintf(stderr,
                  "loadplan plan: --device-memory %s: not a size (\"139.8GiB\", \"288GB\", bytes), "
-                 "a preset (h200, b200, gb300) or free\n",
-                 o.device_memory->c_str());
+                 "a preset (%s) or free\n",
+                 o.device_memory->c_str(), simulator::PresetNames().c_str());
     return false;
   }
   r.device_bytes = device->bytes;

@@ -39,8 +39,8 @@ int AddLoadTime(const PlanCliOptions& o, const verifier::VerifiedManifest& verif
     if (!size) {
       std::fprintf(stderr,
                    "loadplan plan: --fit %s: not a size (\"80GiB\", \"16GB\", bytes) or a "
-                   "preset (h200, b200, gb300)\n",
-                   o.fit->c_str());
+                   "preset (%s)\n",
+                   o.fit->c_str(), simulator::PresetNames().c_str());
       return 2;
     }
     timing::FitOptions f{.size = size->bytes, .predict = predict, .base = o.plan};

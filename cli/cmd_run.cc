@@ -9,6 +9,7 @@
 #include <future>
 #include <memory>
 #include <numeric>
+#include <utility>
 #include <optional>
 
 #include <fmt/format.h>
@@ -64,7 +65,8 @@ struct Setup {
 // (The load options' bounds are api::CheckLoadOptions', checked in LoadOptionsOf.)
 std::string OptionProblem(const RunCliOptions& o) {
   constexpr double kMaxMib = 1 << 20;  // bytes that fit 64 bits: CheckLoadOptions says the rest
-  if (!(o.chunk_mib > 0 && o.chunk_mib <= kMaxMib) || !(o.read_mib >= 0 && o.read_mib <= kMaxMib))
+  const double chunk_mib = o.chunk_mib.value_or(1);
+  if (!(chunk_mib > 0 && chunk_mib <= kMaxMib) || !(o.read_mib >= 0 && o.read_mib <= kMaxMib))
     return "--chunk-mib and --read-mib must be in (0, 1048576] MiB";
   if (o.repeat == 0) return "--repeat must be at least 1";
   if (o.checkpoint.empty()) return "--checkpoint DIR is required";
@@ -85,10 +87,32 @@ Outcome<std::unique_ptr<backend::Checkpoint>> OpenCheckpoint(const RunCliOptions
   return std::move(*opened);
 }
 
-Outcome<api::LoadOptions> LoadOptionsOf(const RunCliOptions& o) {
+// --machine's profile, or none without it (exit 2 when it cannot be read).
+Outcome<std::optional<simulator::timing::MachineProfile>> MachineOf(const RunCliOptions& o) {
+  using Machine = Outcome<std::optional<simulator::timing::MachineProfile>>;
+  if (o.machine.empty()) return std::optional<simulator::timing::MachineProfile>();
+  base::Result<simulator::timing::MachineProfile> p = simulator::timing::ReadProfileFile(o.machine);
+  if (!p.ok()) return Machine::Exit(Fail(2, "machine (--machine): " + p.status().message()));
+  return std::optional(std::move(*p));
+}
+
+// The I/O pair: --io-threads / --chunk-mib where given, else the --machine profile's (what
+// `calibrate --choose-io` chose there), else the built-in defaults.
+std::pair<uint32_t, uint64_t> IoPairOf(
+    const RunCliOptions& o, const std::optional<simulator::timing::MachineProfile>& machine) {
+  uint32_t threads = machine ? machine->io_threads : backend::kDefaultIoThreads;
+  uint64_t chunk = machine ? machine->chunk_bytes : backend::kDefaultChunkBytes;
+  if (o.io_threads) threads = *o.io_threads;
+  if (o.chunk_mib) chunk = static_cast<uint64_t>(std::llround(*o.chunk_mib * (1 << 20)));
+  return {threads, chunk};
+}
+
+Outcome<api::LoadOptions> LoadOptionsOf(
+    const RunCliOptions& o, const std::optional<simulator::timing::MachineProfile>& machine) {
+  const auto [threads, chunk] = IoPairOf(o, machine);
   api::LoadOptions load{.device = o.device,
-                        .io_threads = o.io_threads,
-                        .chunk_bytes = static_cast<uint64_t>(std::llround(o.chunk_mib * (1 << 20))),
+                        .io_threads = threads,
+                        .chunk_bytes = chunk,
                         .read_bytes = static_cast<uint64_t>(std::llround(o.read_mib * (1 << 20))),
                         .derive = !o.no_derive,
                         .direct_io = o.direct};
@@ -104,9 +128,14 @@ Outcome<api::LoadOptions> LoadOptionsOf(const RunCliOptions& o) {
   return load;
 }
 
-// --reserve, or the CUDA context and module overhead calibrate measured on the H200.
-Outcome<uint64_t> ReserveOf(const RunCliOptions& o) {
-  if (!o.reserve) return simulator::timing::DefaultH200Profile().context_device_bytes;
+// --reserve, or the CUDA context and module overhead calibrate measured: on --machine's
+// machine, else on the H200.
+Outcome<uint64_t> ReserveOf(const RunCliOptions& o,
+                            const std::optional<simulator::timing::MachineProfile>& machine) {
+  if (!o.reserve) {
+    return machine ? machine->context_device_bytes
+                   : simulator::timing::DefaultH200Profile().context_device_bytes;
+  }
   const std::optional<uint64_t> bytes = simulator::ParseByteSize(*o.reserve);
   if (!bytes) return Outcome<uint64_t>::Exit(Fail(2, "--reserve: not a size: " + *o.reserve));
   return *bytes;
@@ -130,10 +159,11 @@ int CheckRoom(const RunCliOptions& o, const simulator::LoadPlan& plan, run::Repo
 }
 
 // Manifest, plan, checkpoint and options, or the exit code (its reason printed).
-Outcome<Setup> Prepare(const RunCliOptions& o) {
+Outcome<Setup> Prepare(const RunCliOptions& o,
+                       const std::optional<simulator::timing::MachineProfile>& machine) {
   if (const std::string problem = OptionProblem(o); !problem.empty())
     return Outcome<Setup>::Exit(Fail(2, problem));
-  Outcome<api::LoadOptions> load = LoadOptionsOf(o);  // usage first, before any file is read
+  Outcome<api::LoadOptions> load = LoadOptionsOf(o, machine);  // usage before the manifest
   if (!load.ok()) return Outcome<Setup>::Exit(load.exit_code());
   Outcome<CheckedInput> in = LoadVerified(o.manifest, {.command = "loadplan run"});
   if (!in.ok()) return Outcome<Setup>::Exit(in.exit_code());
@@ -245,13 +275,15 @@ int RunRun(const RunCliOptions& given) {
   std::optional<api::StageChoice> stage;
   if (const int rc = ChooseStageOf(o, stage); rc != 0) return rc;
   backend::PrepareCudaProcess();  // before the first CUDA call
-  const Outcome<uint64_t> reserve = ReserveOf(o);
+  const Outcome<std::optional<simulator::timing::MachineProfile>> machine = MachineOf(o);
+  if (!machine.ok()) return machine.exit_code();
+  const Outcome<uint64_t> reserve = ReserveOf(o, *machine);
   if (!reserve.ok()) return reserve.exit_code();
   // The CUDA context starts beside parsing and planning (which make no CUDA call); a failed
   // preparation waits for it (the future's end), then exits.
   std::future<base::Result<double>> context =
       std::async(std::launch::async, backend::StartDevice, o.device);
-  Outcome<Setup> prepared = Prepare(o);
+  Outcome<Setup> prepared = Prepare(o, *machine);
   const double prepare_s = Seconds(t0);
   if (!prepared.ok()) return prepared.exit_code();
   const Setup& s = *prepared;

@@ -26,13 +26,15 @@ struct RunCliOptions {
   bool no_derive = false;    // --no-derive: load only
   bool direct = false;       // --direct: O_DIRECT reads around the page cache
   std::string save_derived;  // --save-derived DIR: derived carries as safetensors
-  uint32_t io_threads = backend::kDefaultIoThreads;            // --io-threads
-  double chunk_mib = backend::kDefaultChunkBytes / 1048576.0;  // --chunk-mib (at least 4 KiB)
-  double read_mib = 0;            // --read-mib: pread size within a chunk (0: the chunk)
-  uint32_t repeat = 1;            // --repeat: loads in a row, the median is reported
-  bool ceilings = false;          // --ceilings: pinned H2D and host-read probes first
-  int device = 0;                 // --device
-  Format format = Format::kText;  // --format text|json
+  std::optional<uint32_t>
+      io_threads;                   // --io-threads (default: --machine's, else kDefaultIoThreads)
+  std::optional<double> chunk_mib;  // --chunk-mib, at least 4 KiB (default: as io_threads)
+  std::string machine;              // --machine PROFILE: its io.threads and io.chunk_bytes
+  double read_mib = 0;              // --read-mib: pread size within a chunk (0: the chunk)
+  uint32_t repeat = 1;              // --repeat: loads in a row, the median is reported
+  bool ceilings = false;            // --ceilings: pinned H2D and host-read probes first
+  int device = 0;                   // --device
+  Format format = Format::kText;    // --format text|json
 };
 
 // Prints the report on stdout. Exit code:

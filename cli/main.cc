@@ -26,6 +26,7 @@
 #include "cli/completion.h"
 #include "cli/pipeline.h"
 #include "importer/recipes.h"
+#include "simulator/phases/phases.h"
 #include "simulator/placement/placement.h"
 #include "verifier/diag.h"
 
@@ -245,8 +246,8 @@ void AddPlan(CLI::App& app, Commands& c) {
   cmd->add_option("file", c.plan.file, "Manifest (none: the embedded gpt-oss-120b example)");
   cmd->add_option("--at", c.plan.at, "Evaluate at VAR=VALUE (repeatable, once per variable)");
   cmd->add_option("--device-memory", c.plan.device_memory,
-                  "Device memory: a size (141GiB, 288GB, bytes), a preset (h200, b200, gb300) or "
-                  "free (read from the GPU now)");
+                  "Device memory: a size (141GiB, 288GB, bytes), a preset (" + sim::PresetNames() +
+                      ") or free (read from the GPU now)");
   cmd->add_option("--reserve", c.plan.reserve,
                   "Bytes the manifest does not hold (CUDA context, allocator slack): the budget is "
                   "device memory less this");
@@ -285,7 +286,10 @@ void AddCalibrate(CLI::App& app, Commands& c) {
       ->check(IntIn(1, 256));
   cmd->add_option("--chunk-mib", o.chunk_mib, "Chunk size of the measured pipeline in MiB")
       ->check(CLI::Range(0.00390625, 1024.0));
-  cmd->footer("Example:\n  loadplan calibrate -o h200.json --dir /tmp");
+  cmd->add_flag("--choose-io", o.choose_io,
+                "Also time a grid of I/O threads x chunk sizes and keep the fastest in the "
+                "profile (what run --machine uses)");
+  cmd->footer("Example:\n  loadplan calibrate -o h200.json --dir /tmp --choose-io");
   cmd->callback([&c] { c.code = cli::RunCalibrate(c.calibrate); });
 }
 
@@ -330,6 +334,9 @@ void AddRun(CLI::App& app, Commands& c) {
       ->check(IntIn(1, 256));
   cmd->add_option("--chunk-mib", o.chunk_mib, "Copy chunk size in MiB (fractions allowed)")
       ->check(PositiveNumber());
+  cmd->add_option("--machine", o.machine,
+                  "Machine profile (loadplan calibrate): its I/O threads and chunk size, where "
+                  "--io-threads / --chunk-mib are not given");
   cmd->add_option("--read-mib", o.read_mib,
                   "pread size within a chunk in MiB (default: the chunk; buffered reads only)")
       ->check(PositiveNumber());

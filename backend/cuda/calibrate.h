@@ -21,6 +21,11 @@ struct CalibrateOptions {
   uint64_t cold_bytes = uint64_t{2} << 30;  // read from the evicted file per cold measurement
   uint32_t io_threads = kDefaultIoThreads;  // the CUDA backend's defaults
   uint64_t chunk_bytes = kDefaultChunkBytes;
+  // --choose-io: time the hot pipeline for a grid of I/O threads x chunk sizes (8-24 threads,
+  // 2-8 MiB) beside the given pair, and keep the fastest in the profile's `io` (the given pair
+  // unless another is more than 2% faster): the pair `run --machine` and Python's
+  // `load(machine=...)` then use on this machine.
+  bool choose_io = false;
   std::function<void(const std::string&)> note;  // progress lines ("pinned H2D 55.1 GB/s")
 };
 

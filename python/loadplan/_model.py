@@ -86,8 +86,8 @@ def _bar() -> Progress:
 
 
 def load(manifest: ManifestSource, checkpoint: "str | os.PathLike[str]", device: int = 0, *,
-         io_threads: int = _loadplan.DEFAULT_IO_THREADS,
-         chunk_bytes: int = _loadplan.DEFAULT_CHUNK_BYTES, memory_limit: Optional[int] = None,
+         io_threads: Optional[int] = None, chunk_bytes: Optional[int] = None,
+         machine: "str | os.PathLike[str] | None" = None, memory_limit: Optional[int] = None,
          reserve: int = 0, naive: bool = False, derive: bool = True, direct_io: bool = False,
          lanes: Optional[int] = None,
          prefetch: Optional[int] = None, placement: str = "",
@@ -103,7 +103,9 @@ def load(manifest: ManifestSource, checkpoint: "str | os.PathLike[str]", device:
     device; without it a bar is drawn when stderr is a terminal. ``naive``, ``lanes``,
     ``prefetch`` and ``placement`` choose the plan as in plan(); ``derive=False`` runs no
     derive kernel; ``direct_io=True`` reads with O_DIRECT around the page cache (a checkpoint
-    that is not cached: docs/runtime.md); ``memory_limit`` refuses device allocations beyond that many bytes.
+    that is not cached: docs/runtime.md); ``io_threads`` and ``chunk_bytes`` default to the
+    ``machine`` profile's pair (``loadplan calibrate --choose-io`` wrote it: docs/load-time.md),
+    else to DEFAULT_IO_THREADS and DEFAULT_CHUNK_BYTES, as ``loadplan run --machine``; ``memory_limit`` refuses device allocations beyond that many bytes.
     Before anything is allocated, the plan's peak plus ``reserve`` bytes (what the process needs
     beside the weights) must fit the GPU's free memory, else OutOfMemoryError saying both (the
     check `loadplan run` makes, with its bounds on io_threads, chunk_bytes: OptionError). Raises ManifestError,
@@ -115,6 +117,11 @@ def load(manifest: ManifestSource, checkpoint: "str | os.PathLike[str]", device:
         stage = _loadplan.choose_stage(os.fspath(manifest))
         manifest, device = stage["manifest"], stage["device"]
         text, _ = manifest_text(manifest)
+    io = _loadplan.machine_io(os.fspath(machine)) if machine is not None else {}
+    if io_threads is None:
+        io_threads = io.get("io_threads", _loadplan.DEFAULT_IO_THREADS)
+    if chunk_bytes is None:
+        chunk_bytes = io.get("chunk_bytes", _loadplan.DEFAULT_CHUNK_BYTES)
     if progress is None and sys.stderr.isatty():
         progress = _bar()
     core = _loadplan.load(manifest, text, os.fspath(checkpoint), device, io_threads, chunk_bytes,

@@ -18,6 +18,7 @@
 
 #include "api/launch.h"
 #include "api/loadplan.h"
+#include "simulator/timing/profile.h"
 #include "python/src/bindings.h"
 #include "python/src/model.h"
 
@@ -183,9 +184,30 @@ nb::dict ChooseStage(const std::string& path) {
   return d;
 }
 
+// A machine profile (`loadplan calibrate`, the strict parser `plan --machine` and `run
+// --machine` use): {"io_threads", "chunk_bytes", "context_device_bytes", "device", "measured"}.
+nb::dict MachineIo(const std::string& path) {
+  const base::Result<simulator::timing::MachineProfile> p =
+      simulator::timing::ReadProfileFile(path);
+  if (!p.ok()) {  // the CLI's words and exit class (run --machine: exit 2)
+    RaiseStatus(base::Status::Error("machine (--machine): " + p.status().message(),
+                                    base::ErrorKind::kOption),
+                "options");
+  }
+  nb::dict d;
+  d["io_threads"] = p->io_threads;
+  d["chunk_bytes"] = p->chunk_bytes;
+  d["context_device_bytes"] = p->context_device_bytes;
+  d["device"] = p->device;
+  d["measured"] = p->measured;
+  return d;
+}
+
 }  // namespace
 
 void BindLoad(nb::module_& m) {
+  m.def("machine_io", &MachineIo, nb::arg("path"),
+        "A machine profile's I/O pair and context bytes (loadplan calibrate --choose-io).");
   m.attr("DEFAULT_IO_THREADS") = backend::kDefaultIoThreads;  // backend/load_defaults.h
   m.attr("DEFAULT_CHUNK_BYTES") = backend::kDefaultChunkBytes;
   m.def("choose_stage", &ChooseStage, nb::arg("path"),

@@ -34,9 +34,8 @@ base::Status Fill(const verifier::Manifest& m, const PlanArgs& a, api::PlanRepor
   const std::optional<simulator::DeviceMemory> d = simulator::ResolveDeviceMemory(*a.device_memory);
   if (!d) {
     return base::Status::Error(fmt::format(
-        "device_memory {}: not a size (\"139.8GiB\", \"288GB\", bytes) or a preset (h200, b200, "
-        "gb300)",
-        *a.device_memory));
+        "device_memory {}: not a size (\"139.8GiB\", \"288GB\", bytes) or a preset ({})",
+        *a.device_memory, simulator::PresetNames()));
   }
   r.device_bytes = d->bytes;
   r.device_label = d->label;

@@ -47,8 +47,8 @@ std::optional<std::string> DeviceMemoryAt(const json& obj, const std::string& pt
   if (!ResolveDeviceMemory(text)) {
     Error(diags, at,
           fmt::format("device_memory \"{}\" is not a size (\"139.8GiB\", \"288GB\", bytes) or a "
-                      "preset (h200, b200, gb300)",
-                      text));
+                      "preset ({})",
+                      text, PresetNames()));
     return std::nullopt;
   }
   return text;

@@ -90,6 +90,8 @@ struct DevicePreset {
   std::string_view figure = "total";
 };
 const std::vector<DevicePreset>& DevicePresets();
+// The presets' names for a message: "h100, h200, b200, gb300".
+std::string PresetNames();
 // A preset name (case-insensitive) or a size.
 std::optional<uint64_t> ParseDeviceMemory(std::string_view text);
 

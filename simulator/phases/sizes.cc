@@ -60,6 +60,11 @@ std::optional<uint64_t> ParseByteSize(std::string_view text) {
 
 const std::vector<DevicePreset>& DevicePresets() {
   static const std::vector<DevicePreset> kPresets = {
+      {"h100", 85017493504, true,
+       "79.18 GiB: total cudaMemGetInfo reports on the lent NVIDIA H100 80GB HBM3 (81559 MiB as "
+       "nvidia-smi counts it, less what the driver holds), read by `loadplan run` on 2026-12-06 "
+       "(docs/planner.md, device presets)",
+       "total"},
       {"h200", 150109106995, true,
        "139.8 GiB: total cudaMemGetInfo reports on the lent NVIDIA H200 (143771 MiB as nvidia-smi "
        "counts it, less what the driver holds), measured to 0.1 GiB (docs/planner.md, device "
@@ -72,6 +77,13 @@ const std::vector<DevicePreset>& DevicePresets() {
        "total"},
   };
   return kPresets;
+}
+
+std::string PresetNames() {
+  std::string out;
+  for (const DevicePreset& p : DevicePresets())
+    out += (out.empty() ? "" : ", ") + std::string(p.name);
+  return out;
 }
 
 std::optional<DeviceMemory> ResolveDeviceMemory(std::string_view text) {

@@ -6,7 +6,7 @@
 #   do the lines starting with `python3 scripts/` (the docs' helpers: model skeletons);
 # - inline `loadplan CMD ARGS` spans run too; a bare `loadplan CMD` (or a synopsis with
 #   placeholders: FILE, [--x], ...) must at least name a command (`CMD --help` exits 0).
-# Each must exit 0, except `run` without a GPU (exit 3, "no CUDA device") and `plan` over
+# Each must exit 0, except `run` and `calibrate` without a GPU (exit 3, "no CUDA device") and `plan` over
 # --device-memory (exit 1, "DOES NOT FIT"). Headings are not commands. The only
 # rewrite: `--cases N` becomes `--cases 3` (the fuzz properties, kept short for CI).
 # Usage: doc_commands.sh LOADPLAN SOURCE_DIR SHARED_DIR
@@ -59,7 +59,9 @@ run_one() {  # file, command text
   local out rc
   out=$(cd "$work/cwd" && eval "timeout 300 \"$loadplan\" $cmd" 2>&1 </dev/null)
   rc=$?
-  if [[ $word == run && $rc == 3 && $out == *"no CUDA device"* ]]; then return; fi
+  if [[ ($word == run || $word == calibrate) && $rc == 3 && $out == *"no CUDA device"* ]]; then
+    return
+  fi
   # `plan --device-memory` exits 1 when the peak does not fit, and says so (README's example).
   if [[ $word == plan && $rc == 1 && $out == *"DOES NOT FIT"* ]]; then return; fi
   [[ $rc == 0 ]] || fail "$file: loadplan $cmd: exit $rc: $(tail -c 400 <<<"$out")"

@@ -94,9 +94,7 @@ class FaultsGpuTest : public ::testing::Test {
     ASSERT_EQ(cudaFree(nullptr), cudaSuccess);
     plan_ = std::make_shared<const LoadPlan>(*PlanLoad(*model_->verified));
     if (!warmed_) WarmUp();
-    base_ = {.free = FreeBytes(),
-             .fds = Entries("/proc/self/fd"),
-             .threads = SettledThreads()};
+    base_ = {.free = FreeBytes(), .fds = Entries("/proc/self/fd"), .threads = SettledThreads()};
   }
   // What the CUDA runtime sets up once per process and keeps (local memory grown for loads on
   // several threads at once, the staging behind a pageable copy-out) is set up before the

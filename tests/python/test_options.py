@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 import loadplan
-from conftest import EXAMPLES, TINY
+from conftest import EXAMPLES, ROOT, TINY
 
 GPT = next(p for p in EXAMPLES if p.name == "gpt-oss-120b.json")
 
@@ -69,3 +69,21 @@ def test_load_options_are_checked_before_the_device(checkpoint, kw, message):
     """The bounds `loadplan run` has, from the library: no GPU is needed to hear them."""
     with pytest.raises(loadplan.OptionError, match=message):
         loadplan.load(TINY, checkpoint, 0, **kw)
+
+
+def test_a_machine_profile_sets_the_io_pair_as_run_does(tmp_path, cli, checkpoint):
+    """load(machine=...) reads the profile with the CLI's strict parser: its I/O pair is the
+    default (H100's profile: 12 x 4 MiB); a bad one is the CLI's error, before any GPU."""
+    import json
+    io = loadplan._loadplan.machine_io(str(ROOT / "examples/profiles/h100.json"))
+    assert (io["io_threads"], io["chunk_bytes"]) == (12, 4 << 20)
+    assert io["context_device_bytes"] > 0 and io["device"].startswith("NVIDIA H100")
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"schema": "loadplan-machine-profile"}))
+    for path, message in [(tmp_path / "none.json", "cannot open"), (bad, "/version")]:
+        with pytest.raises(loadplan.OptionError, match=r"machine \(--machine\): .*" + message):
+            loadplan.load(TINY, checkpoint, 0, machine=path)
+        out = subprocess.run([str(cli.path), "run", str(TINY), "--checkpoint", str(checkpoint),
+                              "--machine", str(path)], capture_output=True, text=True)
+        assert out.returncode == 2
+        assert "machine (--machine): " in out.stderr and message in out.stderr, out.stderr

@@ -143,6 +143,8 @@ TEST(Sizes, ParseByteSize) {
 
 TEST(Sizes, DevicePresets) {
   EXPECT_EQ(ParseDeviceMemory("h200"), 150109106995u);
+  EXPECT_EQ(ParseDeviceMemory("H100"), 85017493504u);
+  EXPECT_EQ(PresetNames(), "h100, h200, b200, gb300");
   EXPECT_EQ(ParseDeviceMemory("GB300"), 288000000000u);
   EXPECT_EQ(ParseDeviceMemory("80GiB"), 80ull << 30);
   EXPECT_EQ(ParseDeviceMemory("h900"), std::nullopt);

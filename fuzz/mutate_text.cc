@@ -67,7 +67,7 @@ std::optional<Mutation> TooDeep(const Manifest& m, const Pick& pick) {
 
 std::optional<Mutation> UnknownSchema(const Manifest& m, const Pick& pick) {
   json doc = Doc(m);
-  doc["schema"] = pick(2) == 0 ? 2 : 0;
+  doc["schema"] = pick(2) == 0 ? verifier::kSchemaVersion + 1 : 0;
   return FinishText("unknown-schema", doc.dump(2), {{"S1", "/schema"}});
 }
 

@@ -112,6 +112,8 @@ struct PlannedBuffer {
   // Or the whole checkpoint tensors read one after another into it, in this order (the
   // manifest's `tensors`): a fill reads each at the running offset.
   std::optional<std::vector<std::string>> tensors;
+  // With `tensor`: the part of it bound (the manifest's `slice`, schema 2).
+  std::optional<verifier::TensorSlice> slice;
   bool exported = false;  // the manifest exports it to serving (a carry loaded models hand out)
   // kStaged and fills of weights:
   std::optional<Lane> lane;

@@ -287,7 +287,9 @@ void ManifestBuilder::BuildBuffers(BuildResult& r) const {
       b.tensors = d.tensors;
     } else if (!d.kind) {
       b.tensor = d.tensor;
+      b.slice = d.options.slice;
     }
+    if (b.slice) r.manifest.schema = std::max(r.manifest.schema, 2);  // slices are schema 2
     r.manifest.buffers.push_back(std::move(b));
   }
   SortUnique(

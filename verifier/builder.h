@@ -81,6 +81,7 @@ struct BufferOptions {
   bool exported = false;
   std::optional<uint32_t> lane;
   std::optional<std::string> encoding;  // "fp4_e2m1x2" | "e8m0"
+  std::optional<TensorSlice> slice;     // Checkpoint only: the part of the tensor bound
 };
 
 struct CallSpec {

@@ -49,6 +49,13 @@ inline constexpr std::string_view kTensorAndTensors =
 inline constexpr std::string_view kEmptyTensors = "K10";  // `tensors` is an empty list
 inline constexpr std::string_view kListedTwice =
     "K11";  // one buffer's `tensors` lists a checkpoint tensor twice
+inline constexpr std::string_view kSliceBinding =
+    "K12";  // `slice` not on a weight or source bound by one `tensor`
+inline constexpr std::string_view kSliceShape =
+    "K13";  // slice dimension outside the buffer's shape, or its length not the buffer's extent
+inline constexpr std::string_view kSliceBytes =
+    "K14";  // slice of a sub-byte dtype off whole bytes, or splitting an MXFP4 block
+inline constexpr std::string_view kSliceSchema = "K15";  // `slice` in a schema-1 manifest
 
 // Programs and calls.
 inline constexpr std::string_view kDeriveFlags = "P1";  // derive combined with once, batch or graph

@@ -15,7 +15,10 @@
 
 namespace loadplan::verifier {
 
-inline constexpr int kSchemaVersion = 1;
+// The newest schema this loadplan reads and writes. 2 adds a buffer's `slice`; a manifest
+// without one is written as schema 1, so every schema-1 file reads and prints as before.
+inline constexpr int kSchemaVersion = 2;
+inline constexpr int kFirstSchemaVersion = 1;
 
 // Parameter access lives in base/access.h (the kernel registry shares it).
 using base::Access;
@@ -59,6 +62,16 @@ struct LoadOptions {
   bool operator==(const LoadOptions&) const = default;
 };
 
+// Part of a checkpoint tensor along one dimension (schema 2): elements [start, start + length)
+// of dimension `dim`, every other dimension whole. Dim 0 is one contiguous run of the
+// tensor's bytes; dim d > 0 is prod(shape[:d]) runs, one per outer index (docs/manifest.md).
+struct TensorSlice {
+  uint64_t dim = 0;
+  uint64_t start = 0;
+  uint64_t length = 0;
+  bool operator==(const TensorSlice&) const = default;
+};
+
 struct Buffer {
   std::string name;
   BufferKind kind = BufferKind::kWeight;
@@ -66,6 +79,7 @@ struct Buffer {
   // Or a list of whole checkpoint tensors read one after another into the buffer, in this
   // order (weight, source; never both, never empty: rules K9, K10).
   std::optional<std::vector<std::string>> tensors;
+  std::optional<TensorSlice> slice;  // with `tensor`: the part of it bound (rules K12-K15)
   base::Dtype dtype = base::Dtype::kU8;
   std::vector<Expr> shape;              // elements per dimension
   bool exported = false;                // "export": true
@@ -132,7 +146,7 @@ struct Program {
 };
 
 struct Manifest {
-  int schema = kSchemaVersion;
+  int schema = kFirstSchemaVersion;  // as read; the writer writes 2 where a buffer has a slice
   std::string name;
   std::vector<Variable> vars;  // sorted by name
   LoadOptions load;

@@ -29,6 +29,7 @@ std::string Article(std::string_view noun) {
 }
 
 constexpr int64_t kU32Max = std::numeric_limits<uint32_t>::max();
+constexpr int64_t kI64Max = std::numeric_limits<int64_t>::max();
 
 // Calls `f(value, pointer)` when `key` is present in `obj`.
 template <typename F>
@@ -68,14 +69,29 @@ LoadOptions BuildLoad(Fields& in, const Node& n, const Ptr& ptr) {
   return load;
 }
 
+// {"dim": D, "start": S, "length": N}: integers, D and S >= 0, N >= 1; absent when malformed.
+std::optional<TensorSlice> BuildSlice(Fields& in, const Node& n, const Ptr& ptr) {
+  if (!in.Object(n, ptr, "slice")) return std::nullopt;
+  in.CheckKeys(n, ptr, {"dim", "length", "start"}, {"dim", "length", "start"});
+  std::optional<int64_t> dim, start, length;
+  With(n, ptr, "dim", [&](const Node& x, const Ptr& p) { dim = in.Int(x, p, 0, kU32Max); });
+  With(n, ptr, "start", [&](const Node& x, const Ptr& p) { start = in.Int(x, p, 0, kI64Max); });
+  With(n, ptr, "length", [&](const Node& x, const Ptr& p) { length = in.Int(x, p, 1, kI64Max); });
+  if (!dim || !start || !length) return std::nullopt;
+  return TensorSlice{.dim = static_cast<uint64_t>(*dim),
+                     .start = static_cast<uint64_t>(*start),
+                     .length = static_cast<uint64_t>(*length)};
+}
+
 Buffer BuildBuffer(Fields& in, const std::string& name, const Node& n, const Ptr& ptr) {
   Buffer b;
   b.name = name;
   in.Name(name, ptr, "buffer", false);
   if (!in.Object(n, ptr, "buffer")) return b;
-  in.CheckKeys(n, ptr,
-               {"dtype", "encoding", "export", "kind", "lane", "shape", "tensor", "tensors"},
-               {"dtype", "kind", "shape"});
+  in.CheckKeys(
+      n, ptr,
+      {"dtype", "encoding", "export", "kind", "lane", "shape", "slice", "tensor", "tensors"},
+      {"dtype", "kind", "shape"});
   With(n, ptr, "kind", [&](const Node& x, const Ptr& p) {
     auto s =
         in.Enum(x, p, {"weight", "source", "carry", "state", "scratch", "input", "output", "peer"});
@@ -90,6 +106,7 @@ Buffer BuildBuffer(Fields& in, const std::string& name, const Node& n, const Ptr
   With(n, ptr, "tensor", [&](const Node& x, const Ptr& p) { b.tensor = in.String(x, p); });
   With(n, ptr, "tensors",
        [&](const Node& x, const Ptr& p) { b.tensors = in.NonEmptyStrings(x, p); });
+  With(n, ptr, "slice", [&](const Node& x, const Ptr& p) { b.slice = BuildSlice(in, x, p); });
   With(n, ptr, "export",
        [&](const Node& x, const Ptr& p) { b.exported = in.Bool(x, p).value_or(false); });
   With(n, ptr, "lane", [&](const Node& x, const Ptr& p) {
@@ -266,13 +283,16 @@ void BuildHeader(Fields& in, Manifest& m, const Node& root) {
   const Node* schema = root.Find("schema");
   if (schema == nullptr) {
     in.sink().Error(std::string(codes::kSchema), "", "missing \"schema\"", "add \"schema\": 1");
-  } else if (schema->kind != Kind::kInt || schema->integer != kSchemaVersion) {
+  } else if (schema->kind != Kind::kInt || schema->integer < kFirstSchemaVersion ||
+             schema->integer > kSchemaVersion) {
     in.sink().Error(
         std::string(codes::kSchema), "/schema",
-        fmt::format("unknown schema {}; this loadplan reads schema {}",
+        fmt::format("unknown schema {}; this loadplan reads schemas {} to {}",
                     schema->kind == Kind::kInt ? std::to_string(schema->integer)
                                                : std::string(json::KindName(schema->kind)),
-                    kSchemaVersion));
+                    kFirstSchemaVersion, kSchemaVersion));
+  } else {
+    m.schema = static_cast<int>(schema->integer);
   }
   With(root, Ptr{}, "name", [&](const Node& x, const Ptr& p) {
     if (auto s = in.String(x, p)) {

@@ -156,8 +156,8 @@ struct BufferMember {
 
 // A buffer's text where Print would put it (starting at `column` of a line indented by
 // `indent`), made directly: what Print would write for the buffer's object (keys dtype,
-// encoding, export, kind, lane, shape, tensor, tensors), byte for byte, without the tree (the
-// golden outputs and canonical files check it). A buffer is at most two levels deep (its
+// encoding, export, kind, lane, shape, slice, tensor, tensors), byte for byte, without the tree
+// (the golden outputs and canonical files check it). A buffer is at most two levels deep (its
 // shape, its tensors), so it goes on one line when that line fits, else one member per line
 // with each array on one line when it fits there.
 std::string BufferText(const Buffer& b, size_t indent, size_t column) {
@@ -166,7 +166,7 @@ std::string BufferText(const Buffer& b, size_t indent, size_t column) {
   if (b.tensors) {
     for (const std::string& t : *b.tensors) tensors.push_back(JsonString(t));
   }
-  BufferMember m[8];
+  BufferMember m[9];
   size_t n = 0;
   m[n++] = {"\"dtype\": ", JsonString(base::DtypeName(b.dtype))};
   if (b.encoding) m[n++] = {"\"encoding\": ", JsonString(*b.encoding)};
@@ -174,6 +174,10 @@ std::string BufferText(const Buffer& b, size_t indent, size_t column) {
   m[n++] = {"\"kind\": ", JsonString(BufferKindName(b.kind))};
   if (b.lane) m[n++] = {"\"lane\": ", std::to_string(*b.lane)};
   m[n++] = {"\"shape\": ", OneLine(dims), &dims};
+  if (b.slice) {
+    m[n++] = {"\"slice\": ", fmt::format("{{\"dim\": {}, \"length\": {}, \"start\": {}}}",
+                                         b.slice->dim, b.slice->length, b.slice->start)};
+  }
   if (b.tensor) m[n++] = {"\"tensor\": ", JsonString(*b.tensor)};
   if (b.tensors) m[n++] = {"\"tensors\": ", OneLine(tensors), &tensors};
   std::string line = "{";
@@ -289,7 +293,9 @@ Node ManifestNode(const Manifest& m) {
   o.emplace_back("name", Str(m.name));
   if (!m.programs.empty())
     o.emplace_back("programs", Section(m.programs, NameOf<Program>, ProgramNode));
-  o.emplace_back("schema", Int(m.schema));
+  const bool sliced = std::any_of(m.buffers.begin(), m.buffers.end(),
+                                  [](const Buffer& b) { return b.slice.has_value(); });
+  o.emplace_back("schema", Int(sliced ? std::max(m.schema, 2) : m.schema));
   if (!m.vars.empty()) {
     o.emplace_back("vars", Section(m.vars, NameOf<Variable>, [](const Variable& v) {
                      return Object({{"max", Int(v.max)}, {"min", Int(v.min)}});

@@ -14,7 +14,36 @@
 namespace loadplan::backend {
 namespace {
 
-// A `tensor` binding: present, of the buffer's dtype and shape.
+// The shape a sliced buffer has: its tensor's, with the slice's length at its dimension.
+std::vector<uint64_t> SlicedShape(std::vector<uint64_t> tensor, const verifier::TensorSlice& s) {
+  if (s.dim < tensor.size()) tensor[s.dim] = s.length;
+  return tensor;
+}
+
+// The runs of `b`'s slice in the tensor at `loc`, with the tensor's other dimensions equal
+// to the buffer's. Else the problem, worded after "{where}: tensor {name} ".
+base::Result<base::SliceRuns> SliceRunsOf(const simulator::PlannedBuffer& b,
+                                          const Checkpoint::Located& loc) {
+  const verifier::TensorSlice& s = *b.slice;
+  const std::vector<uint64_t> have(loc.info->shape.begin(), loc.info->shape.end());
+  base::Result<base::SliceRuns> runs = base::RunsOfSlice(have, b.dtype, s.dim, s.start, s.length);
+  if (!runs.ok()) {
+    return base::Status::Error(fmt::format("of shape [{}] in {}: {}", fmt::join(have, ", "),
+                                           loc.file->path(), runs.status().message()));
+  }
+  if (!b.shape || *b.shape != SlicedShape(have, s)) {
+    return base::Status::Error(fmt::format(
+        "has shape [{}] in {}: its slice [{}, {}) of dimension {} has shape [{}], the manifest "
+        "says [{}]",
+        fmt::join(have, ", "), loc.file->path(), s.start, s.start + s.length, s.dim,
+        fmt::join(SlicedShape(have, s), ", "),
+        b.shape ? fmt::format("{}", fmt::join(*b.shape, ", ")) : "variable"));
+  }
+  return runs;
+}
+
+// A `tensor` binding: present, of the buffer's dtype and shape (or, sliced, the slice inside
+// it with the buffer's shape).
 void CheckTensor(const simulator::PlannedBuffer& b, const std::string& where,
                  const Checkpoint& ckpt, std::vector<std::string>& errors) {
   const Checkpoint::Located loc = ckpt.Find(*b.tensor);
@@ -26,6 +55,12 @@ void CheckTensor(const simulator::PlannedBuffer& b, const std::string& where,
     errors.push_back(fmt::format("{}: tensor {} has dtype {} in {}, the manifest says {}", where,
                                  *b.tensor, base::DtypeName(loc.info->dtype), loc.file->path(),
                                  base::DtypeName(b.dtype)));
+  }
+  if (b.slice) {
+    const base::Result<base::SliceRuns> runs = SliceRunsOf(b, loc);
+    if (!runs.ok())
+      errors.push_back(fmt::format("{}: tensor {} {}", where, *b.tensor, runs.status().message()));
+    return;
   }
   const std::vector<uint64_t> have(loc.info->shape.begin(), loc.info->shape.end());
   if (!b.shape || *b.shape != have) {
@@ -76,11 +111,11 @@ base::Status CheckBindings(const simulator::LoadPlan& plan, const Checkpoint& ck
   return base::StatusFromLines(errors);
 }
 
-base::Result<std::vector<Checkpoint::Located>> LocateFill(const simulator::PlannedBuffer& b,
-                                                          const Checkpoint& ckpt) {
+base::Result<std::vector<FillPart>> LocateFill(const simulator::PlannedBuffer& b,
+                                               const Checkpoint& ckpt) {
   const std::vector<std::string_view> names = simulator::BoundTensors(b);
   if (names.empty()) return base::Status::Error("it binds no checkpoint tensor");
-  std::vector<Checkpoint::Located> out;
+  std::vector<FillPart> out;
   uint64_t sum = 0;
   for (std::string_view t : names) {
     const Checkpoint::Located loc = ckpt.Find(t);
@@ -91,13 +126,21 @@ base::Result<std::vector<Checkpoint::Located>> LocateFill(const simulator::Plann
                                              base::DtypeName(loc.info->dtype), loc.file->path(),
                                              base::DtypeName(b.dtype)));
     }
-    sum = base::AddSat(sum, loc.info->bytes());
-    out.push_back(loc);
+    FillPart part{.at = loc, .runs = {.run_bytes = loc.info->bytes(), .count = 1}};
+    if (b.slice) {
+      base::Result<base::SliceRuns> runs = SliceRunsOf(b, loc);
+      if (!runs.ok())
+        return base::Status::Error(fmt::format("tensor {} {}", t, runs.status().message()));
+      part.runs = *runs;
+    }
+    sum = base::AddSat(sum, part.runs.bytes());
+    out.push_back(part);
   }
   if (sum == b.bytes) return out;
   if (names.size() == 1) {
-    return base::Status::Error(fmt::format("tensor {} has {} bytes in {}, the plan's buffer has {}",
-                                           names[0], sum, out[0].file->path(), b.bytes));
+    return base::Status::Error(
+        fmt::format("tensor {} has {} bytes{} in {}, the plan's buffer has {}", names[0], sum,
+                    b.slice ? " in its slice" : "", out[0].at.file->path(), b.bytes));
   }
   return base::Status::Error(
       fmt::format("its {} tensors ({} ... {}) hold {} bytes together, the "

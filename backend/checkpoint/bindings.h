@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "backend/checkpoint/checkpoint.h"
+#include "base/slice_runs.h"
 #include "base/status.h"
 #include "simulator/plan.h"
 
@@ -18,11 +19,19 @@ namespace loadplan::backend {
 // Ok, or one kInvalidInput status listing every problem, one per line, in buffer order.
 [[nodiscard]] base::Status CheckBindings(const simulator::LoadPlan& plan, const Checkpoint& ckpt);
 
+// One tensor a fill reads, and which bytes of it: every byte (one run) or a slice's runs.
+struct FillPart {
+  Checkpoint::Located at;
+  base::SliceRuns runs;  // offsets within the tensor's data
+};
+
 // The checkpoint tensors a fill of `b` reads (simulator::BoundTensors), located, in read
-// order: each present and of the buffer's dtype, their bytes summing to the buffer's bytes.
-// Else kInvalidInput naming the first tensor at fault ("tensor t is not in the checkpoint");
-// the caller names the buffer. O(tensors x log checkpoint tensors).
-[[nodiscard]] base::Result<std::vector<Checkpoint::Located>> LocateFill(
-    const simulator::PlannedBuffer& b, const Checkpoint& ckpt);
+// order, with the runs read of each (a slice's, else the whole tensor): each present and of
+// the buffer's dtype, a slice inside its tensor with the buffer's shape, the runs' bytes
+// summing to the buffer's bytes. Else kInvalidInput naming the first tensor at fault ("tensor
+// t is not in the checkpoint"); the caller names the buffer. O(tensors x log checkpoint
+// tensors).
+[[nodiscard]] base::Result<std::vector<FillPart>> LocateFill(const simulator::PlannedBuffer& b,
+                                                             const Checkpoint& ckpt);
 
 }  // namespace loadplan::backend

@@ -109,6 +109,12 @@ std::string FixedShape(const verifier::Buffer& b, std::vector<uint64_t>& out) {
 // The tensors `b` binds with the shape `gen` writes: its `tensor` of its shape, or each of its
 // `tensors` of an equal share of its elements (1-D), which must divide evenly.
 std::string BufferEntries(const verifier::Buffer& b, std::vector<Entry>& out) {
+  if (b.slice) {
+    return fmt::format(
+        "buffer {}: it binds a slice of tensor {}, whose whole shape the manifest does not say; "
+        "write the checkpoint with the model's own tool",
+        b.name, b.tensor.value_or(""));
+  }
   std::vector<uint64_t> shape;
   if (std::string err = FixedShape(b, shape); !err.empty()) return err;
   const std::vector<std::string_view> names = verifier::BoundTensors(b);

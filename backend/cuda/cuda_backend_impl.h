@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "backend/checkpoint/bindings.h"
 #include "backend/checkpoint/file_read.h"
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/cuda_check.h"
@@ -46,11 +47,12 @@ struct CudaBackend::Impl {
   // checkpoint.
   std::optional<int> FdOf(const SafetensorsFile* file) const;
   cuda::DeviceMemory* RegionOf(const simulator::PlannedBuffer& b);
-  // The I/O requests of a fill of `buffer` at `dst`: one per part (LocateFill's), each at the
-  // bytes of the parts before it; kInternal for a file not of this checkpoint.
-  base::Result<std::vector<cuda::FillRequest>> FillRequests(
-      const simulator::PlannedBuffer& buffer, const std::vector<Checkpoint::Located>& parts,
-      const StepContext& at, uint8_t* dst);
+  // The I/O requests of a fill of `buffer` at `dst`: one per run of each part (LocateFill's:
+  // a whole tensor is one run), each at the bytes of the runs before it; kInternal for a file
+  // not of this checkpoint.
+  base::Result<std::vector<cuda::FillRequest>> FillRequests(const simulator::PlannedBuffer& buffer,
+                                                            const std::vector<FillPart>& parts,
+                                                            const StepContext& at, uint8_t* dst);
   uint8_t* Address(simulator::BufferId buffer);
   Status CheckUses(const simulator::PlannedCall& call);
   void Progress() const;

@@ -88,28 +88,34 @@ Status CudaBackend::AllocateArena(uint64_t bytes, const StepContext& at) {
 
 // One I/O request per checkpoint tensor of the fill, each to `dst` + the bytes before it.
 base::Result<std::vector<cuda::FillRequest>> CudaBackend::Impl::FillRequests(
-    const PlannedBuffer& buffer, const std::vector<Checkpoint::Located>& parts,
-    const StepContext& at, uint8_t* dst) {
+    const PlannedBuffer& buffer, const std::vector<FillPart>& parts, const StepContext& at,
+    uint8_t* dst) {
   std::vector<cuda::FillRequest> out;
   out.reserve(parts.size());
   uint64_t offset = 0;
-  for (const Checkpoint::Located& part : parts) {
-    if (!FdOf(part.file)) {
+  for (const FillPart& part : parts) {
+    const Checkpoint::Located& loc = part.at;
+    if (!FdOf(loc.file)) {
       return Status::Error(
-          fmt::format("{}: {} is not a file of this checkpoint", buffer.name, part.file->path()),
+          fmt::format("{}: {} is not a file of this checkpoint", buffer.name, loc.file->path()),
           base::ErrorKind::kInternal);
     }
-    out.push_back({.step = at.index,
-                   .waits = {at.waits.begin(), at.waits.end()},
-                   .file = part.file->Ref(),
-                   .tensor = part.info->name,
-                   .file_offset = part.file->FileOffset(*part.info),
-                   .faults = &faults,
-                   .dst = dst + offset,
-                   .bytes = part.info->bytes(),
-                   .what = fmt::format("{} (tensor {} in {})", buffer.name, part.info->name,
-                                       part.file->path())});
-    offset += part.info->bytes();  // LocateFill: the parts sum to the buffer's bytes
+    const std::string what =
+        fmt::format("{} (tensor {} in {})", buffer.name, loc.info->name, loc.file->path());
+    for (uint64_t k = 0; k < part.runs.count; ++k) {  // one request per run of a slice
+      out.push_back(
+          {.step = at.index,
+           .waits = {at.waits.begin(), at.waits.end()},
+           .file = loc.file->Ref(),
+           .tensor = loc.info->name,
+           .file_offset = loc.file->FileOffset(*loc.info) + part.runs.first + k * part.runs.stride,
+           .tensor_offset = part.runs.first + k * part.runs.stride,
+           .faults = &faults,
+           .dst = dst + offset,
+           .bytes = part.runs.run_bytes,
+           .what = what});
+      offset += part.runs.run_bytes;  // LocateFill: the runs sum to the buffer's bytes
+    }
   }
   return out;
 }
@@ -119,7 +125,7 @@ Status CudaBackend::Fill(const PlannedBuffer& buffer, simulator::Lane /*lane*/,
   Impl& d = *impl_;
   if (Status f = d.Fault(at); !f.ok()) return f;
   if (Status e = d.io->error(); !e.ok()) return d.ReportIo(std::move(e));
-  const base::Result<std::vector<Checkpoint::Located>> parts = LocateFill(buffer, d.checkpoint);
+  const base::Result<std::vector<FillPart>> parts = LocateFill(buffer, d.checkpoint);
   if (!parts.ok())
     return Status::Error(fmt::format("{}: {}", buffer.name, parts.status().message()));
   cuda::DeviceMemory* region = d.RegionOf(buffer);

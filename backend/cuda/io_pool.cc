@@ -206,7 +206,8 @@ Status IoPool::Copy(uint32_t w, const Chunk& c) {
   if (Status st = FreeSlot(k, s); !st.ok()) return st;
   const auto t0 = Clock::now();
   const FillRequest& r = c.job->req;
-  const ReadContext context{.tensor = r.tensor, .tensor_offset = c.offset, .faults = r.faults};
+  const ReadContext context{
+      .tensor = r.tensor, .tensor_offset = r.tensor_offset + c.offset, .faults = r.faults};
   const uint8_t* src = k.slot[s];
   if (c.job->direct != nullptr) {
     const base::Result<uint64_t> at =

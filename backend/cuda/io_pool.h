@@ -40,9 +40,10 @@ struct FillRequest {
   std::vector<simulator::StepIndex> waits;  // steps whose events the copies wait for
   FileRef file;                             // read with pread (ReadExact)
   std::string tensor;                       // the checkpoint tensor, for read errors
-  uint64_t file_offset = 0;                 // the tensor's first byte in the file
-  IoFaultState* faults = nullptr;           // the test seam (null: none)
-  uint8_t* dst = nullptr;                   // device address
+  uint64_t file_offset = 0;                 // the request's first byte in the file
+  uint64_t tensor_offset = 0;      // ... and in its tensor (a slice's run starts inside it)
+  IoFaultState* faults = nullptr;  // the test seam (null: none)
+  uint8_t* dst = nullptr;          // device address
   uint64_t bytes = 0;
   std::string what;  // "l0.fc1_w.raw from model-00001-of-00002.safetensors"
 };

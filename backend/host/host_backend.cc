@@ -169,15 +169,18 @@ Status HostBackend::Fill(const PlannedBuffer& buffer, simulator::Lane, const Ste
   const PlannedBuffer& b = plan_.buffers[*i];
   HostRegion* r = nullptr;
   if (Status s = Locate(b, "", r); !s.ok()) return Status::Error("fill: " + s.message());
-  const base::Result<std::vector<Checkpoint::Located>> parts = LocateFill(b, checkpoint_);
+  const base::Result<std::vector<FillPart>> parts = LocateFill(b, checkpoint_);
   if (!parts.ok()) {
     return Fail({.code = HostError::kTensor, .buffer = b.name},
                 fmt::format("fill of {}: {}", b.name, parts.status().message()));
   }
   uint8_t* dst = r->bytes.get() + b.offset;
-  for (const Checkpoint::Located& part : *parts) {  // whole tensors, one after another
-    if (Status s = ReadTensor(b.name, part, dst); !s.ok()) return s;
-    dst += part.info->bytes();
+  for (const FillPart& part : *parts) {  // tensors one after another, each run in order
+    for (uint64_t k = 0; k < part.runs.count; ++k) {
+      const uint64_t at = part.runs.first + k * part.runs.stride;
+      if (Status s = ReadRange(b.name, part.at, at, part.runs.run_bytes, dst); !s.ok()) return s;
+      dst += part.runs.run_bytes;
+    }
   }
   r->Mark(b.offset, b.bytes, true);
   if (b.residence == Residence::kStaged) MarkStagedFill(*i);
@@ -189,19 +192,20 @@ Status HostBackend::ReadFailure(const std::string& buffer, const Status& cause) 
   return cause.WithMessage(fmt::format("fill of {}: {}", buffer, cause.message()));
 }
 
-// The tensor's bytes into `dst`, chunk by chunk; the files checked unchanged before the first.
-Status HostBackend::ReadTensor(const std::string& buffer, const Checkpoint::Located& loc,
-                               uint8_t* dst) {
+// `bytes` of the tensor from `begin` into `dst`, chunk by chunk; the files checked unchanged
+// before the first.
+Status HostBackend::ReadRange(const std::string& buffer, const Checkpoint::Located& loc,
+                              uint64_t begin, uint64_t bytes, uint8_t* dst) {
   if (!files_checked_) {
     if (Status s = checkpoint_.CheckUnchanged(); !s.ok()) return ReadFailure(buffer, s);
     files_checked_ = true;
   }
-  const uint64_t bytes = loc.info->bytes();
   const uint64_t chunk = std::max<uint64_t>(1, options_.read_chunk_bytes);
   for (uint64_t off = 0; off < bytes; off += chunk) {
     const uint64_t n = std::min(chunk, bytes - off);
-    Status s = options_.direct_io ? ReadDirectChunk(loc, off, {dst + off, n})
-                                  : loc.file->Read(*loc.info, off, {dst + off, n}, &faults_);
+    Status s = options_.direct_io
+                   ? ReadDirectChunk(loc, begin + off, {dst + off, n})
+                   : loc.file->Read(*loc.info, begin + off, {dst + off, n}, &faults_);
     if (!s.ok()) return ReadFailure(buffer, s);
   }
   return Status::Ok();

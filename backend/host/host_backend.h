@@ -125,7 +125,8 @@ class HostBackend final : public Backend {
   Status Locate(const simulator::PlannedBuffer& b, const std::string& call, HostRegion*& out);
   uint8_t* Address(simulator::BufferId buffer) const;
   void MarkStagedFill(uint32_t buffer);
-  Status ReadTensor(const std::string& buffer, const Checkpoint::Located& loc, uint8_t* dst);
+  Status ReadRange(const std::string& buffer, const Checkpoint::Located& loc, uint64_t begin,
+                   uint64_t bytes, uint8_t* dst);
   Status ReadFailure(const std::string& buffer, const Status& cause);
   Status ReadDirectChunk(const Checkpoint::Located& loc, uint64_t offset, std::span<uint8_t> out);
   Status CheckUses(const simulator::PlannedCall& call);

@@ -56,6 +56,7 @@ std::vector<PlannedBuffer> BuildBuffers(const verifier::Manifest& m, bool naive)
     pb.bytes = MaxBufferBytes(b, box).value_or(UINT64_MAX);
     pb.tensor = b.tensor;
     pb.tensors = b.tensors;
+    pb.slice = b.slice;
     pb.exported = b.exported;
     if (b.lane) pb.lane = Lane{*b.lane};  // explicit pins; AssignWindowsAndLanes deals the rest
     out.push_back(std::move(pb));

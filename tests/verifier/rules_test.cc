@@ -33,6 +33,9 @@ const std::vector<Case>& Cases() {
       {"clean_dequant_bf16", {}},
       // a source bound by a list of whole tensors read one after another
       {"clean_tensors", {}},
+      // schema 2: two disjoint dim-0 slices of one tensor, a column slice of BF16, a row slice
+      // of F4 on whole bytes, an MXFP4 block slice on whole 16-byte blocks
+      {"clean_slices", {}},
       {"S6_kernel", {{"S6", "/programs/serve/calls/0/kernel"}}},
       {"S6_buffer", {{"S6", "/programs/serve/calls/0/args/x"}}},
       {"S6_shape_var", {{"S6", "/buffers/y/shape/0"}}},
@@ -61,6 +64,13 @@ const std::vector<Case>& Cases() {
       {"K9", {{"K9", "/buffers/w.raw/tensors"}}},
       {"K10", {{"K10", "/buffers/w.raw/tensors"}}},
       {"K11", {{"K11", "/buffers/w.raw/tensors/2"}}},  // the repeat, not the first
+      {"K12", {{"K12", "/buffers/w/slice"}}},          // a carry with a slice
+      {"K13_dim", {{"K13", "/buffers/w.raw/slice/dim"}}},
+      {"K13_length", {{"K13", "/buffers/w.raw/slice/length"}}},
+      {"K14", {{"K14", "/buffers/q4/slice"}}},          // F4 rows of 12 bits
+      {"K14_block", {{"K14", "/buffers/b/slice"}}},     // half an MXFP4 block
+      {"K15", {{"K15", "/buffers/w.raw/slice"}}},       // a slice in a schema-1 manifest
+      {"K6_slices", {{"K6", "/buffers/w.raw/slice"}}},  // overlapping slices of one tensor
       // lanes 0 is S11 alone: the pinned lane 1 is not checked against a lanes that failed
       {"S11_lanes_pinned", {{"S11", "/load/lanes"}}},
       {"S3_load_pinned", {{"S3", "/load"}}},  // "load": 5: no lanes value either, so no K7
@@ -174,10 +184,10 @@ TEST(RuleFixtures, TableCoversEveryFileAndCode) {
     for (const auto& [code, ptr] : c.expected) codes.insert(code);
   }
   EXPECT_EQ(files, listed);
-  const std::set<std::string> emitted = {"S3", "S6", "S8", "S9", "S11", "K1",  "K2",  "K3",  "K4",
-                                         "K5", "K6", "K7", "K8", "K9",  "K10", "K11", "P1",  "P2",
-                                         "P3", "P4", "P5", "P6", "P7",  "P8",  "P9",  "P10", "D1",
-                                         "D2", "D3", "D4", "D5", "B1",  "B2",  "L1",  "L2",  "L3"};
+  const std::set<std::string> emitted = {
+      "S3",  "S6",  "S8",  "S9",  "S11", "K1",  "K2", "K3", "K4", "K5", "K6", "K7", "K8", "K9",
+      "K10", "K11", "K12", "K13", "K14", "K15", "P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8",
+      "P9",  "P10", "D1",  "D2",  "D3",  "D4",  "D5", "B1", "B2", "L1", "L2", "L3"};
   EXPECT_EQ(codes, emitted);
 }
 

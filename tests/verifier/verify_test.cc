@@ -218,8 +218,8 @@ TEST(RuleTable, ListsEveryFamilyInPhaseOrder) {
     names.emplace_back(f.name);
     EXPECT_NE(f.check, nullptr);
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"structure", "kinds", "programs", "calls", "registry",
-                                             "dataflow", "bounds", "lints"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"structure", "kinds", "slices", "programs", "calls",
+                                             "registry", "dataflow", "bounds", "lints"}));
 }
 
 }  // namespace

@@ -53,6 +53,9 @@ const std::vector<std::string> kManifests = {
                           "x\t\u0001", "model.layers.0.mlp.experts.1.gate_proj.weight"]},
         "g": {"kind": "weight", "dtype": "U8", "shape": [1], "tensors": []},
         "h": {"kind": "carry", "dtype": "U8", "shape": [1], "tensor": "t", "tensors": ["u"]}}})json",
+    R"json({"schema": 2, "name": "slices", "buffers": {
+        "q": {"tensor": "qkv", "slice": {"start": 0, "length": 8, "dim": 0}, "shape": [8, 4], "dtype": "BF16", "kind": "weight"},
+        "k": {"kind": "weight", "dtype": "BF16", "shape": [4, 4], "tensor": "qkv", "slice": {"dim": 0, "start": 8, "length": 4}}}})json",
 };
 
 TEST(Writer, ParseWriteParseIsTheIdentity) {
@@ -118,6 +121,27 @@ TEST(Writer, TensorsListLaysOutLikeAShape) {
                      R"("tensors": ["u"]})"),
             std::string::npos)
       << out;
+}
+
+// A slice prints between shape and tensor, its keys sorted; a manifest with one is schema 2,
+// one without stays as it was read (every schema-1 file prints unchanged).
+TEST(Writer, SlicesPrintSortedAndMakeSchemaTwo) {
+  const std::string out = WriteManifest(*ParseManifest(kManifests[4]).manifest);
+  EXPECT_NE(out.find("    \"q\": {\n"
+                     "      \"dtype\": \"BF16\",\n"
+                     "      \"kind\": \"weight\",\n"
+                     "      \"shape\": [8, 4],\n"
+                     "      \"slice\": {\"dim\": 0, \"length\": 8, \"start\": 0},\n"
+                     "      \"tensor\": \"qkv\"\n"
+                     "    }\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("\"schema\": 2"), std::string::npos) << out;
+  Manifest m = *ParseManifest(kManifests[4]).manifest;
+  m.schema = 1;  // a builder's manifest: schema 2 is written because of the slice
+  EXPECT_NE(WriteManifest(m).find("\"schema\": 2"), std::string::npos);
+  for (Buffer& b : m.buffers) b.slice.reset();
+  EXPECT_NE(WriteManifest(m).find("\"schema\": 1"), std::string::npos);
 }
 
 TEST(Writer, GoldenTinyIsAFixedPoint) {

@@ -235,9 +235,10 @@ RuleContext MakeRuleContext(const Manifest& m, const VerifyOptions& options) {
 }
 
 std::span<const RuleFamily> AllRuleFamilies() {
-  static constexpr std::array<RuleFamily, 8> kFamilies{{
+  static constexpr std::array<RuleFamily, 9> kFamilies{{
       {"structure", &CheckStructure},
       {"kinds", &CheckKinds},
+      {"slices", &CheckSlices},
       {"programs", &CheckPrograms},
       {"calls", &CheckCalls},
       {"registry", &CheckRegistry},

@@ -1,5 +1,6 @@
 // Kind rules K1-K11: checkpoint bindings (one tensor or a list of them), how sources and
 // weights may be used, fixed shapes where the load needs them, and load lanes.
+#include <algorithm>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -190,8 +191,42 @@ std::vector<Binding> Bindings(const Manifest& m) {
   return out;
 }
 
+// Both bind slices of their tensor along one dimension: whether they overlap is
+// CheckSlicesOverlap's question.
+bool SlicedAlike(const Binding& a, const Binding& b) {
+  return a.buffer->slice && b.buffer->slice && !a.item && !b.item &&
+         a.buffer->slice->dim == b.buffer->slice->dim;
+}
+
+// K6 for slices of one tensor along one dimension: each range read once (TP ranks' parts of a
+// fused weight, a fused q/k/v split into three buffers).
+void CheckSlicesOverlap(const std::vector<Binding>& bindings, DiagSink& sink) {
+  std::map<std::string_view, std::vector<const Binding*>> sliced;
+  for (const Binding& x : bindings) {
+    if (x.buffer->slice && !x.item) sliced[x.tensor].push_back(&x);
+  }
+  for (auto& [tensor, parts] : sliced) {
+    std::stable_sort(parts.begin(), parts.end(), [](const Binding* a, const Binding* b) {
+      return a->buffer->slice->start < b->buffer->slice->start;
+    });
+    for (size_t i = 1; i < parts.size(); ++i) {
+      const TensorSlice& a = *parts[i - 1]->buffer->slice;
+      const TensorSlice& b = *parts[i]->buffer->slice;
+      if (a.dim != b.dim || a.start + a.length <= b.start) continue;
+      sink.Error(std::string(codes::kTensorTwice), ChildPointer(parts[i]->buffer->ptr, "slice"),
+                 fmt::format("slices of checkpoint tensor `{}` overlap: `{}` reads [{}, {}) and "
+                             "`{}` [{}, {}) of dimension {}",
+                             tensor, parts[i - 1]->buffer->name, a.start, a.start + a.length,
+                             parts[i]->buffer->name, b.start, b.start + b.length, b.dim),
+                 "bind each element once: make the slices disjoint",
+                 {Note{ChildPointer(parts[i - 1]->buffer->ptr, "slice"), "the other slice"}});
+    }
+  }
+}
+
 // K6: a tensor bound by two buffers, once per later binding in another buffer than the first
-// (a repeat within one buffer is K11's, or K9's).
+// (a repeat within one buffer is K11's, or K9's); slices of it along one dimension may share
+// it when they do not overlap.
 void CheckTensorTwice(const RuleContext& ctx, DiagSink& sink) {
   const std::vector<Binding> bindings = Bindings(ctx.m);
   std::vector<std::string_view> tensors;
@@ -201,13 +236,14 @@ void CheckTensorTwice(const RuleContext& ctx, DiagSink& sink) {
   for (size_t i = 0; i < bindings.size(); ++i) {
     const Binding& b = bindings[i];
     const Binding& a = bindings[first.Find(b.tensor).value_or(i)];
-    if (a.buffer == b.buffer) continue;
+    if (a.buffer == b.buffer || SlicedAlike(a, b)) continue;
     sink.Error(std::string(codes::kTensorTwice), b.Ptr(),
                fmt::format("checkpoint tensor `{}` is bound by `{}` and `{}`", b.tensor,
                            a.buffer->name, b.buffer->name),
                "bind each tensor once; read the one buffer from every call",
                {Note{a.Ptr(), "first bound here"}});
   }
+  CheckSlicesOverlap(bindings, sink);
 }
 
 }  // namespace

@@ -86,6 +86,7 @@ struct RuleFamily {
 
 void CheckStructure(const RuleContext& ctx, DiagSink& sink);  // S6, S8, S9
 void CheckKinds(const RuleContext& ctx, DiagSink& sink);      // K1-K11
+void CheckSlices(const RuleContext& ctx, DiagSink& sink);     // K12-K15
 void CheckPrograms(const RuleContext& ctx, DiagSink& sink);   // P1-P4, P8
 void CheckCalls(const RuleContext& ctx, DiagSink& sink);  // P5-P7: arguments and kernel contracts
 void CheckRegistry(const RuleContext& ctx,

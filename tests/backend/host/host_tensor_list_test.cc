@@ -192,8 +192,7 @@ TEST(HostTensorList, MissingWrongDtypeAndWrongSizesAreRefusedNamingTheTensor) {
         << msg;
     EXPECT_NE(msg.find(c.preflight), std::string::npos) << msg;
 
-    const base::Result<std::vector<Checkpoint::Located>> fill =
-        LocateFill(Buffer(plan, c.buffer), *ckpt);
+    const base::Result<std::vector<FillPart>> fill = LocateFill(Buffer(plan, c.buffer), *ckpt);
     ASSERT_FALSE(fill.ok()) << c.what;
     EXPECT_NE(fill.status().message().find(c.fill), std::string::npos) << fill.status().message();
     EXPECT_NE(fill.status().message().find(c.tensor), std::string::npos) << fill.status().message();
@@ -205,11 +204,13 @@ TEST(HostTensorList, LocateFillGivesThePartsInListOrder) {
   const auto ckpt = dir.Open();
   ASSERT_TRUE(ckpt);
   const LoadPlan plan = test_support::PlanOf(PartsManifest());
-  const base::Result<std::vector<Checkpoint::Located>> parts =
-      LocateFill(Buffer(plan, "e.raw"), *ckpt);
+  const base::Result<std::vector<FillPart>> parts = LocateFill(Buffer(plan, "e.raw"), *ckpt);
   ASSERT_TRUE(parts.ok()) << parts.status().message();
   std::vector<std::string> names;
-  for (const Checkpoint::Located& p : *parts) names.push_back(p.info->name);
+  for (const FillPart& p : *parts) {
+    names.push_back(p.at.info->name);
+    EXPECT_EQ(p.runs, (base::SliceRuns{.run_bytes = p.at.info->bytes(), .count = 1}));  // whole
+  }
   EXPECT_EQ(names, (std::vector<std::string>{"m.e.2", "m.e.0", "m.e.1"}));
   EXPECT_FALSE(LocateFill(Buffer(plan, "e"), *ckpt).ok());  // a carry binds no tensor
 }

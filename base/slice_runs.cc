@@ -44,10 +44,8 @@ Result<SliceRuns> RunsOfSlice(std::span<const uint64_t> shape, Dtype dtype, uint
         start, start + length, dim, bits, *inner));
   }
   if (!CheckedMul(*outer, *row)) return Status::Error("the tensor's byte count overflows 64 bits");
-  return SliceRuns{.first = *first,
-                   .run_bytes = *run,
-                   .count = *outer,
-                   .stride = *outer > 1 ? *row : 0};
+  return SliceRuns{
+      .first = *first, .run_bytes = *run, .count = *outer, .stride = *outer > 1 ? *row : 0};
 }
 
 }  // namespace loadplan::base

@@ -203,11 +203,14 @@ base::Result<LayoutOutcome> ApplyLayout(Layout layout, const HfConfig& c, const 
     }
   }
   LayoutOutcome out = AddLayoutStacks(*conversion, t, recipe.claimed, b);
-  out.notes.insert(out.notes.begin(),
-                   fmt::format("layout transformers ({} conversion of transformers 5.17): {} "
-                               "stacked buffers, renames {}",
-                               conversion->pattern, out.stacks,
-                               conversion->renames.empty() ? "none" : "applied"));
+  AddLayoutSplits(*conversion, t, recipe.claimed, b, out);
+  out.notes.insert(
+      out.notes.begin(),
+      fmt::format("layout transformers ({} conversion of transformers 5.17): {} "
+                  "stacked buffers{}, renames {}",
+                  conversion->pattern, out.stacks,
+                  out.splits > 0 ? fmt::format(", {} slices of fused tensors", out.splits) : "",
+                  conversion->renames.empty() ? "none" : "applied"));
   return out;
 }
 

@@ -77,6 +77,14 @@ std::vector<LayoutConversion> Build() {
         {".hc_head_base", ".hc_base"},
         {".hc_head_scale", ".hc_scale"}},
        {}},
+      {"hrm_text",
+       {"hrm_text"},
+       {{".attn.o_proj.", ".self_attn.o_proj."}},
+       {},
+       {{"mlp.gate_up_proj.weight", {"mlp.gate_proj.weight", "mlp.up_proj.weight"}},
+        {"attn.gqkv_proj.weight",
+         {"self_attn.gate_proj.weight", "self_attn.q_proj.weight", "self_attn.k_proj.weight",
+          "self_attn.v_proj.weight"}}}},
       {"mixtral", {"minimax", "minimax_m2", "mixtral"}, {moe_to_mlp}, {w13, w2}},
       {"phimoe", {"phimoe"}, {moe_to_mlp, {".gate.weight", ".router.weight"}}, {w13, w2}},
       {"kimi_linear",
@@ -285,6 +293,41 @@ LayoutOutcome AddLayoutStacks(const LayoutConversion& conversion, const TensorTa
     }
   }
   return out;
+}
+
+void AddLayoutSplits(const LayoutConversion& conversion, const TensorTable& t,
+                     const std::set<std::string>& taken, verifier::ManifestBuilder& b,
+                     LayoutOutcome& out) {
+  for (const LayoutSplit& split : conversion.splits) {
+    for (const Tensor& x : t.all()) {
+      if (taken.contains(x.name) || !x.name.ends_with(split.source) ||
+          x.name.size() == split.source.size())
+        continue;
+      const std::string prefix = x.name.substr(0, x.name.size() - split.source.size());
+      const uint64_t n = split.targets.size();
+      if (x.shape.empty() || x.shape[0] % static_cast<int64_t>(n) != 0) {
+        out.notes.push_back(
+            fmt::format("{} {} is not split ({} rows into {} equal parts): it is "
+                        "bound as stored",
+                        x.name, ShapeText(x.shape), x.shape.empty() ? 0 : x.shape[0], n));
+        continue;
+      }
+      const int64_t rows = x.shape[0] / static_cast<int64_t>(n);
+      for (uint64_t i = 0; i < n; ++i) {
+        verifier::Dims shape(x.shape.begin(), x.shape.end());
+        shape[0] = rows;
+        const std::string target =
+            TransformersName(conversion, prefix + std::string(split.targets[i]));
+        b.Checkpoint(target, x.name, x.dtype, shape,
+                     {.slice = verifier::TensorSlice{.dim = 0,
+                                                     .start = i * static_cast<uint64_t>(rows),
+                                                     .length = static_cast<uint64_t>(rows)}});
+        out.targets.push_back(target);
+        ++out.splits;
+      }
+      out.claimed.insert(x.name);
+    }
+  }
 }
 
 }  // namespace loadplan::importer

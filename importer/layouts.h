@@ -26,6 +26,13 @@ struct LayoutMerge {
   std::vector<std::string_view> parts;  // name tails with '*' for the index
   std::string_view target;              // the tail that replaces them
 };
+// One fused tensor split along dim 0 into equal parts (transformers' Chunk(dim=0)): a
+// tensor named ...`source` becomes one buffer per target, ...`targets[i]`, each a dim-0 slice
+// of it (schema 2): a contiguous run of its bytes, read straight into place.
+struct LayoutSplit {
+  std::string_view source;                // the name's tail
+  std::vector<std::string_view> targets;  // the tails that replace it, in chunk order
+};
 struct LayoutRename {
   // A substring of the name, replaced everywhere it occurs; "^x": x at the start only;
   // "x$": at the end only.
@@ -37,6 +44,7 @@ struct LayoutConversion {
   std::vector<std::string_view> model_types;
   std::vector<LayoutRename> renames;
   std::vector<LayoutMerge> merges;
+  std::vector<LayoutSplit> splits;
 };
 
 // The table (layouts.cc), and the conversion of `model_type` (nullptr: names as stored).
@@ -47,11 +55,16 @@ struct LayoutOutcome {
   std::set<std::string> claimed;     // tensors bound into stacks
   std::vector<std::string> targets;  // the stacked buffers' names
   size_t stacks = 0, renamed = 0;    // stacked buffers made; other tensors renamed
+  size_t splits = 0;                 // buffers made as slices of a fused tensor
   std::vector<std::string> notes;    // what could not be stacked, and why
 };
 // Adds the stacked buffers of `conversion` (from the tensors not in `taken`) to `b`.
 LayoutOutcome AddLayoutStacks(const LayoutConversion& conversion, const TensorTable& t,
                               const std::set<std::string>& taken, verifier::ManifestBuilder& b);
+// Adds the slices of `conversion`'s splits (from the tensors not in `taken`) to `b`.
+void AddLayoutSplits(const LayoutConversion& conversion, const TensorTable& t,
+                     const std::set<std::string>& taken, verifier::ManifestBuilder& b,
+                     LayoutOutcome& out);
 // Is `name` one of the tensors a merge of `conversion` stacks?
 bool MatchesMerge(const LayoutConversion& conversion, std::string_view name);
 // `name` with the conversion's renames applied.

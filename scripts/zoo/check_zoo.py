@@ -8,7 +8,7 @@ Per family (a folder ZOO_DIR/<model_type> and its record in ZOO_DIR/zoo.json):
   layout  every parameter and persistent buffer of transformers' model is a resident buffer of
           the manifest with its shape (tied ones excepted)
   bytes   (cuda) loadplan.load's tensors equal safetensors' bytes (a stacked buffer: its
-          tensors one after another)
+          tensors one after another; a sliced one: torch's narrow of its tensor)
   logits  loadplan.transformers' model gives logits torch.equal to transformers' own
           from_pretrained on a fixed prompt (cuda: loadplan.transformers.from_pretrained; cpu:
           the same meta model and attach() with the manifest's bindings read by safetensors)
@@ -94,6 +94,11 @@ def reference_tensors(manifest: dict, folder: str, torch, device) -> dict:
     for name, b in resident(manifest).items():
         parts = b.get("tensors") or ([b["tensor"]] if "tensor" in b else None)
         if parts is None:
+            continue
+        if "slice" in b:  # part of one tensor along one dimension (schema 2)
+            s = b["slice"]
+            part = index[b["tensor"]].narrow(s["dim"], s["start"], s["length"])
+            out[name] = part.contiguous().reshape(b["shape"]).to(device)
             continue
         flat = torch.cat([index[p].reshape(-1) for p in parts])
         out[name] = flat.reshape(b["shape"]).to(device)

@@ -30,7 +30,8 @@ TEST(SliceRuns, RowsColumnsAndRefusals) {
 
 RC_GTEST_PROP(SliceRunsProps, RanksPutBackCoverEveryByteOnce, ()) {
   const size_t rank = *rc::gen::inRange<size_t>(1, 5);
-  const auto shape = *rc::gen::container<std::vector<uint64_t>>(rank, rc::gen::inRange<uint64_t>(1, 7));
+  const auto shape =
+      *rc::gen::container<std::vector<uint64_t>>(rank, rc::gen::inRange<uint64_t>(1, 7));
   const Dtype dtype = *rc::gen::element(Dtype::kU8, Dtype::kBF16, Dtype::kF32);
   const uint64_t dim = *rc::gen::inRange<uint64_t>(0, rank);
   const uint64_t ranks = *rc::gen::inRange<uint64_t>(1, shape[dim] + 1);

@@ -244,5 +244,55 @@ TEST(Layout, TheHostBackendReadsAStackAsItsTensorsInOrder) {
   EXPECT_EQ(checked, 3u + 2 * 9 + 4);
 }
 
+// hrm_text (transformers 5.17: Chunk(dim=0)): the fused gqkv_proj [4H, H] and gate_up_proj
+// [2I, H] become one buffer per part, each a dim-0 slice of the fused tensor (schema 2) whose
+// host-backend bytes are the fused tensor's rows; `.attn.o_proj.` renamed; a fused tensor
+// whose rows do not divide is left as stored with a note.
+TEST(Layout, HrmTextSplitsItsFusedProjectionsIntoSlices) {
+  ModelFolder f;
+  nlohmann::json c = LlamaConfig(1);
+  c["model_type"] = "hrm_text";
+  f.Config(c);
+  const Tensors t = {{"model.layers.0.attn.gqkv_proj.weight", Dtype::kBF16, {256, 64}},
+                     {"model.layers.0.attn.o_proj.weight", Dtype::kBF16, {64, 64}},
+                     {"model.layers.0.mlp.gate_up_proj.weight", Dtype::kBF16, {32, 64}},
+                     {"model.layers.1.mlp.gate_up_proj.weight", Dtype::kBF16, {33, 64}}};
+  f.SingleFilled(t);
+  const auto r = ImportModel(f.dir(), {.layout = Layout::kTransformers});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->manifest.schema, 2);
+  const std::vector<std::pair<std::string, uint64_t>> parts = {
+      {"model.layers.0.self_attn.gate_proj.weight", 0},
+      {"model.layers.0.self_attn.q_proj.weight", 64},
+      {"model.layers.0.self_attn.k_proj.weight", 128},
+      {"model.layers.0.self_attn.v_proj.weight", 192}};
+  for (const auto& [name, start] : parts) {
+    const verifier::Buffer& b = Must(*r, name);
+    EXPECT_EQ(b.tensor, "model.layers.0.attn.gqkv_proj.weight");
+    EXPECT_EQ(b.slice, (verifier::TensorSlice{.dim = 0, .start = start, .length = 64})) << name;
+    EXPECT_EQ(ShapeOf(b), "64,64");
+  }
+  EXPECT_EQ(Must(*r, "model.layers.0.mlp.up_proj.weight").slice,
+            (verifier::TensorSlice{.dim = 0, .start = 16, .length = 16}));
+  EXPECT_NE(Find(r->manifest, "model.layers.0.self_attn.o_proj.weight"), nullptr);
+  EXPECT_NE(Find(r->manifest, "model.layers.1.mlp.gate_up_proj.weight"), nullptr);  // 33 rows
+  const simulator::LoadPlan plan = test_support::PlanOf(r->manifest);
+  auto checkpoint = backend::Checkpoint::Open(f.dir());
+  ASSERT_TRUE(checkpoint.ok()) << checkpoint.status().message();
+  backend::HostBackend host(plan, **checkpoint);
+  ASSERT_TRUE(backend::Execute(plan, host).status.ok());
+  for (const auto& [name, start] : parts) {  // rows [start, start + 64) of tensor 0, 128 B each
+    const auto it = std::find_if(plan.buffers.begin(), plan.buffers.end(),
+                                 [&](const simulator::PlannedBuffer& b) { return b.name == name; });
+    ASSERT_NE(it, plan.buffers.end()) << name;
+    const auto got = host.Bytes(it->id);
+    ASSERT_EQ(got.size(), 64u * 128u) << name;
+    bool equal = true;
+    for (uint64_t o = 0; o < got.size(); ++o)
+      equal = equal && got[o] == ModelFolder::Pattern(0, start * 128 + o);
+    EXPECT_TRUE(equal) << name;
+  }
+}
+
 }  // namespace
 }  // namespace loadplan::importer

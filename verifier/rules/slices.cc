@@ -99,10 +99,10 @@ void CheckSlices(const RuleContext& ctx, DiagSink& sink) {
   for (const Buffer& b : ctx.m.buffers) {
     if (b.malformed || !b.slice) continue;
     if (ctx.m.schema < 2) {  // K15
-      sink.Error(std::string(codes::kSliceSchema), SlicePtr(b),
-                 fmt::format("`{}` has a slice, which schema {} does not have", b.name,
-                             ctx.m.schema),
-                 "write \"schema\": 2 (slices are schema 2)");
+      sink.Error(
+          std::string(codes::kSliceSchema), SlicePtr(b),
+          fmt::format("`{}` has a slice, which schema {} does not have", b.name, ctx.m.schema),
+          "write \"schema\": 2 (slices are schema 2)");
     }
     if (!CheckSliceBinding(b, sink) || !CheckSliceShape(b, sink)) continue;
     CheckSliceBytes(b, sink);

@@ -114,7 +114,8 @@ struct TempCheckpoint {
     fs::remove_all(dir);
     fs::create_directories(dir);
     std::vector<TensorSpec> specs;
-    for (const Tensor& t : tensors) specs.push_back({.name = t.name, .dtype = t.dtype, .shape = t.shape});
+    for (const Tensor& t : tensors)
+      specs.push_back({.name = t.name, .dtype = t.dtype, .shape = t.shape});
     const auto fill = [&](size_t i, uint64_t off, std::span<uint8_t> out) {
       std::copy_n(tensors[i].bytes.begin() + static_cast<std::ptrdiff_t>(off), out.size(),
                   out.begin());
@@ -137,10 +138,10 @@ verifier::Manifest SliceManifest(const std::vector<Tensor>& tensors, uint64_t di
       std::vector<int64_t> shape(t.shape.begin(), t.shape.end());
       shape[s.dim] = static_cast<int64_t>(s.length);
       verifier::Dims dims(shape.begin(), shape.end());
-      b.Checkpoint(name, t.name, t.dtype, dims,
-                   {.encoding = t.name == "blocks" ? std::optional<std::string>("fp4_e2m1x2")
-                                                   : std::nullopt,
-                    .slice = s});
+      b.Checkpoint(
+          name, t.name, t.dtype, dims,
+          {.encoding = t.name == "blocks" ? std::optional<std::string>("fp4_e2m1x2") : std::nullopt,
+           .slice = s});
     }
   }
   const verifier::BuildResult built = b.Build();
@@ -192,8 +193,8 @@ TEST(HostSlices, RunsAreOnePerOuterIndexARowApart) {
   auto ckpt = Checkpoint::Open(dir.dir.string());
   ASSERT_TRUE(ckpt.ok());
   const LoadPlan plans[] = {test_support::PlanOf(SliceManifest(tensors, 0)),
-                           test_support::PlanOf(SliceManifest(tensors, 1)),
-                           test_support::PlanOf(SliceManifest(tensors, 2))};
+                            test_support::PlanOf(SliceManifest(tensors, 1)),
+                            test_support::PlanOf(SliceManifest(tensors, 2))};
   const auto runs = [&](const std::string& name) {
     const LoadPlan& plan = plans[name.back() - '0'];
     const base::Result<std::vector<FillPart>> parts = LocateFill(Buffer(plan, name), **ckpt);

@@ -11,6 +11,7 @@
 #include "cli/pipeline.h"
 #include "importer/import.h"
 #include "importer/pipeline.h"
+#include "importer/tensor_parallel.h"
 
 namespace loadplan::cli {
 namespace {
@@ -81,6 +82,42 @@ int RunPipeline(const ImportCliOptions& o, const importer::ImportOptions& option
   return 0;
 }
 
+// --tensor-parallel T: the ranks and deploy.json into the folder o.out (made if need be).
+int RunTensorParallel(const ImportCliOptions& o, const importer::ImportOptions& options,
+                      std::chrono::steady_clock::time_point t0) {
+  if (o.out.empty() || o.out == "-") {
+    std::fprintf(stderr, "loadplan import: --tensor-parallel needs -o DIR (the ranks' folder)\n");
+    return 2;
+  }
+  base::Result<importer::TensorParallelImport> r =
+      importer::ImportTensorParallel(o.dir, *o.tensor_parallel, options);
+  if (!r.ok()) return Fail(r.status());
+  std::error_code ec;
+  std::filesystem::create_directories(o.out, ec);
+  const std::filesystem::path dir(o.out);
+  for (size_t k = 0; k < r->texts.size(); ++k) {
+    const std::string path = (dir / importer::RankFileName(k)).string();
+    if (base::Status st = WriteOutput(path, r->texts[k]); !st.ok()) {
+      std::fprintf(stderr, "loadplan import: %s\n", st.message().c_str());
+      return 2;
+    }
+  }
+  const std::string deploy = (dir / "deploy.json").string();
+  if (base::Status st = WriteOutput(deploy, r->deployment); !st.ok()) {
+    std::fprintf(stderr, "loadplan import: %s\n", st.message().c_str());
+    return 2;
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  PrintSummary(r->full, "", s);
+  for (size_t k = 0; k < r->ranks.size(); ++k) {
+    std::fprintf(stderr, "  rank %zu: reads %s, %zu tensors replicated -> %s\n", k,
+                 base::FormatBytesAuto(r->ranks[k].bytes_read).c_str(),
+                 r->ranks[k].replicated.size(), (dir / importer::RankFileName(k)).string().c_str());
+  }
+  std::fprintf(stderr, "wrote %s (loadplan plan %s)\n", deploy.c_str(), deploy.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int RunImport(const ImportCliOptions& o) {
@@ -104,6 +141,7 @@ int RunImport(const ImportCliOptions& o) {
   options.kv_dtype = *kv;
   options.layout = *layout;
   if (o.pipeline) return RunPipeline(o, options, t0);
+  if (o.tensor_parallel) return RunTensorParallel(o, options, t0);
   base::Result<importer::ImportResult> r = importer::ImportModel(o.dir, options);
   if (!r.ok()) return Fail(r.status());
   if (base::Status st = WriteOutput(o.out.empty() ? "-" : o.out, r->text); !st.ok()) {

@@ -17,6 +17,9 @@ struct ImportCliOptions {
   // --pipeline N: N stage manifests stage-0.json ... and deploy.json into the folder `out`
   // (importer/pipeline.h).
   std::optional<int64_t> pipeline;
+  // --tensor-parallel T: T rank manifests rank-0.json ... and deploy.json into `out`
+  // (importer/tensor_parallel.h).
+  std::optional<int64_t> tensor_parallel;
   std::string layout = "checkpoint";  // importer::ParseLayout
   bool strict = false;
   std::optional<int64_t> kv_bytes_per_token;

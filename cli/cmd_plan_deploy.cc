@@ -2,9 +2,12 @@
 // boundaries between consecutive stages, print one row per GPU (docs/deploy.md).
 #include "cli/cmd_plan_deploy.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "base/bytes.h"
@@ -60,7 +63,9 @@ int LoadStages(const Deployment& d, const std::string& file, Format format,
   std::vector<Diagnostic> unreadable;
   for (size_t k = 0; k < d.stages.size(); ++k) {
     const DeploymentStage& spec = d.stages[k];
-    Stage s{.in = LoadAndCheck(spec.path), .label = fmt::format("stage {} ({})", k, spec.path)};
+    Stage s{
+        .in = LoadAndCheck(spec.path),
+        .label = fmt::format("{} {} ({})", d.tensor_parallel > 1 ? "rank" : "stage", k, spec.path)};
     const int code = ExitCodeOf(s.in);
     worst = std::max(worst, code);
     if (!s.in.read.ok()) {
@@ -141,11 +146,49 @@ std::string DeviceText(const PlanReport& r) {
   return out;
 }
 
+// Checkpoint bytes the ranks of a tensor-parallel deployment read: each rank's bound bytes,
+// their sum, and the bytes of the distinct (tensor, part) pairs (a part read by several ranks
+// counts once there): sum / distinct is 1.0 plus the replicated tensors.
+struct ReadTotals {
+  std::vector<uint64_t> per_rank;
+  uint64_t sum = 0, distinct = 0;
+  std::vector<std::string> replicated;  // bound (whole or the same part) by several ranks
+};
+
+ReadTotals ReadTotalsOf(const std::vector<Stage>& stages) {
+  ReadTotals t;
+  std::map<std::string, std::pair<uint64_t, int>> parts;  // "tensor[dim:start+len]" -> bytes, ranks
+  for (const Stage& s : stages) {
+    uint64_t rank = 0;
+    for (const simulator::PlannedBuffer& b : s.report->plan.buffers) {
+      if (!b.tensor && !b.tensors) continue;
+      rank += b.bytes;
+      const std::string bound = fmt::format("{}", fmt::join(simulator::BoundTensors(b), "+"));
+      const std::string key = b.slice ? fmt::format("{}[{}:{}+{}]", bound, b.slice->dim,
+                                                    b.slice->start, b.slice->length)
+                                      : bound;
+      auto& [bytes, ranks] = parts[key];
+      bytes = b.bytes;
+      ++ranks;
+    }
+    t.per_rank.push_back(rank);
+    t.sum += rank;
+  }
+  for (const auto& [key, v] : parts) {
+    t.distinct += v.first;
+    if (v.second > 1) t.replicated.push_back(key);
+  }
+  return t;
+}
+
 std::string TableText(const Deployment& d, const std::string& file,
                       const std::vector<Stage>& stages) {
-  std::string out = fmt::format("deployment {} ({}): {} stage{}, {} boundar{} verified\n", d.name,
-                                file, stages.size(), stages.size() == 1 ? "" : "s",
-                                stages.size() - 1, stages.size() == 2 ? "y" : "ies");
+  const bool tp = d.tensor_parallel > 1;
+  std::string out = tp ? fmt::format("deployment {} ({}): {} ranks of tensor parallel {}\n", d.name,
+                                     file, stages.size(), d.tensor_parallel)
+                       : fmt::format("deployment {} ({}): {} stage{}, {} boundar{} verified\n",
+                                     d.name, file, stages.size(), stages.size() == 1 ? "" : "s",
+                                     stages.size() - 1, stages.size() == 2 ? "y" : "ies");
   out += fmt::format("  {:<4}{:<24}{:>14}{:>14}{:>14}  {:<30}{}\n", "GPU", "manifest", "load peak",
                      "once peak", "serve peak", "device", "fits");
   for (size_t k = 0; k < stages.size(); ++k) {
@@ -157,6 +200,21 @@ std::string TableText(const Deployment& d, const std::string& file,
     out +=
         fmt::format("  {:<4}{:<24}{}  {:<30}{}\n", k, m.name, cells, DeviceText(r), FitText(m, r));
   }
+  if (!tp) return out;
+  const ReadTotals t = ReadTotalsOf(stages);
+  for (size_t k = 0; k < stages.size(); ++k)
+    out += fmt::format("  rank {} reads {}\n", k, Human(static_cast<int64_t>(t.per_rank[k])));
+  out +=
+      fmt::format("  all ranks read {} of {} distinct checkpoint bytes: {:.3f}x",
+                  Human(static_cast<int64_t>(t.sum)), Human(static_cast<int64_t>(t.distinct)),
+                  t.distinct ? static_cast<double>(t.sum) / static_cast<double>(t.distinct) : 0.0);
+  out += t.replicated.empty()
+             ? "\n"
+             : fmt::format(
+                   "; replicated ({}): {}{}\n", t.replicated.size(),
+                   fmt::join(t.replicated.begin(),
+                             t.replicated.begin() + std::min<size_t>(t.replicated.size(), 6), ", "),
+                   t.replicated.size() > 6 ? ", ..." : "");
   return out;
 }
 
@@ -213,10 +271,20 @@ bool PrintDeployment(const Deployment& d, const PlanCliOptions& options,
   bool fits = true;
   for (const Stage& s : stages) fits = fits && s.report->Fits(*s.in.check.manifest).value_or(true);
   if (options.format == Format::kJson) {
-    json j = {{"deployment", d.name}, {"file", options.file}, {"boundaries", stages.size() - 1}};
+    const bool tp = d.tensor_parallel > 1;
+    json j = {
+        {"deployment", d.name}, {"file", options.file}, {"boundaries", tp ? 0 : stages.size() - 1}};
+    if (tp) j["tensor_parallel"] = d.tensor_parallel;
     j["stages"] = json::array();
     for (size_t k = 0; k < stages.size(); ++k)
       j["stages"].push_back(StageJson(k, d.stages[k], stages[k]));
+    if (tp) {
+      const ReadTotals t = ReadTotalsOf(stages);
+      for (size_t k = 0; k < stages.size(); ++k) j["stages"][k]["bytes_read"] = t.per_rank[k];
+      j["bytes_read"] = t.sum;
+      j["distinct_bytes"] = t.distinct;
+      j["replicated"] = t.replicated;
+    }
     j["fits"] = fits;
     std::puts(DumpJson(j).c_str());
   } else {
@@ -255,7 +323,9 @@ int RunPlanDeployment(const PlanCliOptions& options) {
   std::vector<simulator::StageView> views;
   for (const Stage& s : stages)
     views.push_back({.manifest = &s.in.check.result.verified->manifest(), .label = s.label});
-  if (const std::vector<Diagnostic> b = simulator::CheckBoundaries(views); !b.empty()) {
+  const std::vector<Diagnostic> b =  // ranks of one tensor-parallel group have no boundaries
+      d.tensor_parallel > 1 ? std::vector<Diagnostic>{} : simulator::CheckBoundaries(views);
+  if (!b.empty()) {
     Report(b, options.file, options.format, collected);
     return Fail(options.format, collected, 1);
   }

@@ -210,6 +210,11 @@ void AddImport(CLI::App& app, Commands& c) {
   cmd->add_option("--pipeline", o.pipeline,
                   "Split into N pipeline stages balancing checkpoint bytes: -o DIR gets "
                   "stage-0.json ... and deploy.json (docs/import.md)");
+  cmd->add_option("--tensor-parallel", o.tensor_parallel,
+                  "Split into T tensor-parallel ranks, each reading its slices of the "
+                  "checkpoint: -o DIR gets rank-0.json ... and deploy.json (docs/deploy.md)")
+      ->check(IntIn(1, 4096))
+      ->excludes("--pipeline");
   WithChoices(cmd,
               cmd->add_option("--layout", o.layout,
                               "Weights as the checkpoint stores them, or as transformers' model "

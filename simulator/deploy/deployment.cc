@@ -98,7 +98,7 @@ DeploymentParse ParseDeployment(std::string_view text, std::string_view path) {
     Error(out.diags, "", "a deployment is a JSON object {\"deployment\": NAME, \"stages\": [...]}");
     return out;
   }
-  CheckKeys(j, "", {"deployment", "stages", "device_memory"}, out.diags);
+  CheckKeys(j, "", {"deployment", "stages", "device_memory", "tensor_parallel"}, out.diags);
   Deployment d;
   if (const auto n = j.find("deployment"); n == j.end() || !n->is_string()) {
     Error(out.diags, "/deployment", "a deployment needs \"deployment\": its name (a string)");
@@ -116,6 +116,18 @@ DeploymentParse ParseDeployment(std::string_view text, std::string_view path) {
     std::optional<DeploymentStage> s =
         StageAt((*stages)[k], verifier::ChildPointer("/stages", k), dir, out.diags);
     if (s) d.stages.push_back(std::move(*s));
+  }
+  if (const auto tp = j.find("tensor_parallel"); tp != j.end()) {
+    if (!tp->is_number_unsigned() || tp->get<uint64_t>() < 1 || tp->get<uint64_t>() > 4096) {
+      Error(out.diags, "/tensor_parallel", "\"tensor_parallel\" must be an integer in [1, 4096]");
+    } else if (tp->get<uint64_t>() > 1 && tp->get<uint64_t>() != stages->size()) {
+      Error(out.diags, "/tensor_parallel",
+            fmt::format("\"tensor_parallel\": {} needs one stage per rank, {} given (pipeline "
+                        "stages of tensor-parallel groups are not supported yet)",
+                        tp->get<uint64_t>(), stages->size()));
+    } else {
+      d.tensor_parallel = static_cast<int64_t>(tp->get<uint64_t>());
+    }
   }
   if (out.diags.empty()) out.deployment = std::move(d);
   return out;

@@ -40,6 +40,9 @@ struct Deployment {
   std::string name;
   std::vector<DeploymentStage> stages;
   std::optional<std::string> device_memory;  // the default for stages without one
+  // "tensor_parallel": T > 1: the stages are the T ranks of one tensor-parallel group (each
+  // binds its slices of the checkpoint; no boundaries between them), not pipeline stages.
+  int64_t tensor_parallel = 1;
   bool operator==(const Deployment&) const = default;
 };
 

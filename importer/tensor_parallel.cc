@@ -1,0 +1,158 @@
+// SplitTensorParallel: one tensor-parallel rank's manifest (tensor_parallel.h).
+#include "importer/tensor_parallel.h"
+
+#include <filesystem>
+#include <optional>
+#include <string_view>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "verifier/expr.h"
+#include "verifier/verify.h"
+#include "verifier/writer.h"
+
+namespace loadplan::importer {
+namespace {
+
+namespace fs = std::filesystem;
+
+enum class Split { kWhole, kRows, kColumns, kKvHeads };
+
+// How vLLM's Llama-style layers split a tensor, by its name's tail.
+Split SplitOf(std::string_view name) {
+  for (std::string_view tail : {"self_attn.q_proj.weight", "self_attn.q_proj.bias",
+                                "mlp.gate_proj.weight", "mlp.up_proj.weight",
+                                "embed_tokens.weight", "lm_head.weight"}) {
+    if (name.ends_with(tail)) return Split::kRows;
+  }
+  for (std::string_view tail : {"self_attn.k_proj.weight", "self_attn.k_proj.bias",
+                                "self_attn.v_proj.weight", "self_attn.v_proj.bias"}) {
+    if (name.ends_with(tail)) return Split::kKvHeads;
+  }
+  for (std::string_view tail : {"self_attn.o_proj.weight", "mlp.down_proj.weight"}) {
+    if (name.ends_with(tail)) return Split::kColumns;
+  }
+  return Split::kWhole;
+}
+
+std::optional<uint64_t> Dim(const verifier::Buffer& b, size_t d) {
+  if (d >= b.shape.size() || !verifier::IsVariableFree(b.shape[d])) return std::nullopt;
+  const std::optional<int64_t> v = verifier::Evaluate(b.shape[d], {}).value;
+  if (!v || *v < 0) return std::nullopt;
+  return static_cast<uint64_t>(*v);
+}
+
+// [start, +length) of `extent` for this rank: the T-th part, or the KV head it serves.
+base::Result<verifier::TensorSlice> PartOf(const verifier::Buffer& b, Split s, size_t dim,
+                                           const HfConfig& c, int64_t tp, int64_t rank) {
+  const std::optional<uint64_t> extent = Dim(b, dim);
+  if (!extent) {
+    return base::Status::Error(
+        fmt::format("{}: dimension {} is not a fixed number", b.name, dim));
+  }
+  const uint64_t t = static_cast<uint64_t>(tp), r = static_cast<uint64_t>(rank);
+  if (s == Split::kKvHeads && c.kv_heads > 0 && c.kv_heads < tp) {
+    if (tp % c.kv_heads != 0 || *extent % static_cast<uint64_t>(c.kv_heads) != 0) {
+      return base::Status::Error(fmt::format(
+          "{}: {} KV heads do not replicate evenly over {} ranks", b.name, c.kv_heads, tp));
+    }
+    const uint64_t head = *extent / static_cast<uint64_t>(c.kv_heads);
+    const uint64_t served = r * static_cast<uint64_t>(c.kv_heads) / t;
+    return verifier::TensorSlice{.dim = dim, .start = served * head, .length = head};
+  }
+  if (*extent % t != 0) {
+    return base::Status::Error(fmt::format(
+        "{}: dimension {} ({}) does not divide by --tensor-parallel {}", b.name, dim, *extent, tp));
+  }
+  return verifier::TensorSlice{.dim = dim, .start = r * (*extent / t), .length = *extent / t};
+}
+
+uint64_t BufferBytes(const verifier::Buffer& b) {
+  uint64_t elements = 1;
+  for (size_t d = 0; d < b.shape.size(); ++d) elements *= Dim(b, d).value_or(0);
+  return elements * base::DtypeBits(b.dtype) / 8;
+}
+
+// A KV-cache state [batch, ctx, 2, kv_heads, head_dim] holds this rank's KV heads.
+void SplitCache(verifier::Buffer& b, const HfConfig& c, int64_t tp) {
+  if (b.shape.size() != 5 || Dim(b, 3) != static_cast<uint64_t>(c.kv_heads)) return;
+  b.shape[3] = verifier::Expr::Const(c.kv_heads >= tp ? c.kv_heads / tp : 1);
+}
+
+}  // namespace
+
+base::Result<TensorParallelRank> SplitTensorParallel(const verifier::Manifest& full,
+                                                     const HfConfig& c, int64_t tp, int64_t rank) {
+  if (tp < 1 || rank < 0 || rank >= tp) {
+    return base::Status::Error(fmt::format("rank {} of --tensor-parallel {}", rank, tp),
+                               base::ErrorKind::kOption);
+  }
+  if (!full.programs.empty()) {
+    return base::Status::Error(
+        "--tensor-parallel splits manifests without derive programs (recipe none) for now: "
+        "a recipe's derive calls are sized for whole tensors");
+  }
+  TensorParallelRank out{.manifest = full};
+  out.manifest.name = fmt::format("{}-tp{}-rank{}", full.name, tp, rank);
+  for (verifier::Buffer& b : out.manifest.buffers) {
+    if (b.kind == verifier::BufferKind::kState) SplitCache(b, c, tp);
+    if (!b.tensor || b.slice) {
+      if (b.tensors) out.bytes_read += BufferBytes(b);
+      continue;
+    }
+    const Split s = tp == 1 ? Split::kWhole : SplitOf(b.name);
+    if (s == Split::kWhole) {
+      out.replicated.push_back(b.name);
+    } else {
+      const size_t dim = s == Split::kColumns ? 1 : 0;
+      base::Result<verifier::TensorSlice> part = PartOf(b, s, dim, c, tp, rank);
+      if (!part.ok()) return part.status();
+      b.shape[dim] = verifier::Expr::Const(static_cast<int64_t>(part->length));
+      b.slice = *part;
+    }
+    out.bytes_read += BufferBytes(b);
+  }
+  if (tp > 1) out.manifest.schema = 2;
+  return out;
+}
+
+std::string RankFileName(size_t rank) { return fmt::format("rank-{}.json", rank); }
+
+base::Result<TensorParallelImport> ImportTensorParallel(const std::string& dir, int64_t tp,
+                                                        const ImportOptions& options) {
+  if (tp < 1 || tp > 4096) {
+    return base::Status::Error(
+        fmt::format("--tensor-parallel (tensor_parallel) {} is not in [1, 4096]", tp),
+        base::ErrorKind::kOption);
+  }
+  base::Result<ImportResult> full = ImportModel(dir, options);
+  if (!full.ok()) return full.status();
+  base::Result<HfConfig> c = ReadHfConfig((fs::path(dir) / "config.json").string(), options.strict);
+  if (!c.ok()) return c.status();
+  TensorParallelImport out{.full = std::move(*full)};
+  nlohmann::json stages = nlohmann::json::array();
+  for (int64_t r = 0; r < tp; ++r) {
+    base::Result<TensorParallelRank> rank = SplitTensorParallel(out.full.manifest, *c, tp, r);
+    if (!rank.ok()) return rank.status();
+    const verifier::VerifyResult v = verifier::Verify(rank->manifest);
+    if (!v.ok()) {
+      return base::Status::Error(
+          fmt::format("rank {} does not verify: {}", r,
+                      v.diags.empty() ? "" : v.diags.front().code + " " + v.diags.front().message),
+          base::ErrorKind::kInternal);
+    }
+    out.texts.push_back(verifier::WriteManifest(rank->manifest));
+    out.ranks.push_back(std::move(*rank));
+    stages.push_back({{"manifest", RankFileName(static_cast<size_t>(r))}});
+  }
+  out.deployment =
+      nlohmann::json{{"deployment", fmt::format("{}-tp{}", out.full.manifest.name, tp)},
+                     {"tensor_parallel", tp},
+                     {"stages", stages}}
+          .dump(2) +
+      "\n";
+  return out;
+}
+
+}  // namespace loadplan::importer

@@ -1,0 +1,52 @@
+// `import --tensor-parallel T`: the manifest of one tensor-parallel rank, made from the full
+// import, each weight bound to the part of its tensor the rank reads (a `slice`, schema 2) as
+// vLLM splits Llama-style models (docs/deploy.md, "Tensor parallel"):
+//   - by output rows (dim 0): q/k/v projections (weights and biases), gate and up projections,
+//     the embeddings and lm_head (vocabulary rows);
+//   - by input columns (dim 1): o_proj and down_proj;
+//   - K and V by KV head: kv_heads / T heads a rank when T divides kv_heads; when kv_heads < T
+//     each rank holds the one KV head it serves (head r * kv_heads / T), replicated across the
+//     T / kv_heads ranks that share it;
+//   - everything else (norms, routers, per-expert tensors of MoE layers that are not split
+//     here) bound whole, on every rank: the replicated tensors.
+// The KV cache of a rank holds its KV heads. Only manifests without derive programs (recipe
+// none) are split; a shape that does not divide by T is an error naming the tensor.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "importer/hf_config.h"
+#include "importer/import.h"
+#include "verifier/manifest.h"
+
+namespace loadplan::importer {
+
+struct TensorParallelRank {
+  verifier::Manifest manifest;          // the rank's manifest (verify it before use)
+  std::vector<std::string> replicated;  // weights bound whole (on every rank)
+  uint64_t bytes_read = 0;              // checkpoint bytes the rank's weights bind
+};
+
+// Rank `rank` of `tp` of the full import `full` of a model with config `c`.
+base::Result<TensorParallelRank> SplitTensorParallel(const verifier::Manifest& full,
+                                                     const HfConfig& c, int64_t tp, int64_t rank);
+
+// `import DIR --tensor-parallel T`: the full import (its options; recipe none, or one that
+// makes no derive program), then every rank, verified, in canonical text, and the deployment
+// file listing them ({"deployment", "tensor_parallel": T, "stages": [rank-0.json, ...]}) that
+// `loadplan plan` reads. config.json is read for the heads. kInternal when a rank does not
+// verify (a loadplan bug).
+struct TensorParallelImport {
+  ImportResult full;
+  std::vector<TensorParallelRank> ranks;
+  std::vector<std::string> texts;  // the ranks' manifests, canonical
+  std::string deployment;          // deploy.json's text
+};
+base::Result<TensorParallelImport> ImportTensorParallel(const std::string& dir, int64_t tp,
+                                                        const ImportOptions& options);
+std::string RankFileName(size_t rank);  // "rank-0.json"
+
+}  // namespace loadplan::importer

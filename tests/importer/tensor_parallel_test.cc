@@ -1,0 +1,139 @@
+// import --tensor-parallel: each rank's manifest binds the part of every split tensor it reads
+// (a slice), verifies, and the host backend loads it; put back, the ranks' parts reproduce
+// every tensor, each byte read once (K and V: once per rank that serves the head when
+// kv_heads < T); replicated tensors are listed; the KV cache holds the rank's heads.
+#include "importer/tensor_parallel.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "backend/checkpoint/checkpoint.h"
+#include "backend/executor.h"
+#include "backend/host/host_backend.h"
+#include "importer/import.h"
+#include "simulator/deploy/deployment.h"
+#include "tests/importer/model_folder.h"
+#include "tests/verified_plan.h"
+#include "verifier/expr.h"
+
+namespace loadplan::importer {
+namespace {
+
+using testing::LlamaConfig;
+using testing::LlamaTensors;
+using testing::ModelFolder;
+
+TEST(TensorParallel, RanksPutBackReproduceEveryTensorOnce) {
+  ModelFolder f;
+  f.Config(LlamaConfig());
+  const testing::Tensors t = LlamaTensors();
+  f.SingleFilled(t);
+  const auto full = ImportModel(f.dir(), {.recipe = Recipe::kNone});
+  ASSERT_TRUE(full.ok()) << full.status().message();
+  const base::Result<HfConfig> c = ReadHfConfig(f.dir() + "/config.json");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  auto checkpoint = backend::Checkpoint::Open(f.dir());
+  ASSERT_TRUE(checkpoint.ok());
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < t.size(); ++i) index[t[i].name] = i;
+  for (const int64_t tp : {2, 4}) {
+    SCOPED_TRACE(tp);
+    std::map<std::string, std::vector<int>> seen;  // tensor -> reads of each byte
+    uint64_t read = 0;
+    for (int64_t r = 0; r < tp; ++r) {
+      base::Result<TensorParallelRank> rank = SplitTensorParallel(full->manifest, *c, tp, r);
+      ASSERT_TRUE(rank.ok()) << rank.status().message();
+      EXPECT_EQ(rank->replicated.size(), 1u + 2 * 2);  // model.norm, two norms a layer
+      read += rank->bytes_read;
+      for (const verifier::Buffer& b : rank->manifest.buffers) {  // [batch, ctx, 2, heads, 16]
+        if (!b.name.starts_with("kv_cache.")) continue;
+        EXPECT_EQ(verifier::Evaluate(b.shape[3], {}).value, 1) << b.name;  // 2 KV heads over 2, 4
+      }
+      const simulator::LoadPlan plan = test_support::PlanOf(rank->manifest);
+      backend::HostBackend host(plan, **checkpoint);
+      ASSERT_TRUE(backend::Execute(plan, host).status.ok());
+      for (const simulator::PlannedBuffer& b : plan.buffers) {
+        if (!b.tensor) continue;
+        const backend::TensorSpec& s = t[index.at(*b.tensor)];
+        const uint64_t rows = s.shape[0], cols = s.shape.size() > 1 ? s.shape[1] : 1;
+        auto& count = seen[*b.tensor];
+        count.resize(rows * cols * 2, 0);
+        const verifier::TensorSlice sl = b.slice.value_or(verifier::TensorSlice{0, 0, rows});
+        const uint64_t r0 = sl.dim == 0 ? sl.start : 0, nr = sl.dim == 0 ? sl.length : rows;
+        const uint64_t c0 = sl.dim == 1 ? sl.start : 0, nc = sl.dim == 1 ? sl.length : cols;
+        const auto got = host.Bytes(b.id);
+        ASSERT_EQ(got.size(), nr * nc * 2) << b.name;
+        bool equal = true;
+        for (uint64_t i = 0; i < nr; ++i) {
+          for (uint64_t j = 0; j < nc * 2; ++j) {
+            const uint64_t at = ((r0 + i) * cols + c0) * 2 + j;
+            equal = equal && got[(i * nc) * 2 + j] ==
+                                 ModelFolder::Pattern(index.at(*b.tensor), at);
+            ++count[at];
+          }
+        }
+        EXPECT_TRUE(equal) << b.name << " rank " << r;
+      }
+    }
+    for (const auto& [name, count] : seen) {
+      const bool replicated = name.ends_with("norm.weight");
+      const bool kv = name.find("k_proj") != std::string::npos ||
+                      name.find("v_proj") != std::string::npos;
+      const int want = replicated ? static_cast<int>(tp) : kv && tp > 2 ? static_cast<int>(tp / 2) : 1;
+      EXPECT_EQ(*std::min_element(count.begin(), count.end()), want) << name;
+      EXPECT_EQ(*std::max_element(count.begin(), count.end()), want) << name;
+    }
+    uint64_t ckpt = 0;
+    for (const backend::TensorSpec& s : t) ckpt += s.shape[0] * (s.shape.size() > 1 ? s.shape[1] : 1) * 2;
+    EXPECT_GT(read, ckpt);  // the replicated norms (and K/V at T=4) read again
+    EXPECT_LT(read, ckpt + ckpt / 2);
+  }
+}
+
+TEST(TensorParallel, RefusalsNameTheTensorOrTheRecipe) {
+  ModelFolder f;
+  f.Config(LlamaConfig());
+  f.Single(LlamaTensors());
+  const auto full = ImportModel(f.dir(), {.recipe = Recipe::kNone});
+  ASSERT_TRUE(full.ok());
+  const base::Result<HfConfig> c = ReadHfConfig(f.dir() + "/config.json");
+  ASSERT_TRUE(c.ok());
+  const auto eight = SplitTensorParallel(full->manifest, *c, 8, 0);  // vocabulary 100
+  ASSERT_FALSE(eight.ok());
+  EXPECT_NE(eight.status().message().find("lm_head.weight: dimension 0 (100) does not "
+                                          "divide by --tensor-parallel 8"),
+            std::string::npos)
+      << eight.status().message();
+  EXPECT_EQ(SplitTensorParallel(full->manifest, *c, 2, 2).status().kind(),
+            base::ErrorKind::kOption);
+}
+
+// The folder's ranks in canonical text and the deployment file that lists them: ParseDeployment
+// reads it as T ranks of one tensor-parallel group; each rank's text reads back to its
+// manifest (schema 2).
+TEST(TensorParallel, ImportWritesRanksAndADeploymentPlanReads) {
+  ModelFolder f;
+  f.Config(LlamaConfig());
+  f.Single(LlamaTensors());
+  const base::Result<TensorParallelImport> r =
+      ImportTensorParallel(f.dir(), 2, {.recipe = Recipe::kNone});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->texts.size(), 2u);
+  EXPECT_NE(r->texts[1].find("\"schema\": 2"), std::string::npos);
+  const simulator::DeploymentParse d =
+      simulator::ParseDeployment(r->deployment, f.dir() + "/deploy.json");
+  ASSERT_TRUE(d.deployment) << (d.diags.empty() ? "" : d.diags[0].message);
+  EXPECT_EQ(d.deployment->tensor_parallel, 2);
+  EXPECT_EQ(d.deployment->stages[1].manifest, "rank-1.json");
+  const auto bad = simulator::ParseDeployment(
+      R"({"deployment": "x", "tensor_parallel": 4, "stages": [{"manifest": "a.json"}]})", "d.json");
+  ASSERT_EQ(bad.diags.size(), 1u);
+  EXPECT_EQ(bad.diags[0].pointer, "/tensor_parallel");
+  EXPECT_FALSE(ImportTensorParallel(f.dir(), 0, {}).ok());
+}
+
+}  // namespace
+}  // namespace loadplan::importer

@@ -82,7 +82,14 @@ Result<StageChoice> ChooseStage(const std::string& path, const LaunchRank& rank)
     return Status::Error(fmt::format("{}: {}", path, why));
   }
   const simulator::Deployment& d = *parsed.deployment;
-  if (rank.world_size != d.stages.size()) {
+  if (rank.launcher == kExplicitRank) {  // load(rank=r): one rank, whatever runs the others
+    if (rank.rank >= d.stages.size()) {
+      return Status::Error(
+          fmt::format("rank (rank=) {} is not a stage of deployment {} ({}): it has {} (0 to {})",
+                      rank.rank, d.name, path, d.stages.size(), d.stages.size() - 1),
+          base::ErrorKind::kOption);
+    }
+  } else if (rank.world_size != d.stages.size()) {
     return Status::Error(fmt::format(
         "{}: deployment {} has {} stages, but {} started ({}): start one process per stage "
         "(torchrun --nproc-per-node {}, or mpirun -np {})",

@@ -7,10 +7,15 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "base/status.h"
 
 namespace loadplan::api {
+
+// LaunchRank::launcher for a rank the caller names (Python's load(rank=r)): no world size is
+// checked, only that the deployment has that stage.
+inline constexpr std::string_view kExplicitRank = "explicit";
 
 struct LaunchRank {
   uint32_t rank = 0, local_rank = 0, world_size = 1;

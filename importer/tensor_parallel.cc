@@ -21,9 +21,9 @@ enum class Split { kWhole, kRows, kColumns, kKvHeads };
 
 // How vLLM's Llama-style layers split a tensor, by its name's tail.
 Split SplitOf(std::string_view name) {
-  for (std::string_view tail : {"self_attn.q_proj.weight", "self_attn.q_proj.bias",
-                                "mlp.gate_proj.weight", "mlp.up_proj.weight",
-                                "embed_tokens.weight", "lm_head.weight"}) {
+  for (std::string_view tail :
+       {"self_attn.q_proj.weight", "self_attn.q_proj.bias", "mlp.gate_proj.weight",
+        "mlp.up_proj.weight", "embed_tokens.weight", "lm_head.weight"}) {
     if (name.ends_with(tail)) return Split::kRows;
   }
   for (std::string_view tail : {"self_attn.k_proj.weight", "self_attn.k_proj.bias",
@@ -48,8 +48,7 @@ base::Result<verifier::TensorSlice> PartOf(const verifier::Buffer& b, Split s, s
                                            const HfConfig& c, int64_t tp, int64_t rank) {
   const std::optional<uint64_t> extent = Dim(b, dim);
   if (!extent) {
-    return base::Status::Error(
-        fmt::format("{}: dimension {} is not a fixed number", b.name, dim));
+    return base::Status::Error(fmt::format("{}: dimension {} is not a fixed number", b.name, dim));
   }
   const uint64_t t = static_cast<uint64_t>(tp), r = static_cast<uint64_t>(rank);
   if (s == Split::kKvHeads && c.kv_heads > 0 && c.kv_heads < tp) {

@@ -10,6 +10,7 @@ from typing import Any, Callable, Dict, Iterator, Optional
 
 from . import _loadplan
 from ._check import ManifestSource, manifest_text
+from ._errors import OptionError
 
 Progress = Callable[[int, int], None]
 
@@ -89,14 +90,15 @@ def load(manifest: ManifestSource, checkpoint: "str | os.PathLike[str]", device:
          io_threads: Optional[int] = None, chunk_bytes: Optional[int] = None,
          machine: "str | os.PathLike[str] | None" = None, memory_limit: Optional[int] = None,
          reserve: int = 0, naive: bool = False, derive: bool = True, direct_io: bool = False,
-         lanes: Optional[int] = None,
+         lanes: Optional[int] = None, rank: Optional[int] = None,
          prefetch: Optional[int] = None, placement: str = "",
          progress: Optional[Progress] = None) -> Model:
     """Verifies, plans and loads a checkpoint folder onto GPU ``device``; returns a Model.
 
     ``manifest`` may be a deployment file (docs/deploy.md): under torchrun or mpirun, one
     process per stage, it loads stage RANK on GPU LOCAL_RANK (``device`` does not apply) and
-    the Model's ``stage`` says which; otherwise ``stage`` is None.
+    the Model's ``stage`` says which; with ``rank=r`` it loads stage (or tensor-parallel rank)
+    r on ``device``, whatever the environment says. Otherwise ``stage`` is None.
 
     The GIL is released during the load; Ctrl-C cancels it (KeyboardInterrupt, with every
     byte it allocated freed). ``progress(done, total)`` is called with bytes handed to the
@@ -114,9 +116,12 @@ def load(manifest: ManifestSource, checkpoint: "str | os.PathLike[str]", device:
     text, _ = manifest_text(manifest)  # verified once, by the load itself
     stage = None
     if _is_deployment(manifest, text):  # this process's stage, on its GPU (docs/deploy.md)
-        stage = _loadplan.choose_stage(os.fspath(manifest))
+        stage = _loadplan.choose_stage(os.fspath(manifest), rank, device)
         manifest, device = stage["manifest"], stage["device"]
         text, _ = manifest_text(manifest)
+    elif rank is not None:
+        raise OptionError(f"rank (rank=) {rank}: {manifest!r} is a manifest, not a deployment "
+                          "file; rank= picks a stage or tensor-parallel rank of a deployment")
     io = _loadplan.machine_io(os.fspath(machine)) if machine is not None else {}
     if io_threads is None:
         io_threads = io.get("io_threads", _loadplan.DEFAULT_IO_THREADS)

@@ -166,8 +166,14 @@ nb::object Load(nb::object source, std::string text, std::string checkpoint, int
 
 // The stage of a deployment file this process loads (api::ChooseStage over the launcher's
 // environment): {"manifest", "device", "stage", "stages", "deployment", "launcher", ...}.
-nb::dict ChooseStage(const std::string& path) {
-  const base::Result<api::LaunchRank> rank = api::RankFromEnvironment();
+nb::dict ChooseStage(const std::string& path, std::optional<int64_t> explicit_rank, int device) {
+  base::Result<api::LaunchRank> rank = api::RankFromEnvironment();
+  if (explicit_rank) {  // load(rank=r): that stage on `device`, the environment aside
+    const uint64_t r = Unsigned(*explicit_rank, "rank", "rank=");
+    rank = api::LaunchRank{.rank = static_cast<uint32_t>(std::min<uint64_t>(r, UINT32_MAX)),
+                           .local_rank = static_cast<uint32_t>(std::max(device, 0)),
+                           .launcher = std::string(api::kExplicitRank)};
+  }
   if (!rank.ok()) RaiseStatus(rank.status(), "stage");
   const base::Result<api::StageChoice> c = api::ChooseStage(path, *rank);
   if (!c.ok()) RaiseStatus(c.status(), "stage");
@@ -210,7 +216,8 @@ void BindLoad(nb::module_& m) {
         "A machine profile's I/O pair and context bytes (loadplan calibrate --choose-io).");
   m.attr("DEFAULT_IO_THREADS") = backend::kDefaultIoThreads;  // backend/load_defaults.h
   m.attr("DEFAULT_CHUNK_BYTES") = backend::kDefaultChunkBytes;
-  m.def("choose_stage", &ChooseStage, nb::arg("path"),
+  m.def("choose_stage", &ChooseStage, nb::arg("path"), nb::arg("rank").none() = nb::none(),
+        nb::arg("device") = 0,
         "The stage of a deployment file this process loads: stage RANK on GPU LOCAL_RANK, from "
         "torchrun's, mpirun's or srun's environment (docs/deploy.md).");
   m.def("load", &Load, nb::arg("source"), nb::arg("text"), nb::arg("checkpoint"), nb::arg("device"),

@@ -70,8 +70,7 @@ TEST(TensorParallel, RanksPutBackReproduceEveryTensorOnce) {
         for (uint64_t i = 0; i < nr; ++i) {
           for (uint64_t j = 0; j < nc * 2; ++j) {
             const uint64_t at = ((r0 + i) * cols + c0) * 2 + j;
-            equal = equal && got[(i * nc) * 2 + j] ==
-                                 ModelFolder::Pattern(index.at(*b.tensor), at);
+            equal = equal && got[(i * nc) * 2 + j] == ModelFolder::Pattern(index.at(*b.tensor), at);
             ++count[at];
           }
         }
@@ -80,14 +79,17 @@ TEST(TensorParallel, RanksPutBackReproduceEveryTensorOnce) {
     }
     for (const auto& [name, count] : seen) {
       const bool replicated = name.ends_with("norm.weight");
-      const bool kv = name.find("k_proj") != std::string::npos ||
-                      name.find("v_proj") != std::string::npos;
-      const int want = replicated ? static_cast<int>(tp) : kv && tp > 2 ? static_cast<int>(tp / 2) : 1;
+      const bool kv =
+          name.find("k_proj") != std::string::npos || name.find("v_proj") != std::string::npos;
+      const int want = replicated     ? static_cast<int>(tp)
+                       : kv && tp > 2 ? static_cast<int>(tp / 2)
+                                      : 1;
       EXPECT_EQ(*std::min_element(count.begin(), count.end()), want) << name;
       EXPECT_EQ(*std::max_element(count.begin(), count.end()), want) << name;
     }
     uint64_t ckpt = 0;
-    for (const backend::TensorSpec& s : t) ckpt += s.shape[0] * (s.shape.size() > 1 ? s.shape[1] : 1) * 2;
+    for (const backend::TensorSpec& s : t)
+      ckpt += s.shape[0] * (s.shape.size() > 1 ? s.shape[1] : 1) * 2;
     EXPECT_GT(read, ckpt);  // the replicated norms (and K/V at T=4) read again
     EXPECT_LT(read, ckpt + ckpt / 2);
   }

@@ -87,3 +87,18 @@ def test_a_machine_profile_sets_the_io_pair_as_run_does(tmp_path, cli, checkpoin
                               "--machine", str(path)], capture_output=True, text=True)
         assert out.returncode == 2
         assert "machine (--machine): " in out.stderr and message in out.stderr, out.stderr
+
+
+def test_rank_picks_a_stage_of_a_deployment_or_is_an_option_error(tmp_path, checkpoint):
+    """load(deploy, rank=r): stage r, whatever the launcher's environment; a rank past the
+    stages or rank= with a plain manifest is an OptionError before any GPU is touched."""
+    import json
+    deploy = tmp_path / "deploy.json"
+    deploy.write_text(json.dumps({"deployment": "d", "tensor_parallel": 2,
+                                  "stages": [{"manifest": str(TINY)}, {"manifest": str(TINY)}]}))
+    stage = loadplan._loadplan.choose_stage(str(deploy), 1, 0)
+    assert (stage["stage"], stage["stages"], stage["device"]) == (1, 2, 0)
+    with pytest.raises(loadplan.OptionError, match=r"rank \(rank=\) 2 is not a stage of deployment d"):
+        loadplan.load(deploy, checkpoint, rank=2)
+    with pytest.raises(loadplan.OptionError, match=r"rank \(rank=\) 0: .* is a manifest, not a deployment"):
+        loadplan.load(TINY, checkpoint, rank=0)

@@ -86,11 +86,13 @@ int RunPipeline(const ImportCliOptions& o, const importer::ImportOptions& option
 int RunTensorParallel(const ImportCliOptions& o, const importer::ImportOptions& options,
                       std::chrono::steady_clock::time_point t0) {
   if (o.out.empty() || o.out == "-") {
-    std::fprintf(stderr, "loadplan import: --tensor-parallel needs -o DIR (the ranks' folder)\n");
+    std::fprintf(stderr,
+                 "loadplan import: --tensor-parallel / --expert-parallel need -o DIR (the ranks' "
+                 "folder)\n");
     return 2;
   }
-  base::Result<importer::TensorParallelImport> r =
-      importer::ImportTensorParallel(o.dir, *o.tensor_parallel, options);
+  base::Result<importer::TensorParallelImport> r = importer::ImportTensorParallel(
+      o.dir, o.tensor_parallel.value_or(1), options, o.expert_parallel.value_or(1));
   if (!r.ok()) return Fail(r.status());
   std::error_code ec;
   std::filesystem::create_directories(o.out, ec);
@@ -110,9 +112,14 @@ int RunTensorParallel(const ImportCliOptions& o, const importer::ImportOptions& 
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   PrintSummary(r->full, "", s);
   for (size_t k = 0; k < r->ranks.size(); ++k) {
-    std::fprintf(stderr, "  rank %zu: reads %s, %zu tensors replicated -> %s\n", k,
-                 base::FormatBytesAuto(r->ranks[k].bytes_read).c_str(),
-                 r->ranks[k].replicated.size(), (dir / importer::RankFileName(k)).string().c_str());
+    const importer::TensorParallelRank& rk = r->ranks[k];
+    std::fprintf(
+        stderr, "  rank %zu: reads %s, %zu tensors replicated%s -> %s\n", k,
+        base::FormatBytesAuto(rk.bytes_read).c_str(), rk.replicated.size(),
+        rk.experts.empty()
+            ? ""
+            : fmt::format(", experts {}..{}", rk.experts.front(), rk.experts.back()).c_str(),
+        (dir / importer::RankFileName(k)).string().c_str());
   }
   std::fprintf(stderr, "wrote %s (loadplan plan %s)\n", deploy.c_str(), deploy.c_str());
   return 0;
@@ -141,7 +148,7 @@ int RunImport(const ImportCliOptions& o) {
   options.kv_dtype = *kv;
   options.layout = *layout;
   if (o.pipeline) return RunPipeline(o, options, t0);
-  if (o.tensor_parallel) return RunTensorParallel(o, options, t0);
+  if (o.tensor_parallel || o.expert_parallel) return RunTensorParallel(o, options, t0);
   base::Result<importer::ImportResult> r = importer::ImportModel(o.dir, options);
   if (!r.ok()) return Fail(r.status());
   if (base::Status st = WriteOutput(o.out.empty() ? "-" : o.out, r->text); !st.ok()) {

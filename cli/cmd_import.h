@@ -20,7 +20,8 @@ struct ImportCliOptions {
   // --tensor-parallel T: T rank manifests rank-0.json ... and deploy.json into `out`
   // (importer/tensor_parallel.h).
   std::optional<int64_t> tensor_parallel;
-  std::string layout = "checkpoint";  // importer::ParseLayout
+  std::optional<int64_t> expert_parallel;  // --expert-parallel E: T x E ranks
+  std::string layout = "checkpoint";       // importer::ParseLayout
   bool strict = false;
   std::optional<int64_t> kv_bytes_per_token;
 };

@@ -215,6 +215,11 @@ void AddImport(CLI::App& app, Commands& c) {
                   "checkpoint: -o DIR gets rank-0.json ... and deploy.json (docs/deploy.md)")
       ->check(IntIn(1, 4096))
       ->excludes("--pipeline");
+  cmd->add_option("--expert-parallel", o.expert_parallel,
+                  "With per-expert MoE tensors: deal the experts whole over T x E ranks "
+                  "(attention tensor-parallel within T), -o DIR as --tensor-parallel")
+      ->check(IntIn(1, 4096))
+      ->excludes("--pipeline");
   WithChoices(cmd,
               cmd->add_option("--layout", o.layout,
                               "Weights as the checkpoint stores them, or as transformers' model "

@@ -1,6 +1,7 @@
 // SplitTensorParallel: one tensor-parallel rank's manifest (tensor_parallel.h).
 #include "importer/tensor_parallel.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <string_view>
@@ -67,6 +68,27 @@ base::Result<verifier::TensorSlice> PartOf(const verifier::Buffer& b, Split s, s
   return verifier::TensorSlice{.dim = dim, .start = r * (*extent / t), .length = *extent / t};
 }
 
+// N of a per-expert tensor's ".experts.N." (Qwen-MoE, Mixtral, DeepSeek checkpoints).
+std::optional<int64_t> ExpertIndex(std::string_view name) {
+  const size_t at = name.find(".experts.");
+  if (at == std::string_view::npos) return std::nullopt;
+  int64_t n = 0;
+  size_t i = at + 9, digits = 0;
+  for (; i < name.size() && name[i] >= '0' && name[i] <= '9'; ++i, ++digits)
+    n = n * 10 + (name[i] - '0');
+  if (digits == 0 || digits > 9 || i >= name.size() || name[i] != '.') return std::nullopt;
+  return n;
+}
+
+// Experts dealt over `ranks` ranks in contiguous blocks: the one that holds `expert`.
+base::Result<int64_t> OwnerOf(int64_t expert, int64_t experts, int64_t ranks) {
+  if (experts % ranks != 0) {
+    return base::Status::Error(
+        fmt::format("{} experts do not deal evenly over {} expert-parallel ranks", experts, ranks));
+  }
+  return expert / (experts / ranks);
+}
+
 uint64_t BufferBytes(const verifier::Buffer& b) {
   uint64_t elements = 1;
   for (size_t d = 0; d < b.shape.size(); ++d) elements *= Dim(b, d).value_or(0);
@@ -82,30 +104,54 @@ void SplitCache(verifier::Buffer& b, const HfConfig& c, int64_t tp) {
 }  // namespace
 
 base::Result<TensorParallelRank> SplitTensorParallel(const verifier::Manifest& full,
-                                                     const HfConfig& c, int64_t tp, int64_t rank) {
-  if (tp < 1 || rank < 0 || rank >= tp) {
-    return base::Status::Error(fmt::format("rank {} of --tensor-parallel {}", rank, tp),
-                               base::ErrorKind::kOption);
+                                                     const HfConfig& c, int64_t tp, int64_t rank,
+                                                     int64_t ep) {
+  if (tp < 1 || ep < 1 || rank < 0 || rank >= tp * ep) {
+    return base::Status::Error(
+        fmt::format("rank {} of --tensor-parallel {} x --expert-parallel {}", rank, tp, ep),
+        base::ErrorKind::kOption);
   }
+  int64_t experts = 0;  // per-expert tensors: the highest index + 1
+  for (const verifier::Buffer& b : full.buffers) {
+    if (const std::optional<int64_t> e = ExpertIndex(b.name)) experts = std::max(experts, *e + 1);
+  }
+  const int64_t t = rank % tp;  // the attention's (and dense MLP's) tensor-parallel rank
   if (!full.programs.empty()) {
     return base::Status::Error(
         "--tensor-parallel splits manifests without derive programs (recipe none) for now: "
         "a recipe's derive calls are sized for whole tensors");
   }
   TensorParallelRank out{.manifest = full};
-  out.manifest.name = fmt::format("{}-tp{}-rank{}", full.name, tp, rank);
+  out.manifest.name = ep > 1 ? fmt::format("{}-tp{}-ep{}-rank{}", full.name, tp, ep, rank)
+                             : fmt::format("{}-tp{}-rank{}", full.name, tp, rank);
+  if (ep > 1) {  // each rank keeps its experts, whole (vLLM's --enable-expert-parallel)
+    std::vector<verifier::Buffer> kept;
+    for (verifier::Buffer& b : out.manifest.buffers) {
+      const std::optional<int64_t> e = ExpertIndex(b.name);
+      if (e) {
+        const base::Result<int64_t> owner = OwnerOf(*e, experts, tp * ep);
+        if (!owner.ok()) return owner.status();
+        if (*owner != rank) continue;
+        out.bytes_read += BufferBytes(b);
+        out.experts.push_back(*e);
+      }
+      kept.push_back(std::move(b));
+    }
+    out.manifest.buffers = std::move(kept);  // still in name order
+  }
   for (verifier::Buffer& b : out.manifest.buffers) {
     if (b.kind == verifier::BufferKind::kState) SplitCache(b, c, tp);
+    if (ep > 1 && ExpertIndex(b.name)) continue;  // counted above
     if (!b.tensor || b.slice) {
       if (b.tensors) out.bytes_read += BufferBytes(b);
       continue;
     }
-    const Split s = tp == 1 ? Split::kWhole : SplitOf(b.name);
+    const Split s = tp == 1 || ExpertIndex(b.name) ? Split::kWhole : SplitOf(b.name);
     if (s == Split::kWhole) {
       out.replicated.push_back(b.name);
     } else {
       const size_t dim = s == Split::kColumns ? 1 : 0;
-      base::Result<verifier::TensorSlice> part = PartOf(b, s, dim, c, tp, rank);
+      base::Result<verifier::TensorSlice> part = PartOf(b, s, dim, c, tp, t);
       if (!part.ok()) return part.status();
       b.shape[dim] = verifier::Expr::Const(static_cast<int64_t>(part->length));
       b.slice = *part;
@@ -113,16 +159,18 @@ base::Result<TensorParallelRank> SplitTensorParallel(const verifier::Manifest& f
     out.bytes_read += BufferBytes(b);
   }
   if (tp > 1) out.manifest.schema = 2;
+  std::sort(out.experts.begin(), out.experts.end());
+  out.experts.erase(std::unique(out.experts.begin(), out.experts.end()), out.experts.end());
   return out;
 }
 
 std::string RankFileName(size_t rank) { return fmt::format("rank-{}.json", rank); }
 
 base::Result<TensorParallelImport> ImportTensorParallel(const std::string& dir, int64_t tp,
-                                                        const ImportOptions& options) {
-  if (tp < 1 || tp > 4096) {
+                                                        const ImportOptions& options, int64_t ep) {
+  if (tp < 1 || tp > 4096 || ep < 1 || ep > 4096 || tp * ep > 4096) {
     return base::Status::Error(
-        fmt::format("--tensor-parallel (tensor_parallel) {} is not in [1, 4096]", tp),
+        fmt::format("--tensor-parallel {} x --expert-parallel {} is not 1 to 4096 ranks", tp, ep),
         base::ErrorKind::kOption);
   }
   base::Result<ImportResult> full = ImportModel(dir, options);
@@ -131,8 +179,8 @@ base::Result<TensorParallelImport> ImportTensorParallel(const std::string& dir, 
   if (!c.ok()) return c.status();
   TensorParallelImport out{.full = std::move(*full)};
   nlohmann::json stages = nlohmann::json::array();
-  for (int64_t r = 0; r < tp; ++r) {
-    base::Result<TensorParallelRank> rank = SplitTensorParallel(out.full.manifest, *c, tp, r);
+  for (int64_t r = 0; r < tp * ep; ++r) {
+    base::Result<TensorParallelRank> rank = SplitTensorParallel(out.full.manifest, *c, tp, r, ep);
     if (!rank.ok()) return rank.status();
     const verifier::VerifyResult v = verifier::Verify(rank->manifest);
     if (!v.ok()) {
@@ -146,9 +194,11 @@ base::Result<TensorParallelImport> ImportTensorParallel(const std::string& dir, 
     stages.push_back({{"manifest", RankFileName(static_cast<size_t>(r))}});
   }
   out.deployment =
-      nlohmann::json{{"deployment", fmt::format("{}-tp{}", out.full.manifest.name, tp)},
-                     {"tensor_parallel", tp},
-                     {"stages", stages}}
+      nlohmann::json{
+          {"deployment", ep > 1 ? fmt::format("{}-tp{}-ep{}", out.full.manifest.name, tp, ep)
+                                : fmt::format("{}-tp{}", out.full.manifest.name, tp)},
+          {"tensor_parallel", tp * ep},
+          {"stages", stages}}
           .dump(2) +
       "\n";
   return out;

@@ -28,11 +28,17 @@ struct TensorParallelRank {
   verifier::Manifest manifest;          // the rank's manifest (verify it before use)
   std::vector<std::string> replicated;  // weights bound whole (on every rank)
   uint64_t bytes_read = 0;              // checkpoint bytes the rank's weights bind
+  std::vector<int64_t> experts;         // with expert parallel: the experts it holds
 };
 
-// Rank `rank` of `tp` of the full import `full` of a model with config `c`.
+// Rank `rank` of the full import `full` of a model with config `c`: of `tp` ranks, or with
+// expert parallel `ep` > 1 of tp x ep ranks, where rank r splits attention and dense layers as
+// tensor-parallel rank r % tp and holds the r-th contiguous block of the per-expert tensors
+// (`.experts.N.`) whole (vLLM's --enable-expert-parallel with data parallel ep: experts dealt
+// over all tp x ep ranks, attention tensor-parallel within tp); experts elsewhere are dropped.
 base::Result<TensorParallelRank> SplitTensorParallel(const verifier::Manifest& full,
-                                                     const HfConfig& c, int64_t tp, int64_t rank);
+                                                     const HfConfig& c, int64_t tp, int64_t rank,
+                                                     int64_t ep = 1);
 
 // `import DIR --tensor-parallel T`: the full import (its options; recipe none, or one that
 // makes no derive program), then every rank, verified, in canonical text, and the deployment
@@ -46,7 +52,8 @@ struct TensorParallelImport {
   std::string deployment;          // deploy.json's text
 };
 base::Result<TensorParallelImport> ImportTensorParallel(const std::string& dir, int64_t tp,
-                                                        const ImportOptions& options);
+                                                        const ImportOptions& options,
+                                                        int64_t ep = 1);
 std::string RankFileName(size_t rank);  // "rank-0.json"
 
 }  // namespace loadplan::importer

@@ -137,5 +137,44 @@ TEST(TensorParallel, ImportWritesRanksAndADeploymentPlanReads) {
   EXPECT_FALSE(ImportTensorParallel(f.dir(), 0, {}).ok());
 }
 
+// Expert parallel: 4 experts over tp 2 x ep 2 = 4 ranks, one expert each, whole; attention
+// split as tensor-parallel rank r % 2 (so read by both expert groups); the router replicated.
+TEST(TensorParallel, ExpertParallelDealsWholeExpertsOverAllRanks) {
+  ModelFolder f;
+  nlohmann::json c = LlamaConfig(1);
+  c["model_type"] = "qwen3_moe";
+  c["num_experts"] = 4;
+  f.Config(c);
+  testing::Tensors t = {{"model.embed_tokens.weight", base::Dtype::kBF16, {100, 64}},
+                        {"model.layers.0.self_attn.q_proj.weight", base::Dtype::kBF16, {64, 64}},
+                        {"model.layers.0.mlp.gate.weight", base::Dtype::kBF16, {4, 64}}};
+  for (int e = 0; e < 4; ++e) {
+    for (const char* p : {"gate_proj", "up_proj", "down_proj"}) {
+      t.push_back({fmt::format("model.layers.0.mlp.experts.{}.{}.weight", e, p),
+                   base::Dtype::kBF16,
+                   {16, 64}});
+    }
+  }
+  f.Single(t);
+  const base::Result<TensorParallelImport> r =
+      ImportTensorParallel(f.dir(), 2, {.recipe = Recipe::kNone}, 2);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->ranks.size(), 4u);
+  for (size_t k = 0; k < 4; ++k) {
+    const TensorParallelRank& rank = r->ranks[k];
+    EXPECT_EQ(rank.experts, std::vector<int64_t>{static_cast<int64_t>(k)});
+    const verifier::Manifest& m = rank.manifest;
+    const auto has = [&](const std::string& n) { return testing::Find(m, n) != nullptr; };
+    EXPECT_TRUE(has(fmt::format("model.layers.0.mlp.experts.{}.up_proj.weight", k)));
+    EXPECT_FALSE(has(fmt::format("model.layers.0.mlp.experts.{}.up_proj.weight", (k + 1) % 4)));
+    const verifier::Buffer* q = testing::Find(m, "model.layers.0.self_attn.q_proj.weight");
+    ASSERT_NE(q, nullptr);
+    EXPECT_EQ(q->slice, (verifier::TensorSlice{.dim = 0, .start = 32 * (k % 2), .length = 32}));
+    EXPECT_FALSE(testing::Find(m, "model.layers.0.mlp.gate.weight")->slice.has_value());
+  }
+  const auto four = ImportTensorParallel(f.dir(), 3, {.recipe = Recipe::kNone}, 2);
+  ASSERT_FALSE(four.ok());  // 64 rows by 3, or 4 experts over 6 ranks
+}
+
 }  // namespace
 }  // namespace loadplan::importer

@@ -47,7 +47,6 @@ int RejectOptions(const PlanCliOptions& o) {
   std::string bad;
   if (!o.svg.empty()) bad = "--svg";
   if (o.fit) bad = "--fit";
-  if (o.machine) bad = "--machine";
   if (o.device_memory && (*o.device_memory == "free" || *o.device_memory == "FREE"))
     bad = "--device-memory free";
   if (bad.empty()) return 0;
@@ -199,6 +198,16 @@ std::string TableText(const Deployment& d, const std::string& file,
       cells += fmt::format("{:>14}", Human(c.bytes, c.exact));
     out +=
         fmt::format("  {:<4}{:<24}{}  {:<30}{}\n", k, m.name, cells, DeviceText(r), FitText(m, r));
+  }
+  for (size_t k = 0; k < stages.size(); ++k) {  // plan --machine: each GPU's load time
+    const std::optional<simulator::timing::LoadTimePrediction>& p = stages[k].report->load_time;
+    if (!p) continue;
+    out +=
+        fmt::format("  {} {}: load {:.3f} s predicted ({:.2f} GB/s read, {} cache, profile {})\n",
+                    tp ? "rank" : "stage", k, p->total_s,
+                    p->wall_s > 0 ? static_cast<double>(p->fill_bytes) / p->wall_s / 1e9 : 0.0,
+                    p->cache == simulator::timing::Cache::kHot ? "hot" : "cold",
+                    stages[k].report->machine->device);
   }
   if (!tp) return out;
   const ReadTotals t = ReadTotalsOf(stages);

@@ -11,6 +11,7 @@
 // the staging arena only inside its window.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -130,6 +131,16 @@ inline std::vector<std::string_view> BoundTensors(const PlannedBuffer& b) {
   if (b.tensor) out.emplace_back(*b.tensor);
   if (b.tensors) out.insert(out.end(), b.tensors->begin(), b.tensors->end());
   return out;
+}
+
+// The reads a fill of `b` makes: 1, or for a slice along dimension d > 0 one run per index of
+// the dimensions before d (the buffer's there are its tensor's). Each is its own request, so
+// a column slice of a big matrix costs a request per row (simulator/timing's model).
+inline uint64_t FillRuns(const PlannedBuffer& b) {
+  if (!b.slice || b.slice->dim == 0 || !b.shape) return 1;
+  uint64_t runs = 1;
+  for (uint64_t d = 0; d < b.slice->dim && d < b.shape->size(); ++d) runs *= (*b.shape)[d];
+  return std::max<uint64_t>(runs, 1);
 }
 
 enum class StepKind : uint8_t {

@@ -66,12 +66,14 @@ LoadTimePrediction PredictLoad(const LoadPlan& plan, const MachineProfile& profi
         double t = 0;
         if (profile.pinned_h2d > 0) t += fast / profile.pinned_h2d;
         if (rate > 0) t += (static_cast<double>(bytes) - fast) / rate;
-        // A small fill costs its fixed overhead; a large one hides it behind other chunks.
-        c.stream += std::max(t, profile.per_fill_s);
+        // A small fill costs its fixed overhead; a large one hides it behind other chunks. A
+        // slice's runs are requests of their own: a column slice pays one per row.
+        const uint64_t runs = FillRuns(plan.buffer(*s.buffer));
+        c.stream += std::max(t, static_cast<double>(runs) * profile.per_fill_s);
         done = c.stream;
         out.fill_bytes += bytes;
-        out.chunks += chunks;
-        ++out.fills;
+        out.chunks += std::max(chunks, runs);
+        out.fills += static_cast<uint32_t>(std::min<uint64_t>(runs, UINT32_MAX));
         break;
       }
       case StepKind::kLaunch: {

@@ -123,6 +123,24 @@ TEST(Predict, ASmallFillCostsAtLeastThePerFillTime) {
   EXPECT_DOUBLE_EQ(PredictLoad(p, m).wall_s, 0.0005 + 2 * 0.002);
 }
 
+// A column slice is read as one request per row (FillRuns): each pays the per-fill time.
+TEST(Predict, AColumnSlicePaysAFillPerRun) {
+  LoadPlan p = Base();
+  Fill(p, 3);  // w: 1000 B
+  MachineProfile m = Round();
+  m.per_fill_s = 0.01;
+  const LoadTimePrediction whole = PredictLoad(p, m);
+  p.buffers[3].shape = std::vector<uint64_t>{10, 50};
+  p.buffers[3].tensor = "w";
+  p.buffers[3].slice = verifier::TensorSlice{.dim = 1, .start = 50, .length = 50};
+  EXPECT_EQ(FillRuns(p.buffers[3]), 10u);
+  const LoadTimePrediction sliced = PredictLoad(p, m);
+  EXPECT_DOUBLE_EQ(sliced.wall_s - whole.wall_s, 9 * 0.01);
+  EXPECT_EQ(sliced.fills, 10u);
+  p.buffers[3].slice = verifier::TensorSlice{.dim = 0, .start = 10, .length = 10};  // one run
+  EXPECT_DOUBLE_EQ(PredictLoad(p, m).wall_s, whole.wall_s);
+}
+
 TEST(Predict, UnmeasuredKernelsAreNamed) {
   LoadPlan p = Base();
   p.calls[0].kernel = "other";

@@ -217,4 +217,40 @@ std::optional<Mutation> PartialByte(const Manifest& in, const Pick& pick) {
   return Finish("partial-byte", m, {{"K8", Ptr({"buffers", name, "shape"})}});
 }
 
+// A fresh weight binding a list of tensors with a slice beside it (schema 2): K12.
+std::optional<Mutation> SliceOfList(const Manifest& in, const Pick& pick) {
+  Manifest m = in;
+  m.schema = 2;
+  Buffer b{.name = Fresh(m, "w.sliced"),
+           .kind = BufferKind::kWeight,
+           .tensors = std::vector<std::string>{Fresh(m, "model.a"), Fresh(m, "model.b")},
+           .slice = verifier::TensorSlice{.dim = 0, .start = pick(4), .length = 2},
+           .dtype = base::Dtype::kBF16};
+  b.shape = {Expr::Const(2), Expr::Const(8)};
+  const std::string name = b.name;
+  AddBuffer(m, std::move(b));
+  return Finish("slice-of-list", m, {{"K12", Ptr({"buffers", name, "slice"})}});
+}
+
+// A fresh weight whose slice is along a dimension it does not have, or longer than its
+// extent there (schema 2): K13 at the key at fault.
+std::optional<Mutation> SliceOutsideShape(const Manifest& in, const Pick& pick) {
+  Manifest m = in;
+  m.schema = 2;
+  const int64_t rows = 1 + static_cast<int64_t>(pick(64));
+  const bool dim = pick(2) == 0;
+  Buffer b{.name = Fresh(m, "w.sliced"),
+           .kind = BufferKind::kWeight,
+           .tensor = Fresh(m, "model.sliced"),
+           .slice = verifier::TensorSlice{.dim = dim ? 2 + pick(3) : 0,
+                                          .start = pick(8),
+                                          .length = static_cast<uint64_t>(rows) + 1 + pick(8)},
+           .dtype = base::Dtype::kBF16};
+  b.shape = {Expr::Const(rows), Expr::Const(16)};
+  const std::string name = b.name;
+  AddBuffer(m, std::move(b));
+  return Finish("slice-outside-shape", m,
+                {{"K13", Ptr({"buffers", name, "slice", dim ? "dim" : "length"})}});
+}
+
 }  // namespace loadplan::fuzz::mut

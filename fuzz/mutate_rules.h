@@ -23,6 +23,8 @@ LOADPLAN_MUTATOR(PartialByte);
 LOADPLAN_MUTATOR(TensorAndTensors);
 LOADPLAN_MUTATOR(EmptyTensors);
 LOADPLAN_MUTATOR(ListedTwice);
+LOADPLAN_MUTATOR(SliceOfList);
+LOADPLAN_MUTATOR(SliceOutsideShape);
 // Programs and calls (mutate_programs.cc).
 LOADPLAN_MUTATOR(DeriveFlag);
 LOADPLAN_MUTATOR(DeriveTouchesServing);

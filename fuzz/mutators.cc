@@ -46,6 +46,8 @@ const std::vector<Mutator>& Mutators() {
       {"tensor-and-tensors", "K9", TensorAndTensors},
       {"empty-tensors", "K10", EmptyTensors},
       {"listed-twice", "K11", ListedTwice},
+      {"slice-of-list", "K12", SliceOfList},
+      {"slice-outside-shape", "K13", SliceOutsideShape},
       {"derive-flag", "P1", DeriveFlag},
       {"derive-touches-serving", "P2", DeriveTouchesServing},
       {"derive-collective", "P3", DeriveCollective},

@@ -8,7 +8,7 @@
 from ._check import Diagnostic, Note, check
 from ._errors import (CancelledError, CheckpointError, DeviceError, InputFileError,
                       InternalError, LoadplanError, ManifestError, OptionError, OutOfMemoryError)
-from ._import import ImportedModel, import_model
+from ._import import ImportedModel, ParallelImport, import_model, import_parallel
 from ._model import Model, load
 from ._plan import Phase, Plan, plan
 
@@ -18,5 +18,5 @@ __all__ = [
     "CancelledError", "CheckpointError", "DeviceError", "Diagnostic", "ImportedModel",
     "InputFileError", "InternalError",
     "LoadplanError", "ManifestError", "Model", "Note", "OptionError", "OutOfMemoryError",
-    "Phase", "Plan", "check", "import_model", "load", "plan",
+    "Phase", "Plan", "check", "import_model", "import_parallel", "ParallelImport", "load", "plan",
 ]

@@ -60,3 +60,40 @@ def import_model(model_dir: "str | os.PathLike[str]", *, recipe: str = "auto",
     d = _loadplan.import_model(os.fspath(model_dir), recipe, kv_dtype.upper(), max_batch,
                                max_ctx, name, layout, strict, kv_bytes_per_token)
     return ImportedModel(**d)
+
+
+@dataclass(frozen=True)
+class ParallelImport:
+    """What import_parallel() wrote: deploy.json's path and, per rank, its manifest's path,
+    the checkpoint bytes it reads, the tensors it binds whole (replicated) and its experts."""
+
+    deployment: str
+    ranks: List[dict]
+    model: ImportedModel  # the full import it was split from
+
+
+def import_parallel(model_dir: "str | os.PathLike[str]", out_dir: "str | os.PathLike[str]", *,
+                    tensor_parallel: int = 1, expert_parallel: int = 1, recipe: str = "auto",
+                    kv_dtype: str = "BF16", max_batch: Optional[int] = None,
+                    max_ctx: Optional[int] = None, name: str = "", layout: str = "checkpoint",
+                    strict: bool = False,
+                    kv_bytes_per_token: Optional[int] = None) -> ParallelImport:
+    """`loadplan import --tensor-parallel T --expert-parallel E -o OUT_DIR`: one manifest per
+    rank (rank-0.json, ...), each binding only its slices of the checkpoint, and deploy.json,
+    written into ``out_dir`` (made if need be); docs/deploy.md, "Tensor parallel". The other
+    options are import_model()'s. ``load(deploy, ckpt, rank=r)`` loads a rank."""
+    d = _loadplan.import_parallel(os.fspath(model_dir), tensor_parallel, expert_parallel, recipe,
+                                  kv_dtype.upper(), max_batch, max_ctx, name, layout, strict,
+                                  kv_bytes_per_token)
+    os.makedirs(out_dir, exist_ok=True)
+    ranks = []
+    for r in d.pop("ranks"):
+        path = os.path.join(os.fspath(out_dir), r["file"])
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(r["manifest"])
+        ranks.append({"manifest": path, "name": r["name"], "bytes_read": r["bytes_read"],
+                      "replicated": list(r["replicated"]), "experts": list(r["experts"])})
+    deployment = os.path.join(os.fspath(out_dir), "deploy.json")
+    with open(deployment, "w", encoding="utf-8") as f:
+        f.write(d.pop("deployment"))
+    return ParallelImport(deployment=deployment, ranks=ranks, model=ImportedModel(**d))

@@ -7,8 +7,10 @@
 #include <fmt/ranges.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include "importer/import.h"
+#include "importer/tensor_parallel.h"
 #include "python/src/bindings.h"
 
 namespace loadplan::python {
@@ -39,10 +41,11 @@ nb::dict Summary(const importer::ImportResult& r, std::string text) {
   return d;
 }
 
-nb::dict ImportModel(const std::string& dir, const std::string& recipe, const std::string& kv_dtype,
-                     std::optional<int64_t> max_batch, std::optional<int64_t> max_ctx,
-                     const std::string& name, const std::string& layout, bool strict,
-                     std::optional<int64_t> kv_bytes_per_token) {
+// The import options as `loadplan import` takes them, or an OptionError.
+importer::ImportOptions OptionsOf(const std::string& recipe, const std::string& kv_dtype,
+                                  std::optional<int64_t> max_batch, std::optional<int64_t> max_ctx,
+                                  const std::string& name, const std::string& layout, bool strict,
+                                  std::optional<int64_t> kv_bytes_per_token) {
   const std::optional<importer::Recipe> r = importer::ParseRecipe(recipe);
   if (!r) {
     RaiseStatus(base::Status::Error(fmt::format("recipe '{}' is not one of: {}", recipe,
@@ -59,14 +62,22 @@ nb::dict ImportModel(const std::string& dir, const std::string& recipe, const st
                     fmt::format("layout '{}' is not one of: checkpoint, transformers", layout)),
                 "options");
   }
-  const importer::ImportOptions o{.recipe = *r,
-                                  .kv_dtype = *kv,
-                                  .max_batch = max_batch,
-                                  .max_ctx = max_ctx,
-                                  .name = name,
-                                  .strict = strict,
-                                  .layout = *l,
-                                  .kv_bytes_per_token = kv_bytes_per_token};
+  return {.recipe = *r,
+          .kv_dtype = *kv,
+          .max_batch = max_batch,
+          .max_ctx = max_ctx,
+          .name = name,
+          .strict = strict,
+          .layout = *l,
+          .kv_bytes_per_token = kv_bytes_per_token};
+}
+
+nb::dict ImportModel(const std::string& dir, const std::string& recipe, const std::string& kv_dtype,
+                     std::optional<int64_t> max_batch, std::optional<int64_t> max_ctx,
+                     const std::string& name, const std::string& layout, bool strict,
+                     std::optional<int64_t> kv_bytes_per_token) {
+  const importer::ImportOptions o =
+      OptionsOf(recipe, kv_dtype, max_batch, max_ctx, name, layout, strict, kv_bytes_per_token);
   std::optional<base::Result<importer::ImportResult>> result;
   std::string text;
   {
@@ -78,9 +89,48 @@ nb::dict ImportModel(const std::string& dir, const std::string& recipe, const st
   return Summary(**result, std::move(text));
 }
 
+// `loadplan import --tensor-parallel T --expert-parallel E`: the full import's summary, each
+// rank's manifest text and figures, and deploy.json's text (importer/tensor_parallel.h).
+nb::dict ImportParallel(const std::string& dir, int64_t tp, int64_t ep, const std::string& recipe,
+                        const std::string& kv_dtype, std::optional<int64_t> max_batch,
+                        std::optional<int64_t> max_ctx, const std::string& name,
+                        const std::string& layout, bool strict,
+                        std::optional<int64_t> kv_bytes_per_token) {
+  const importer::ImportOptions o =
+      OptionsOf(recipe, kv_dtype, max_batch, max_ctx, name, layout, strict, kv_bytes_per_token);
+  std::optional<base::Result<importer::TensorParallelImport>> result;
+  {
+    nb::gil_scoped_release release;
+    result.emplace(importer::ImportTensorParallel(dir, tp, o, ep));
+  }
+  if (!result->ok()) RaiseStatus(result->status(), "import");
+  importer::TensorParallelImport& r = **result;
+  nb::dict d = Summary(r.full, r.full.text);
+  nb::list ranks;
+  for (size_t k = 0; k < r.ranks.size(); ++k) {
+    nb::dict x;
+    x["file"] = importer::RankFileName(k);
+    x["manifest"] = r.texts[k];
+    x["name"] = r.ranks[k].manifest.name;
+    x["bytes_read"] = r.ranks[k].bytes_read;
+    x["replicated"] = r.ranks[k].replicated;
+    x["experts"] = r.ranks[k].experts;
+    ranks.append(x);
+  }
+  d["ranks"] = ranks;
+  d["deployment"] = r.deployment;
+  return d;
+}
+
 }  // namespace
 
 void BindImport(nb::module_& m) {
+  m.def("import_parallel", &ImportParallel, nb::arg("dir"), nb::arg("tensor_parallel"),
+        nb::arg("expert_parallel"), nb::arg("recipe"), nb::arg("kv_dtype"),
+        nb::arg("max_batch").none(), nb::arg("max_ctx").none(), nb::arg("name"), nb::arg("layout"),
+        nb::arg("strict"), nb::arg("kv_bytes_per_token").none(),
+        "A model folder -> tensor/expert-parallel ranks and deploy.json's text "
+        "(importer/tensor_parallel.h).");
   m.def("import_model", &ImportModel, nb::arg("dir"), nb::arg("recipe"), nb::arg("kv_dtype"),
         nb::arg("max_batch").none(), nb::arg("max_ctx").none(), nb::arg("name"), nb::arg("layout"),
         nb::arg("strict"), nb::arg("kv_bytes_per_token").none(),

@@ -97,3 +97,26 @@ def test_models_doc_rows_are_what_plan_computes(tmp_path, model):
         n = int(cell)
         assert n == 0 or _fits(m, n, 131072, device), (device, n)
         assert not _fits(m, n + 1, 131072, device), (device, n + 1)
+
+
+def test_import_parallel_writes_ranks_as_the_cli_does(tmp_path, cli):
+    """import_parallel(): the CLI's rank files and deploy.json, byte for byte; each rank checks
+    clean and reads 1/8 of the split tensors; the deployment plans with a row per rank."""
+    folder = skeleton(tmp_path, "llama-3.1-8b")
+    out = loadplan.import_parallel(folder, tmp_path / "py", tensor_parallel=8, recipe="none",
+                                   max_batch=16, max_ctx=8192)
+    import subprocess
+    subprocess.run([str(cli.path), "import", str(folder), "--recipe", "none", "--tensor-parallel",
+                    "8", "--max-batch", "16", "--max-ctx", "8192", "-o", str(tmp_path / "cli")],
+                   check=True, capture_output=True)
+    for f in ["deploy.json"] + [f"rank-{r}.json" for r in range(8)]:
+        assert (tmp_path / "py" / f).read_text() == (tmp_path / "cli" / f).read_text(), f
+    assert len(out.ranks) == 8 and all(r["experts"] == [] for r in out.ranks)
+    assert len({r["bytes_read"] for r in out.ranks}) == 1
+    rank = json.loads((tmp_path / "py" / "rank-3.json").read_text())
+    assert rank["schema"] == 2
+    q = rank["buffers"]["model.layers.0.self_attn.q_proj.weight"]
+    assert q["slice"] == {"dim": 0, "start": 3 * 512, "length": 512} and q["shape"] == [512, 4096]
+    assert loadplan.check(rank) == []
+    with pytest.raises(loadplan.CheckpointError, match="does not divide by --tensor-parallel 7"):
+        loadplan.import_parallel(folder, tmp_path / "bad", tensor_parallel=7, recipe="none")

@@ -18,23 +18,46 @@ namespace {
 
 namespace fs = std::filesystem;
 
-enum class Split { kWhole, kRows, kColumns, kKvHeads };
+// kIntermediate: gpt-oss's fused experts [E, 2I, ...] by their (interleaved) intermediate
+// rows, dim 1; kIntermediateBlocks: [E, H, I/32, 16] by the intermediate's blocks, dim 2.
+enum class Split { kWhole, kRows, kColumns, kKvHeads, kIntermediate, kIntermediateBlocks };
 
-// How vLLM's Llama-style layers split a tensor, by its name's tail.
+bool EndsWithAny(std::string_view name, std::initializer_list<std::string_view> tails) {
+  for (std::string_view t : tails) {
+    if (name.ends_with(t)) return true;
+  }
+  return false;
+}
+
+// How vLLM's Llama-style layers split a tensor, by its name's tail; and gpt-oss's (its sinks
+// by head, its fused MXFP4 experts by intermediate, as vllm/model_executor/models/gpt_oss.py
+// narrows w13's rows [2 start, 2 end) and w2's intermediate blocks; its down bias whole).
 Split SplitOf(std::string_view name) {
-  for (std::string_view tail :
-       {"self_attn.q_proj.weight", "self_attn.q_proj.bias", "mlp.gate_proj.weight",
-        "mlp.up_proj.weight", "embed_tokens.weight", "lm_head.weight"}) {
-    if (name.ends_with(tail)) return Split::kRows;
-  }
-  for (std::string_view tail : {"self_attn.k_proj.weight", "self_attn.k_proj.bias",
-                                "self_attn.v_proj.weight", "self_attn.v_proj.bias"}) {
-    if (name.ends_with(tail)) return Split::kKvHeads;
-  }
-  for (std::string_view tail : {"self_attn.o_proj.weight", "mlp.down_proj.weight"}) {
-    if (name.ends_with(tail)) return Split::kColumns;
-  }
+  if (EndsWithAny(
+          name, {"self_attn.q_proj.weight", "self_attn.q_proj.bias", "mlp.gate_proj.weight",
+                 "mlp.up_proj.weight", "embed_tokens.weight", "lm_head.weight", "self_attn.sinks"}))
+    return Split::kRows;
+  if (EndsWithAny(name, {"self_attn.k_proj.weight", "self_attn.k_proj.bias",
+                         "self_attn.v_proj.weight", "self_attn.v_proj.bias"}))
+    return Split::kKvHeads;
+  if (EndsWithAny(name, {"self_attn.o_proj.weight", "mlp.down_proj.weight"}))
+    return Split::kColumns;
+  if (EndsWithAny(name, {"mlp.experts.gate_up_proj_blocks", "mlp.experts.gate_up_proj_scales",
+                         "mlp.experts.gate_up_proj_bias"}))
+    return Split::kIntermediate;
+  if (EndsWithAny(name, {"mlp.experts.down_proj_blocks", "mlp.experts.down_proj_scales"}))
+    return Split::kIntermediateBlocks;
   return Split::kWhole;
+}
+
+// The dimension a split cuts.
+size_t DimOf(Split s) {
+  switch (s) {
+    case Split::kColumns:
+    case Split::kIntermediate: return 1;
+    case Split::kIntermediateBlocks: return 2;
+    default: return 0;
+  }
 }
 
 std::optional<uint64_t> Dim(const verifier::Buffer& b, size_t d) {
@@ -150,7 +173,7 @@ base::Result<TensorParallelRank> SplitTensorParallel(const verifier::Manifest& f
     if (s == Split::kWhole) {
       out.replicated.push_back(b.name);
     } else {
-      const size_t dim = s == Split::kColumns ? 1 : 0;
+      const size_t dim = DimOf(s);
       base::Result<verifier::TensorSlice> part = PartOf(b, s, dim, c, tp, t);
       if (!part.ok()) return part.status();
       b.shape[dim] = verifier::Expr::Const(static_cast<int64_t>(part->length));

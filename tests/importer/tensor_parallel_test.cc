@@ -176,5 +176,59 @@ TEST(TensorParallel, ExpertParallelDealsWholeExpertsOverAllRanks) {
   ASSERT_FALSE(four.ok());  // 64 rows by 3, or 4 experts over 6 ranks
 }
 
+// gpt-oss's checkpoint layout (recipe none): the fused MXFP4 experts split by intermediate (the
+// interleaved gate/up rows on dim 1, the down blocks on dim 2), the sinks by head, the down
+// bias and router whole; every rank verifies and the host backend loads it; an intermediate
+// whose blocks do not divide is refused naming the tensor.
+TEST(TensorParallel, GptOssFusedExpertsSplitByIntermediate) {
+  ModelFolder f;
+  nlohmann::json c = LlamaConfig(1);
+  c["model_type"] = "gpt_oss";
+  c["num_local_experts"] = 2;
+  c["intermediate_size"] = 128;
+  f.Config(c);
+  const std::string p = "model.layers.0.";
+  const testing::Tensors t = {
+      {p + "self_attn.sinks", base::Dtype::kBF16, {4}},
+      {p + "mlp.router.weight", base::Dtype::kBF16, {2, 64}},
+      {p + "mlp.experts.gate_up_proj_blocks", base::Dtype::kU8, {2, 256, 2, 16}},
+      {p + "mlp.experts.gate_up_proj_scales", base::Dtype::kU8, {2, 256, 2}},
+      {p + "mlp.experts.gate_up_proj_bias", base::Dtype::kBF16, {2, 256}},
+      {p + "mlp.experts.down_proj_blocks", base::Dtype::kU8, {2, 64, 4, 16}},
+      {p + "mlp.experts.down_proj_scales", base::Dtype::kU8, {2, 64, 4}},
+      {p + "mlp.experts.down_proj_bias", base::Dtype::kBF16, {2, 64}}};
+  f.SingleFilled(t);
+  const auto full = ImportModel(f.dir(), {.recipe = Recipe::kNone});
+  ASSERT_TRUE(full.ok()) << full.status().message();
+  const base::Result<HfConfig> config = ReadHfConfig(f.dir() + "/config.json");
+  ASSERT_TRUE(config.ok());
+  auto checkpoint = backend::Checkpoint::Open(f.dir());
+  ASSERT_TRUE(checkpoint.ok());
+  for (int64_t r = 0; r < 2; ++r) {
+    const auto rank = SplitTensorParallel(full->manifest, *config, 2, r);
+    ASSERT_TRUE(rank.ok()) << rank.status().message();
+    const verifier::Manifest& m = rank->manifest;
+    const auto slice = [&](const std::string& n) { return testing::Find(m, p + n)->slice; };
+    const uint64_t u = static_cast<uint64_t>(r);
+    EXPECT_EQ(slice("mlp.experts.gate_up_proj_blocks"),
+              (verifier::TensorSlice{.dim = 1, .start = 128 * u, .length = 128}));
+    EXPECT_EQ(slice("mlp.experts.gate_up_proj_bias"),
+              (verifier::TensorSlice{.dim = 1, .start = 128 * u, .length = 128}));
+    EXPECT_EQ(slice("mlp.experts.down_proj_blocks"),
+              (verifier::TensorSlice{.dim = 2, .start = 2 * u, .length = 2}));
+    EXPECT_EQ(slice("self_attn.sinks"),
+              (verifier::TensorSlice{.dim = 0, .start = 2 * u, .length = 2}));
+    EXPECT_FALSE(slice("mlp.experts.down_proj_bias").has_value());
+    const simulator::LoadPlan plan = test_support::PlanOf(m);
+    backend::HostBackend host(plan, **checkpoint);
+    EXPECT_TRUE(backend::Execute(plan, host).status.ok());
+  }
+  const auto four = SplitTensorParallel(full->manifest, *config, 8, 0);  // 4 blocks by 8
+  ASSERT_FALSE(four.ok());
+  EXPECT_NE(four.status().message().find("down_proj_blocks: dimension 2 (4) does not divide"),
+            std::string::npos)
+      << four.status().message();
+}
+
 }  // namespace
 }  // namespace loadplan::importer

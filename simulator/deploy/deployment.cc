@@ -3,11 +3,15 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "simulator/phases/phases.h"
+#include "verifier/parse.h"
 
 namespace loadplan::simulator {
 namespace {
@@ -87,12 +91,42 @@ bool LooksLikeDeployment(std::string_view text) {
   return j.is_object() && j.contains("stages");
 }
 
+// The text as JSON, each object's repeated keys named (nlohmann keeps the last silently; the
+// manifest parser reports them as S4, a deployment as X1), and nesting past the manifest
+// parser's depth limit refused. Discarded when not JSON or too deep.
+json ParseStrict(std::string_view text, std::vector<std::string>& repeated, bool& too_deep) {
+  std::vector<std::set<std::string>> keys;  // one set per open object
+  const int max_depth = verifier::ParseLimits{}.max_depth;
+  const json::parser_callback_t seen = [&](int depth, json::parse_event_t event, json& parsed) {
+    if (depth > max_depth) too_deep = true;
+    if (event == json::parse_event_t::object_start) keys.emplace_back();
+    if (event == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+    if (event == json::parse_event_t::key && !keys.empty() &&
+        !keys.back().insert(parsed.get<std::string>()).second) {
+      repeated.push_back(parsed.get<std::string>());
+    }
+    return !too_deep;
+  };
+  return json::parse(text, seen, /*allow_exceptions=*/false);
+}
+
 DeploymentParse ParseDeployment(std::string_view text, std::string_view path) {
   DeploymentParse out;
-  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  std::vector<std::string> repeated;
+  bool too_deep = false;
+  const json j = ParseStrict(text, repeated, too_deep);
+  if (too_deep) {
+    Error(out.diags, "",
+          fmt::format("the deployment file nests deeper than {} levels",
+                      verifier::ParseLimits{}.max_depth));
+    return out;
+  }
   if (j.is_discarded()) {
     Error(out.diags, "", "the deployment file is not JSON");
     return out;
+  }
+  for (const std::string& k : repeated) {
+    Error(out.diags, "", fmt::format("key \"{}\" appears twice in one object; keep one", k));
   }
   if (!j.is_object()) {
     Error(out.diags, "", "a deployment is a JSON object {\"deployment\": NAME, \"stages\": [...]}");

@@ -73,6 +73,25 @@ TEST(ParseDeployment, NotJsonNotAnObjectNoStages) {
   EXPECT_FALSE(LooksLikeDeployment("not json"));
 }
 
+// What nlohmann alone would accept silently: a key twice (it keeps the last) and nesting past
+// the manifest parser's depth limit; both X1, as the manifest parser refuses them (S4, J2).
+TEST(ParseDeployment, RepeatedKeysAndDeepNestingAreRefused) {
+  const DeploymentParse twice = ParseDeployment(
+      R"({"deployment": "x", "stages": [{"manifest": "a.json"}], "stages": [{"manifest": "b.json"}]})",
+      "d.json");
+  EXPECT_FALSE(twice.deployment);
+  ASSERT_EQ(twice.diags.size(), 1u);
+  EXPECT_NE(twice.diags[0].message.find("key \"stages\" appears twice"), std::string::npos);
+  std::string deep = R"({"deployment": "x", "stages": [)";
+  for (int i = 0; i < 100; ++i) deep += "[";
+  for (int i = 0; i < 100; ++i) deep += "]";
+  deep += "]}";
+  const DeploymentParse nested = ParseDeployment(deep, "d.json");
+  EXPECT_FALSE(nested.deployment);
+  ASSERT_EQ(nested.diags.size(), 1u);
+  EXPECT_NE(nested.diags[0].message.find("nests deeper than 64 levels"), std::string::npos);
+}
+
 // Stages parsed from (mutated) k3-stage JSON; verification is not needed for the rule.
 struct Stages {
   std::vector<verifier::CheckOutput> checked;

@@ -6,6 +6,7 @@
 #include "backend/cuda/free_memory.h"
 #include "base/bytes.h"
 #include "simulator/plan_totals.h"
+#include "simulator/timing/profile.h"
 
 namespace loadplan::api {
 namespace {
@@ -54,6 +55,13 @@ base::Result<DeviceRoom> CheckRoom(const simulator::LoadPlan& plan, int device, 
                  base::FormatBytesAuto(need - mem->free)),
              base::ErrorKind::kOutOfMemory)
       .WithBytes(need, mem->free);
+}
+
+base::Result<simulator::timing::MachineProfile> ReadMachineOption(const std::string& path) {
+  base::Result<simulator::timing::MachineProfile> p = simulator::timing::ReadProfileFile(path);
+  if (p.ok()) return p;
+  return base::Status::Error("machine (--machine): " + p.status().message(),
+                             base::ErrorKind::kOption);
 }
 
 }  // namespace loadplan::api

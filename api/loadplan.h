@@ -28,6 +28,7 @@
 #include "base/status.h"
 #include "simulator/planner/planner.h"
 #include "simulator/plan.h"
+#include "simulator/timing/profile.h"
 #include "verifier/manifest.h"
 #include "verifier/verify.h"
 
@@ -138,6 +139,11 @@ class LoadedModel {
 // the C++/Python field and as the CLI flag): io_threads in [1, 256] (the CLI's bounds), chunk_bytes
 // in [4 KiB, 1 GiB], read_bytes 0 or in [4 KiB, chunk_bytes] and only with buffered reads.
 base::Status CheckLoadOptions(const LoadOptions& options);
+
+// The machine profile a load takes its I/O pair (and its default reserve) from: `loadplan run
+// --machine` and Python's load(machine=). A file that cannot be read or parsed is kOption,
+// worded the same for both: "machine (--machine): PATH: ...".
+base::Result<simulator::timing::MachineProfile> ReadMachineOption(const std::string& path);
 
 // What GPU `device` has (its free memory after this process's context exists), once the load
 // of `plan` plus `reserve` bytes beside it is known to fit; else kOutOfMemory saying the

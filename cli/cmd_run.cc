@@ -91,8 +91,8 @@ Outcome<std::unique_ptr<backend::Checkpoint>> OpenCheckpoint(const RunCliOptions
 Outcome<std::optional<simulator::timing::MachineProfile>> MachineOf(const RunCliOptions& o) {
   using Machine = Outcome<std::optional<simulator::timing::MachineProfile>>;
   if (o.machine.empty()) return std::optional<simulator::timing::MachineProfile>();
-  base::Result<simulator::timing::MachineProfile> p = simulator::timing::ReadProfileFile(o.machine);
-  if (!p.ok()) return Machine::Exit(Fail(2, "machine (--machine): " + p.status().message()));
+  base::Result<simulator::timing::MachineProfile> p = api::ReadMachineOption(o.machine);
+  if (!p.ok()) return Machine::Exit(Fail(2, p.status().message()));
   return std::optional(std::move(*p));
 }
 

@@ -193,13 +193,8 @@ nb::dict ChooseStage(const std::string& path, std::optional<int64_t> explicit_ra
 // A machine profile (`loadplan calibrate`, the strict parser `plan --machine` and `run
 // --machine` use): {"io_threads", "chunk_bytes", "context_device_bytes", "device", "measured"}.
 nb::dict MachineIo(const std::string& path) {
-  const base::Result<simulator::timing::MachineProfile> p =
-      simulator::timing::ReadProfileFile(path);
-  if (!p.ok()) {  // the CLI's words and exit class (run --machine: exit 2)
-    RaiseStatus(base::Status::Error("machine (--machine): " + p.status().message(),
-                                    base::ErrorKind::kOption),
-                "options");
-  }
+  const base::Result<simulator::timing::MachineProfile> p = api::ReadMachineOption(path);
+  if (!p.ok()) RaiseStatus(p.status(), "options");  // the CLI's words (run --machine: exit 2)
   nb::dict d;
   d["io_threads"] = p->io_threads;
   d["chunk_bytes"] = p->chunk_bytes;

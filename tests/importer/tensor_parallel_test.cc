@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,17 +28,38 @@ using testing::LlamaConfig;
 using testing::LlamaTensors;
 using testing::ModelFolder;
 
+// The folder's import with recipe none, its config and its opened checkpoint (what a split
+// needs and what its ranks are loaded from); fails the test when any is missing.
+struct Imported {
+  std::optional<ImportResult> full;
+  std::optional<HfConfig> config;
+  std::unique_ptr<backend::Checkpoint> checkpoint;
+  [[nodiscard]] bool ok() const { return full && config && checkpoint; }
+};
+Imported ImportFolder(const ModelFolder& f) {
+  Imported out;
+  base::Result<ImportResult> full = ImportModel(f.dir(), {.recipe = Recipe::kNone});
+  base::Result<HfConfig> config = ReadHfConfig(f.dir() + "/config.json");
+  auto checkpoint = backend::Checkpoint::Open(f.dir());
+  EXPECT_TRUE(full.ok()) << full.status().message();
+  EXPECT_TRUE(config.ok()) << config.status().message();
+  EXPECT_TRUE(checkpoint.ok()) << checkpoint.status().message();
+  if (full.ok()) out.full = std::move(*full);
+  if (config.ok()) out.config = std::move(*config);
+  if (checkpoint.ok()) out.checkpoint = std::move(*checkpoint);
+  return out;
+}
+
 TEST(TensorParallel, RanksPutBackReproduceEveryTensorOnce) {
   ModelFolder f;
   f.Config(LlamaConfig());
   const testing::Tensors t = LlamaTensors();
   f.SingleFilled(t);
-  const auto full = ImportModel(f.dir(), {.recipe = Recipe::kNone});
-  ASSERT_TRUE(full.ok()) << full.status().message();
-  const base::Result<HfConfig> c = ReadHfConfig(f.dir() + "/config.json");
-  ASSERT_TRUE(c.ok()) << c.status().message();
-  auto checkpoint = backend::Checkpoint::Open(f.dir());
-  ASSERT_TRUE(checkpoint.ok());
+  const Imported in = ImportFolder(f);
+  ASSERT_TRUE(in.ok());
+  const auto& full = in.full;
+  const auto& c = in.config;
+  const auto& checkpoint = in.checkpoint;
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < t.size(); ++i) index[t[i].name] = i;
   for (const int64_t tp : {2, 4}) {
@@ -53,7 +76,7 @@ TEST(TensorParallel, RanksPutBackReproduceEveryTensorOnce) {
         EXPECT_EQ(verifier::Evaluate(b.shape[3], {}).value, 1) << b.name;  // 2 KV heads over 2, 4
       }
       const simulator::LoadPlan plan = test_support::PlanOf(rank->manifest);
-      backend::HostBackend host(plan, **checkpoint);
+      backend::HostBackend host(plan, *checkpoint);
       ASSERT_TRUE(backend::Execute(plan, host).status.ok());
       for (const simulator::PlannedBuffer& b : plan.buffers) {
         if (!b.tensor) continue;
@@ -99,10 +122,10 @@ TEST(TensorParallel, RefusalsNameTheTensorOrTheRecipe) {
   ModelFolder f;
   f.Config(LlamaConfig());
   f.Single(LlamaTensors());
-  const auto full = ImportModel(f.dir(), {.recipe = Recipe::kNone});
-  ASSERT_TRUE(full.ok());
-  const base::Result<HfConfig> c = ReadHfConfig(f.dir() + "/config.json");
-  ASSERT_TRUE(c.ok());
+  const Imported in = ImportFolder(f);
+  ASSERT_TRUE(in.ok());
+  const auto& full = in.full;
+  const auto& c = in.config;
   const auto eight = SplitTensorParallel(full->manifest, *c, 8, 0);  // vocabulary 100
   ASSERT_FALSE(eight.ok());
   EXPECT_NE(eight.status().message().find("lm_head.weight: dimension 0 (100) does not "
@@ -198,12 +221,11 @@ TEST(TensorParallel, GptOssFusedExpertsSplitByIntermediate) {
       {p + "mlp.experts.down_proj_scales", base::Dtype::kU8, {2, 64, 4}},
       {p + "mlp.experts.down_proj_bias", base::Dtype::kBF16, {2, 64}}};
   f.SingleFilled(t);
-  const auto full = ImportModel(f.dir(), {.recipe = Recipe::kNone});
-  ASSERT_TRUE(full.ok()) << full.status().message();
-  const base::Result<HfConfig> config = ReadHfConfig(f.dir() + "/config.json");
-  ASSERT_TRUE(config.ok());
-  auto checkpoint = backend::Checkpoint::Open(f.dir());
-  ASSERT_TRUE(checkpoint.ok());
+  const Imported in = ImportFolder(f);
+  ASSERT_TRUE(in.ok());
+  const auto& full = in.full;
+  const auto& config = in.config;
+  const auto& checkpoint = in.checkpoint;
   for (int64_t r = 0; r < 2; ++r) {
     const auto rank = SplitTensorParallel(full->manifest, *config, 2, r);
     ASSERT_TRUE(rank.ok()) << rank.status().message();
@@ -220,7 +242,7 @@ TEST(TensorParallel, GptOssFusedExpertsSplitByIntermediate) {
               (verifier::TensorSlice{.dim = 0, .start = 2 * u, .length = 2}));
     EXPECT_FALSE(slice("mlp.experts.down_proj_bias").has_value());
     const simulator::LoadPlan plan = test_support::PlanOf(m);
-    backend::HostBackend host(plan, **checkpoint);
+    backend::HostBackend host(plan, *checkpoint);
     EXPECT_TRUE(backend::Execute(plan, host).status.ok());
   }
   const auto four = SplitTensorParallel(full->manifest, *config, 8, 0);  // 4 blocks by 8

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -157,19 +158,28 @@ const simulator::PlannedBuffer& Buffer(const LoadPlan& p, std::string_view name)
   return p.buffers.front();
 }
 
-TEST(HostSlices, EveryDtypeAlongEveryDimEqualsElementWiseSlicing) {
+// The tensors written into one checkpoint, opened, for every test.
+class HostSlices : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    base::Result<std::unique_ptr<Checkpoint>> c = Checkpoint::Open(dir_.dir.string());
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    ckpt_ = std::move(*c);
+  }
   const std::vector<Tensor> tensors = Tensors();
-  const TempCheckpoint dir(tensors);
-  auto ckpt = Checkpoint::Open(dir.dir.string());
-  ASSERT_TRUE(ckpt.ok()) << ckpt.status().message();
+  const TempCheckpoint dir_{tensors};
+  std::unique_ptr<Checkpoint> ckpt_;
+};
+
+TEST_F(HostSlices, EveryDtypeAlongEveryDimEqualsElementWiseSlicing) {
   size_t compared = 0;
   for (uint64_t dim = 0; dim < 3; ++dim) {
     const verifier::Manifest m = SliceManifest(tensors, dim);
     EXPECT_EQ(m.schema, 2);
     const LoadPlan plan = test_support::PlanOf(m);
-    ASSERT_TRUE(CheckBindings(plan, **ckpt).ok()) << CheckBindings(plan, **ckpt).message();
+    ASSERT_TRUE(CheckBindings(plan, *ckpt_).ok()) << CheckBindings(plan, *ckpt_).message();
     for (const uint64_t chunk : {uint64_t{3}, uint64_t{1} << 20}) {  // runs in pieces, whole
-      HostBackend host(plan, **ckpt, {.read_chunk_bytes = chunk});
+      HostBackend host(plan, *ckpt_, {.read_chunk_bytes = chunk});
       const ExecuteResult r = Execute(plan, host);
       ASSERT_TRUE(r.status.ok()) << r.status.message();
       for (const Tensor& t : tensors) {
@@ -187,17 +197,13 @@ TEST(HostSlices, EveryDtypeAlongEveryDimEqualsElementWiseSlicing) {
   EXPECT_EQ(compared, 36u);  // 6 tensors x 3 dims x 2 chunk sizes
 }
 
-TEST(HostSlices, RunsAreOnePerOuterIndexARowApart) {
-  const std::vector<Tensor> tensors = Tensors();
-  const TempCheckpoint dir(tensors);
-  auto ckpt = Checkpoint::Open(dir.dir.string());
-  ASSERT_TRUE(ckpt.ok());
+TEST_F(HostSlices, RunsAreOnePerOuterIndexARowApart) {
   const LoadPlan plans[] = {test_support::PlanOf(SliceManifest(tensors, 0)),
                             test_support::PlanOf(SliceManifest(tensors, 1)),
                             test_support::PlanOf(SliceManifest(tensors, 2))};
   const auto runs = [&](const std::string& name) {
     const LoadPlan& plan = plans[name.back() - '0'];
-    const base::Result<std::vector<FillPart>> parts = LocateFill(Buffer(plan, name), **ckpt);
+    const base::Result<std::vector<FillPart>> parts = LocateFill(Buffer(plan, name), *ckpt_);
     EXPECT_TRUE(parts.ok()) << parts.status().message();
     return parts.ok() && parts->size() == 1 ? (*parts)[0].runs : base::SliceRuns{};
   };
@@ -216,18 +222,14 @@ TEST(HostSlices, RunsAreOnePerOuterIndexARowApart) {
   EXPECT_EQ(runs("f4.d2"), (base::SliceRuns{.first = 1, .run_bytes = 2, .count = 24, .stride = 4}));
 }
 
-TEST(HostSlices, ASliceThatDoesNotFitItsTensorIsRefusedNamingBoth) {
-  const std::vector<Tensor> tensors = Tensors();
-  const TempCheckpoint dir(tensors);
-  auto ckpt = Checkpoint::Open(dir.dir.string());
-  ASSERT_TRUE(ckpt.ok());
+TEST_F(HostSlices, ASliceThatDoesNotFitItsTensorIsRefusedNamingBoth) {
   verifier::ManifestBuilder b("bad");
   b.Checkpoint("past", "bf16", Dtype::kBF16, {4, 6, 4}, {.slice = TensorSlice{2, 6, 4}});
   b.Checkpoint("wrong", "i8", Dtype::kI8, {2, 5, 8}, {.slice = TensorSlice{0, 0, 2}});
   const verifier::BuildResult built = b.Build();
   ASSERT_TRUE(built.ok());
   const LoadPlan plan = test_support::PlanOf(built.manifest);
-  const std::string msg = CheckBindings(plan, **ckpt).message();
+  const std::string msg = CheckBindings(plan, *ckpt_).message();
   EXPECT_NE(msg.find("buffer past (/buffers/past): tensor bf16 of shape [4, 6, 8] in "),
             std::string::npos)
       << msg;
@@ -237,24 +239,20 @@ TEST(HostSlices, ASliceThatDoesNotFitItsTensorIsRefusedNamingBoth) {
             std::string::npos)
       << msg;
   EXPECT_NE(msg.find("has shape [2, 6, 8], the manifest says [2, 5, 8]"), std::string::npos) << msg;
-  EXPECT_FALSE(LocateFill(Buffer(plan, "past"), **ckpt).ok());
-  EXPECT_FALSE(LocateFill(Buffer(plan, "wrong"), **ckpt).ok());
+  EXPECT_FALSE(LocateFill(Buffer(plan, "past"), *ckpt_).ok());
+  EXPECT_FALSE(LocateFill(Buffer(plan, "wrong"), *ckpt_).ok());
 }
 
 // EIO at each run of a strided slice (24 runs of 8 bytes, read one run per read): the load
 // stops with kIo naming the file, the tensor and the run's byte offset in it.
-TEST(HostSlices, AReadFaultAtEveryRunNamesTheTensorAndTheRunsOffset) {
-  const std::vector<Tensor> tensors = Tensors();
-  const TempCheckpoint dir(tensors);
-  auto ckpt = Checkpoint::Open(dir.dir.string());
-  ASSERT_TRUE(ckpt.ok());
+TEST_F(HostSlices, AReadFaultAtEveryRunNamesTheTensorAndTheRunsOffset) {
   verifier::ManifestBuilder b("one");
   b.Checkpoint("cols", "bf16", Dtype::kBF16, {4, 6, 4}, {.slice = TensorSlice{2, 1, 4}});
   const verifier::BuildResult built = b.Build();
   ASSERT_TRUE(built.ok());
   const LoadPlan plan = test_support::PlanOf(built.manifest);
   for (uint64_t k = 0; k < 24; ++k) {
-    HostBackend host(plan, **ckpt, {.io_faults = {.eio_at_read = k}});
+    HostBackend host(plan, *ckpt_, {.io_faults = {.eio_at_read = k}});
     const ExecuteResult r = Execute(plan, host);
     ASSERT_FALSE(r.status.ok()) << k;
     EXPECT_EQ(r.status.kind(), base::ErrorKind::kIo) << r.status.message();

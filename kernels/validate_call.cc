@@ -42,24 +42,24 @@ Status CheckBindings(const KernelSpec& k, const KernelArgs& args) {
 }
 
 // The first precondition that fails, with the values of the scalars it names.
-Status CheckPreconditions(const KernelSpec& k, const verifier::Assignment& at) {
+Status CheckPreconditions(const KernelSpec& k, const expr::Assignment& at) {
   const std::vector<const Precondition*> bad = Violated(k, at);
   if (bad.empty()) return Status::Ok();
   const Precondition& p = *bad.front();
   std::string values;
   for (const std::string& v :
-       verifier::Variables(verifier::Expr::Binary(verifier::ExprOp::kSub, p.lhs, p.rhs))) {
+       expr::Variables(expr::Expr::Binary(expr::ExprOp::kSub, p.lhs, p.rhs))) {
     values += fmt::format("{}{} = {}", values.empty() ? "" : ", ", v, at.at(v));
   }
   return Fail(k.name, fmt::format("{} does not hold at {} ({})", p.text, values, p.why));
 }
 
 // Each buffer's extent (registry expression x dtype bytes, checked) fits its bound bytes.
-Status CheckExtents(const KernelSpec& k, const KernelArgs& args, const verifier::Assignment& at,
+Status CheckExtents(const KernelSpec& k, const KernelArgs& args, const expr::Assignment& at,
                     std::map<std::string, uint64_t, std::less<>>& bytes) {
   for (const ParamSpec& p : k.params) {
     if (p.access == Access::kScalar) continue;
-    const verifier::EvalResult e = verifier::Evaluate(*p.extent, at);
+    const expr::EvalResult e = expr::Evaluate(*p.extent, at);
     const std::optional<uint64_t> bytes_needed =
         e.value && *e.value >= 0 ? base::ElementBytes(static_cast<uint64_t>(*e.value), *p.dtype)
                                  : std::nullopt;
@@ -91,7 +91,7 @@ Status CheckNoOverlap(std::string_view kernel, const ResolvedCall& c) {
 
 // The RowShape of an mxfp4_fc* call; the preconditions bound every value to int32.
 // `pad_cols` empty (biases): one element per row. `col_div`: elements per padded column.
-RowShape Rows(const verifier::Assignment& at, bool fc1, const char* pad_rows, const char* pad_cols,
+RowShape Rows(const expr::Assignment& at, bool fc1, const char* pad_rows, const char* pad_cols,
               int64_t col_div) {
   const int64_t rows_out = fc1 ? 2 * at.at(pad_rows) : at.at(pad_rows);
   const int64_t cols = *pad_cols != '\0' ? at.at("cols") : 1;
@@ -116,7 +116,7 @@ bool HasScales(KernelId id) {
 }
 
 // Pointers, sizes and shape of a call whose bindings, preconditions and extents hold.
-void Fill(KernelId id, const KernelArgs& args, const verifier::Assignment& at, ResolvedCall& c) {
+void Fill(KernelId id, const KernelArgs& args, const expr::Assignment& at, ResolvedCall& c) {
   c.kernel = id;
   c.dst = args.buffers.find("dst")->second.data;
   c.src = args.buffers.find(SourceParam(id))->second.data;
@@ -150,7 +150,7 @@ Resolution Resolve(std::string_view name, const KernelArgs& args) {
   const KernelSpec* k = FindKernel(name);
   if (k == nullptr) return {std::nullopt, Fail(name, "no such derive kernel")};
   if (Status s = CheckBindings(*k, args); !s.ok()) return {std::nullopt, s};
-  const verifier::Assignment at(args.scalars.begin(), args.scalars.end());
+  const expr::Assignment at(args.scalars.begin(), args.scalars.end());
   if (Status s = CheckPreconditions(*k, at); !s.ok()) return {std::nullopt, s};
   std::map<std::string, uint64_t, std::less<>> bytes;
   if (Status s = CheckExtents(*k, args, at, bytes); !s.ok()) return {std::nullopt, s};

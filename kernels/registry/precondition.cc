@@ -21,9 +21,9 @@ constexpr std::array<CompareToken, 5> kTokens = {{
 }};
 
 // The first variable of `e` in reading order ("" when it names none).
-std::string FirstName(const verifier::Expr& e) {
-  if (e.op == verifier::ExprOp::kVar) return e.name;
-  for (const verifier::Expr& a : e.args) {
+std::string FirstName(const expr::Expr& e) {
+  if (e.op == expr::ExprOp::kVar) return e.name;
+  for (const expr::Expr& a : e.args) {
     if (std::string n = FirstName(a); !n.empty()) return n;
   }
   return {};
@@ -37,8 +37,8 @@ std::optional<Precondition> ParsePrecondition(std::string_view text, std::string
     if (at == std::string_view::npos) continue;
     const std::string_view rest = text.substr(at + t.text.size());
     if (rest.find_first_of("<>=") != std::string_view::npos) return std::nullopt;
-    verifier::ExprParseResult lhs = verifier::ParseExpr(text.substr(0, at));
-    verifier::ExprParseResult rhs = verifier::ParseExpr(rest);
+    expr::ExprParseResult lhs = expr::ParseExpr(text.substr(0, at));
+    expr::ExprParseResult rhs = expr::ParseExpr(rest);
     if (!lhs.expr || !rhs.expr) return std::nullopt;
     std::string subject = FirstName(*lhs.expr);
     if (subject.empty()) subject = FirstName(*rhs.expr);
@@ -52,9 +52,8 @@ std::optional<Precondition> ParsePrecondition(std::string_view text, std::string
   return std::nullopt;
 }
 
-std::optional<bool> Holds(const Precondition& p, const verifier::Assignment& scalars) {
-  const verifier::EvalResult l = verifier::Evaluate(p.lhs, scalars),
-                             r = verifier::Evaluate(p.rhs, scalars);
+std::optional<bool> Holds(const Precondition& p, const expr::Assignment& scalars) {
+  const expr::EvalResult l = expr::Evaluate(p.lhs, scalars), r = expr::Evaluate(p.rhs, scalars);
   if (!l.value || !r.value) return std::nullopt;
   switch (p.cmp) {
     case Compare::kEq: return *l.value == *r.value;
@@ -66,8 +65,7 @@ std::optional<bool> Holds(const Precondition& p, const verifier::Assignment& sca
   return std::nullopt;
 }
 
-std::vector<const Precondition*> Violated(const KernelSpec& k,
-                                          const verifier::Assignment& scalars) {
+std::vector<const Precondition*> Violated(const KernelSpec& k, const expr::Assignment& scalars) {
   std::vector<const Precondition*> out;
   for (const Precondition& p : k.preconditions) {
     if (Holds(p, scalars) != std::optional<bool>(true)) out.push_back(&p);

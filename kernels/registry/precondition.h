@@ -1,5 +1,5 @@
 // Preconditions of registry kernels as text: "lhs cmp rhs" with cmp one of == <= < >= >
-// and each side an expression (verifier/expr.h) over the kernel's scalars.
+// and each side an expression (expr/expr.h) over the kernel's scalars.
 #pragma once
 
 #include <optional>

@@ -19,7 +19,7 @@ struct PreText {
 };
 
 ParamSpec Buffer(std::string_view name, Access access, Dtype dtype, std::string_view extent) {
-  verifier::ExprParseResult e = verifier::ParseExpr(extent);
+  expr::ExprParseResult e = expr::ParseExpr(extent);
   if (!e.expr) std::abort();  // a broken table row: registry_test builds the table
   return {std::string(name), access, dtype, std::move(*e.expr)};
 }

@@ -16,7 +16,7 @@
 
 #include "base/access.h"
 #include "base/dtype.h"
-#include "verifier/expr.h"
+#include "expr/expr.h"
 
 namespace loadplan::kernels {
 
@@ -43,7 +43,7 @@ struct ParamSpec {
   std::string name;
   base::Access access = base::Access::kScalar;
   std::optional<base::Dtype> dtype;
-  std::optional<verifier::Expr> extent;
+  std::optional<expr::Expr> extent;
   bool operator==(const ParamSpec&) const = default;
 };
 
@@ -52,7 +52,7 @@ enum class Compare : uint8_t { kEq, kLe, kLt, kGe, kGt };
 // `lhs cmp rhs` over the kernel's scalars, e.g. "k_pad % 128 == 0", with the reason.
 struct Precondition {
   std::string text;  // as written in the table: "k_pad % 128 == 0"
-  verifier::Expr lhs, rhs;
+  expr::Expr lhs, rhs;
   Compare cmp = Compare::kEq;
   std::string subject;  // the first scalar the text names: where a diagnostic points
   std::string why;      // "the 128x4 scale swizzle works on 128-row bands"
@@ -78,9 +78,9 @@ const ParamSpec* FindParam(const KernelSpec& k, std::string_view name);
 
 // Does `p` hold at these scalar values? nullopt when a side does not evaluate (an
 // unbound scalar, overflow, division by zero).
-std::optional<bool> Holds(const Precondition& p, const verifier::Assignment& scalars);
+std::optional<bool> Holds(const Precondition& p, const expr::Assignment& scalars);
 // The preconditions of `k` that do not hold, or do not evaluate, at `scalars`, in table order.
-std::vector<const Precondition*> Violated(const KernelSpec& k, const verifier::Assignment& scalars);
+std::vector<const Precondition*> Violated(const KernelSpec& k, const expr::Assignment& scalars);
 
 // "<=" for kLe, ...
 std::string_view CompareText(Compare c);

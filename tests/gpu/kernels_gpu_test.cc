@@ -222,13 +222,13 @@ void ExpectMultiEqual(const MultiCase& c) {
   SCOPED_TRACE(c.kernel + " seed " + std::to_string(c.seed));
   const KernelSpec* k = FindKernel(c.kernel);
   ASSERT_NE(k, nullptr);
-  const verifier::Assignment at(c.scalars.begin(), c.scalars.end());
+  const expr::Assignment at(c.scalars.begin(), c.scalars.end());
   HostBuffers host;
   uint64_t dst_bytes = 0, seed = c.seed;
   for (const ParamSpec& p : k->params) {
     if (p.access == base::Access::kScalar) continue;
-    const auto bytes = static_cast<uint64_t>(*verifier::Evaluate(*p.extent, at).value) *
-                       base::DtypeBits(*p.dtype) / 8;
+    const auto bytes =
+        static_cast<uint64_t>(*expr::Evaluate(*p.extent, at).value) * base::DtypeBits(*p.dtype) / 8;
     if (p.access == base::Access::kWrite) {
       dst_bytes = bytes;
     } else {

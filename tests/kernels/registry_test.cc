@@ -50,13 +50,13 @@ TEST(Registry, ContractsAreWellFormed) {
         continue;
       }
       ASSERT_TRUE(p.dtype && p.extent) << k.name << "." << p.name;
-      for (const std::string& v : verifier::Variables(*p.extent))
+      for (const std::string& v : expr::Variables(*p.extent))
         EXPECT_TRUE(scalar(v)) << k.name << " " << v;
     }
     for (const Precondition& p : k.preconditions) {
       EXPECT_TRUE(scalar(p.subject)) << k.name << ": " << p.text;
       EXPECT_FALSE(p.why.empty()) << p.text;
-      for (const std::string& v : verifier::Variables(p.lhs + p.rhs))
+      for (const std::string& v : expr::Variables(p.lhs + p.rhs))
         EXPECT_TRUE(scalar(v)) << k.name << " " << v;
     }
   }
@@ -64,7 +64,7 @@ TEST(Registry, ContractsAreWellFormed) {
   ASSERT_NE(dst, nullptr);
   EXPECT_EQ(dst->access, Access::kWrite);
   EXPECT_EQ(dst->dtype, base::Dtype::kU8);
-  EXPECT_EQ(verifier::ToString(*dst->extent), "experts * 2 * i_pad * (k_pad / 2)");
+  EXPECT_EQ(expr::ToString(*dst->extent), "experts * 2 * i_pad * (k_pad / 2)");
 }
 
 // The two dequant-to-BF16 rows are a contract another importer emits calls against: names,
@@ -88,7 +88,7 @@ void ExpectContract(KernelId id, const std::vector<Expected>& want,
     if (want[i].extent.empty()) {
       EXPECT_FALSE(p.extent.has_value()) << k.name << "." << p.name;
     } else {
-      const verifier::ExprParseResult e = verifier::ParseExpr(want[i].extent);
+      const expr::ExprParseResult e = expr::ParseExpr(want[i].extent);
       ASSERT_TRUE(e.expr.has_value()) << want[i].extent;
       EXPECT_EQ(p.extent, *e.expr) << k.name << "." << p.name;
     }
@@ -122,10 +122,10 @@ TEST(Registry, DequantToBf16ContractsAreExact) {
       {"rows >= 0", "cols >= 0", "block_rows >= 0", "block_cols >= 0", "block_rows >= 1",
        "block_cols >= 1", "rows * cols <= 2147483647"});
   // DeepSeek-V3's 128x128 blocks over a 300 x 200 matrix: 3 x 2 scales (partial blocks).
-  const verifier::Assignment at = {
+  const expr::Assignment at = {
       {"rows", 300}, {"cols", 200}, {"block_rows", 128}, {"block_cols", 128}};
-  EXPECT_EQ(
-      verifier::Evaluate(*FindParam(Spec(KernelId::kFp8BlockBf16), "scales")->extent, at).value, 6);
+  EXPECT_EQ(expr::Evaluate(*FindParam(Spec(KernelId::kFp8BlockBf16), "scales")->extent, at).value,
+            6);
 }
 
 TEST(Preconditions, ParseEveryComparison) {
@@ -151,7 +151,7 @@ TEST(Preconditions, ParseEveryComparison) {
 
 TEST(Preconditions, ViolatedNamesEachBrokenOne) {
   const KernelSpec& k = Spec(KernelId::kMxfp4Fc1Weight);
-  verifier::Assignment at = {
+  expr::Assignment at = {
       {"experts", 2}, {"rows", 192}, {"cols", 48}, {"i_pad", 128}, {"k_pad", 128}};
   EXPECT_TRUE(Violated(k, at).empty());
   at["k_pad"] = 100;  // not a multiple of 128 (cols = 48 still fits 100 / 2)
@@ -194,7 +194,7 @@ std::map<std::string, int64_t> SmallCall(KernelId id) {
 TEST(Registry, EveryKernelHasAReferenceThatRuns) {
   for (const KernelSpec& k : Kernels()) {
     const std::map<std::string, int64_t> scalars = SmallCall(k.id);
-    const verifier::Assignment at(scalars.begin(), scalars.end());
+    const expr::Assignment at(scalars.begin(), scalars.end());
     ASSERT_TRUE(Violated(k, at).empty()) << k.name;
     std::map<std::string, std::vector<uint8_t>> memory;
     KernelArgs args;
@@ -202,7 +202,7 @@ TEST(Registry, EveryKernelHasAReferenceThatRuns) {
     uint64_t seed = 1;
     for (const ParamSpec& p : k.params) {
       if (p.access == Access::kScalar) continue;
-      const int64_t elems = *verifier::Evaluate(*p.extent, at).value;
+      const int64_t elems = *expr::Evaluate(*p.extent, at).value;
       const uint64_t bytes = static_cast<uint64_t>(elems) * base::DtypeBits(*p.dtype) / 8;
       memory[p.name] = p.access == Access::kWrite ? std::vector<uint8_t>(bytes, 0xA5)
                                                   : testing::RandomBytes(bytes, ++seed);

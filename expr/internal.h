@@ -5,9 +5,9 @@
 #include <optional>
 #include <string>
 
-#include "verifier/expr.h"
+#include "expr/expr.h"
 
-namespace loadplan::verifier::detail {
+namespace loadplan::expr::detail {
 
 // One binary operator on constants with the evaluation semantics; nullopt on error.
 std::optional<int64_t> FoldBinary(ExprOp op, int64_t a, int64_t b);
@@ -36,4 +36,4 @@ Direction StructuralDirection(const Expr& e, const std::string& var, const Box& 
 // From the enclosure of the forward difference d = e[var+1] - e[var].
 Direction DifferenceDirection(const Expr& diff, const std::string& var, const Box& box);
 
-}  // namespace loadplan::verifier::detail
+}  // namespace loadplan::expr::detail

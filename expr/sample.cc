@@ -3,9 +3,9 @@
 #include <utility>
 #include <vector>
 
-#include "verifier/expr/search.h"
+#include "expr/search.h"
 
-namespace loadplan::verifier::detail {
+namespace loadplan::expr::detail {
 namespace {
 
 Assignment Corner(const Box& box, bool high) {
@@ -84,4 +84,4 @@ std::optional<std::pair<Box, Box>> Split(const Box& box) {
   return std::make_pair(std::move(lo), std::move(hi));
 }
 
-}  // namespace loadplan::verifier::detail
+}  // namespace loadplan::expr::detail

@@ -12,12 +12,12 @@
 #include <utility>
 #include <vector>
 
-#include "verifier/expr.h"
-#include "verifier/expr/arith.h"
-#include "verifier/expr/internal.h"
-#include "verifier/expr/poly.h"
+#include "expr/expr.h"
+#include "expr/arith.h"
+#include "expr/internal.h"
+#include "expr/poly.h"
 
-namespace loadplan::verifier::detail {
+namespace loadplan::expr::detail {
 
 bool AddTerm(Poly& p, const Monomial& m, int64_t c) {
   int64_t& slot = p[m];
@@ -132,9 +132,9 @@ Expr Normaliser::FromPoly(const Poly& p) const {
   return acc;
 }
 
-}  // namespace loadplan::verifier::detail
+}  // namespace loadplan::expr::detail
 
-namespace loadplan::verifier {
+namespace loadplan::expr {
 
 Expr Simplify(const Expr& e) {
   detail::Normaliser n;
@@ -173,4 +173,4 @@ Expr Sum(const std::vector<Expr>& terms) {
   return n.FromPoly(acc);
 }
 
-}  // namespace loadplan::verifier
+}  // namespace loadplan::expr

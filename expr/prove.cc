@@ -11,12 +11,12 @@
 
 #include <fmt/format.h>
 
-#include "verifier/expr.h"
-#include "verifier/expr/internal.h"
-#include "verifier/expr/poly.h"
-#include "verifier/expr/search.h"
+#include "expr/expr.h"
+#include "expr/internal.h"
+#include "expr/poly.h"
+#include "expr/search.h"
 
-namespace loadplan::verifier {
+namespace loadplan::expr {
 namespace {
 
 using detail::Wide;
@@ -194,4 +194,4 @@ Proof ProveLessEq(const Expr& lhs, const Expr& rhs, const Box& box, const ProofB
   return p;
 }
 
-}  // namespace loadplan::verifier
+}  // namespace loadplan::expr

@@ -5,9 +5,9 @@
 #include <optional>
 #include <utility>
 
-#include "verifier/expr/internal.h"
+#include "expr/internal.h"
 
-namespace loadplan::verifier::detail {
+namespace loadplan::expr::detail {
 namespace {
 
 // The resolved form of a decided atom whose arguments are already resolved.
@@ -57,4 +57,4 @@ std::optional<Expr> ResolveAtoms(const Expr& e, const Box& box) {
   return out;
 }
 
-}  // namespace loadplan::verifier::detail
+}  // namespace loadplan::expr::detail

@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "verifier/expr.h"
+#include "expr/expr.h"
 
-namespace loadplan::verifier {
+namespace loadplan::expr {
 
 Expr Expr::Const(int64_t v) { return Expr{.op = ExprOp::kConst, .value = v}; }
 
@@ -71,4 +71,4 @@ std::string FormatAssignment(const Assignment& a) {
   return out;
 }
 
-}  // namespace loadplan::verifier
+}  // namespace loadplan::expr

@@ -13,11 +13,11 @@
 
 #include <fmt/format.h>
 
-#include "verifier/expr/arith.h"
-#include "verifier/expr/internal.h"
-#include "verifier/expr/poly.h"
+#include "expr/arith.h"
+#include "expr/internal.h"
+#include "expr/poly.h"
 
-namespace loadplan::verifier::detail {
+namespace loadplan::expr::detail {
 namespace {
 
 constexpr int64_t kMaxScale = int64_t{1} << 40;
@@ -153,4 +153,4 @@ std::optional<Relaxed> RelaxDivisions(const Expr& e, const Box& box) {
   return Relaxed{n.FromPoly(sum), rx.remainders()};
 }
 
-}  // namespace loadplan::verifier::detail
+}  // namespace loadplan::expr::detail

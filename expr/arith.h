@@ -5,7 +5,7 @@
 #include <limits>
 #include <optional>
 
-namespace loadplan::verifier::detail {
+namespace loadplan::expr::detail {
 
 using Wide = __int128;
 
@@ -49,4 +49,4 @@ inline Wide CeilDivW(Wide a, Wide b) {
   return q;
 }
 
-}  // namespace loadplan::verifier::detail
+}  // namespace loadplan::expr::detail

@@ -7,11 +7,11 @@
 #include <initializer_list>
 #include <optional>
 
-#include "verifier/expr.h"
-#include "verifier/expr/arith.h"
-#include "verifier/expr/internal.h"
+#include "expr/expr.h"
+#include "expr/arith.h"
+#include "expr/internal.h"
 
-namespace loadplan::verifier::detail {
+namespace loadplan::expr::detail {
 namespace {
 
 std::optional<Range> Make(Wide lo, Wide hi, bool& may_fail) {
@@ -118,9 +118,9 @@ Enclosure Enclose(const Expr& e, const Box& box) {
   return out;
 }
 
-}  // namespace loadplan::verifier::detail
+}  // namespace loadplan::expr::detail
 
-namespace loadplan::verifier {
+namespace loadplan::expr {
 
 std::optional<Range> IntervalBounds(const Expr& e, const Box& box) {
   for (const auto& [name, r] : box) {
@@ -129,4 +129,4 @@ std::optional<Range> IntervalBounds(const Expr& e, const Box& box) {
   return detail::Enclose(e, box).range;
 }
 
-}  // namespace loadplan::verifier
+}  // namespace loadplan::expr

@@ -5,11 +5,11 @@
 
 #include <fmt/format.h>
 
-#include "verifier/expr.h"
-#include "verifier/expr/internal.h"
-#include "verifier/expr/search.h"
+#include "expr/expr.h"
+#include "expr/internal.h"
+#include "expr/search.h"
 
-namespace loadplan::verifier {
+namespace loadplan::expr {
 namespace {
 
 using detail::Wide;
@@ -80,4 +80,4 @@ Extrema FindExtrema(const Expr& e, const Box& box, const ProofBudget& budget) {
   return out;
 }
 
-}  // namespace loadplan::verifier
+}  // namespace loadplan::expr

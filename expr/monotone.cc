@@ -7,10 +7,10 @@
 #include <optional>
 #include <string>
 
-#include "verifier/expr.h"
-#include "verifier/expr/internal.h"
+#include "expr/expr.h"
+#include "expr/internal.h"
 
-namespace loadplan::verifier::detail {
+namespace loadplan::expr::detail {
 namespace {
 
 struct Mono {
@@ -122,4 +122,4 @@ Direction DifferenceDirection(const Expr& diff, const std::string& var, const Bo
   return Direction::kUnknown;
 }
 
-}  // namespace loadplan::verifier::detail
+}  // namespace loadplan::expr::detail

@@ -9,10 +9,10 @@
 #include <queue>
 #include <utility>
 
-#include "verifier/expr/internal.h"
-#include "verifier/expr/search.h"
+#include "expr/internal.h"
+#include "expr/search.h"
 
-namespace loadplan::verifier::detail {
+namespace loadplan::expr::detail {
 namespace {
 
 constexpr Wide kNegInf = -(Wide{1} << 100);
@@ -195,4 +195,4 @@ SearchResult Optimise(const Objective& f, const Box& box, std::optional<Wide> th
   return Search(f, threshold).Run(box, max_boxes);
 }
 
-}  // namespace loadplan::verifier::detail
+}  // namespace loadplan::expr::detail

@@ -9,16 +9,16 @@
 
 #include <rapidcheck.h>
 
-#include "verifier/expr.h"
+#include "expr/expr.h"
 
-namespace loadplan::verifier {
+namespace loadplan::expr {
 // Readable gtest output for ranges.
 inline void PrintTo(const Range& r, std::ostream* os) {
   *os << "[" << r.min << ", " << r.max << "]";
 }
-}  // namespace loadplan::verifier
+}  // namespace loadplan::expr
 
-namespace loadplan::verifier::testing {
+namespace loadplan::expr::testing {
 
 inline const std::vector<std::string> kNames = {"a", "b", "c"};
 
@@ -106,4 +106,4 @@ inline Assignment PickPoint(const Box& box) {
   return a;
 }
 
-}  // namespace loadplan::verifier::testing
+}  // namespace loadplan::expr::testing

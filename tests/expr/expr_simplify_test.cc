@@ -7,10 +7,10 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include "tests/verifier/expr_generators.h"
-#include "verifier/expr.h"
+#include "tests/expr/expr_generators.h"
+#include "expr/expr.h"
 
-namespace loadplan::verifier {
+namespace loadplan::expr {
 namespace {
 
 using testing::GenExpr;
@@ -123,4 +123,4 @@ RC_GTEST_PROP(ExprBounds, ContainEveryValue, ()) {
 }
 
 }  // namespace
-}  // namespace loadplan::verifier
+}  // namespace loadplan::expr

@@ -1,4 +1,4 @@
-// Recursive-descent parser for size expressions (grammar in verifier/expr.h).
+// Recursive-descent parser for size expressions (grammar in expr/expr.h).
 #include <algorithm>
 #include <cctype>
 #include <optional>
@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "verifier/expr.h"
+#include "expr/expr.h"
 
-namespace loadplan::verifier {
+namespace loadplan::expr {
 namespace {
 
 bool IsNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
@@ -168,4 +168,4 @@ class Parser {
 
 ExprParseResult ParseExpr(std::string_view text) { return Parser(text).Run(); }
 
-}  // namespace loadplan::verifier
+}  // namespace loadplan::expr

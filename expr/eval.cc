@@ -4,11 +4,11 @@
 
 #include <fmt/format.h>
 
-#include "verifier/expr.h"
-#include "verifier/expr/arith.h"
-#include "verifier/expr/internal.h"
+#include "expr/expr.h"
+#include "expr/arith.h"
+#include "expr/internal.h"
 
-namespace loadplan::verifier {
+namespace loadplan::expr {
 namespace {
 
 using detail::Wide;
@@ -73,4 +73,4 @@ std::optional<int64_t> detail::FoldBinary(ExprOp op, int64_t a, int64_t b) {
 
 EvalResult Evaluate(const Expr& e, const Assignment& at) { return EvalNode(e, at); }
 
-}  // namespace loadplan::verifier
+}  // namespace loadplan::expr

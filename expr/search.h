@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "verifier/expr.h"
-#include "verifier/expr/arith.h"
+#include "expr/expr.h"
+#include "expr/arith.h"
 
-namespace loadplan::verifier::detail {
+namespace loadplan::expr::detail {
 
 // The objective's value at a point, or the evaluation error there.
 struct PointValue {
@@ -50,4 +50,4 @@ std::vector<Assignment> SamplePoints(const Box& box, bool all_corners);
 std::optional<std::pair<Box, Box>> Split(const Box& box);
 bool IsPoint(const Box& box);
 
-}  // namespace loadplan::verifier::detail
+}  // namespace loadplan::expr::detail

@@ -3,9 +3,9 @@
 
 #include <fmt/format.h>
 
-#include "verifier/expr.h"
+#include "expr/expr.h"
 
-namespace loadplan::verifier {
+namespace loadplan::expr {
 namespace {
 
 // Binding strength: sums 1, products 2, unary minus (and negative literals) 3, atoms 4.
@@ -84,4 +84,4 @@ std::string ToString(const Expr& e) {
   return out;
 }
 
-}  // namespace loadplan::verifier
+}  // namespace loadplan::expr

@@ -8,9 +8,9 @@
 #include <optional>
 #include <string>
 
-#include "verifier/expr.h"
+#include "expr/expr.h"
 
-namespace loadplan::verifier::detail {
+namespace loadplan::expr::detail {
 
 using Monomial = std::map<std::string, int>;  // atom text -> power
 using Poly = std::map<Monomial, int64_t>;     // monomial -> non-zero coefficient
@@ -57,4 +57,4 @@ struct Relaxed {
 };
 std::optional<Relaxed> RelaxDivisions(const Expr& e, const Box& box);
 
-}  // namespace loadplan::verifier::detail
+}  // namespace loadplan::expr::detail

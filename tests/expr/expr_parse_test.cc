@@ -5,10 +5,10 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include "tests/verifier/expr_generators.h"
-#include "verifier/expr.h"
+#include "tests/expr/expr_generators.h"
+#include "expr/expr.h"
 
-namespace loadplan::verifier {
+namespace loadplan::expr {
 namespace {
 
 using testing::GenExpr;
@@ -163,4 +163,4 @@ TEST(ExprAst, VariablesSubstituteAndFormat) {
 }
 
 }  // namespace
-}  // namespace loadplan::verifier
+}  // namespace loadplan::expr

@@ -5,11 +5,17 @@
 #include "api/loadplan.h"
 #include "backend/executor.h"
 #include "simulator/plan_totals.h"
+#include "simulator/timing/profile.h"
 
 namespace loadplan::api {
 namespace {
 
 backend::CudaOptions CudaOptionsOf(const LoadOptions& o) {
+  simulator::timing::SliceReadCosts costs = o.slice_costs;
+  if (costs.read_rate <= 0) {
+    const simulator::timing::MachineProfile p = simulator::timing::DefaultH200Profile();
+    costs.read_rate = o.direct_io ? p.direct_read : p.page_cache_read;
+  }
   return {.io_threads = o.io_threads,
           .chunk_bytes = o.chunk_bytes,
           .read_bytes = o.read_bytes,
@@ -17,6 +23,8 @@ backend::CudaOptions CudaOptionsOf(const LoadOptions& o) {
           .device = o.device,
           .derive = o.derive,
           .direct_io = o.direct_io,
+          .slice_read = o.slice_read,
+          .slice_costs = costs,
           .progress = o.progress,
           .stop = o.stop};
 }

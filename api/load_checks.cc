@@ -64,4 +64,17 @@ base::Result<simulator::timing::MachineProfile> ReadMachineOption(const std::str
                              base::ErrorKind::kOption);
 }
 
+void ApplyMachine(const simulator::timing::MachineProfile* machine,
+                  std::optional<uint32_t> io_threads, std::optional<uint64_t> chunk_bytes,
+                  LoadOptions& options) {
+  options.io_threads =
+      io_threads.value_or(machine ? machine->io_threads : backend::kDefaultIoThreads);
+  options.chunk_bytes =
+      chunk_bytes.value_or(machine ? machine->chunk_bytes : backend::kDefaultChunkBytes);
+  if (machine) {
+    options.slice_costs.read_rate =
+        options.direct_io ? machine->direct_read : machine->page_cache_read;
+  }
+}
+
 }  // namespace loadplan::api

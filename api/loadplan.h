@@ -65,9 +65,14 @@ struct LoadOptions {
   // kOutOfMemory with both figures. Python's load() sets it (0 by default); the CLI's run
   // checks the room itself, for its report.
   std::optional<uint64_t> reserve;
-  bool naive = false;           // the baseline plan: every checkpoint tensor resident (no staging)
-  bool derive = true;           // false: no derive kernel runs (carries stay as allocated)
-  bool direct_io = false;       // O_DIRECT reads in 4 KiB blocks, around the page cache
+  bool naive = false;      // the baseline plan: every checkpoint tensor resident (no staging)
+  bool derive = true;      // false: no derive kernel runs (carries stay as allocated)
+  bool direct_io = false;  // O_DIRECT reads in 4 KiB blocks, around the page cache
+  // A slice along a dimension > 0: run by run, its covering span, or chosen per slice (auto)
+  // from slice_costs (a read_rate of 0 takes the built-in profile's page-cache read rate, or
+  // its direct read rate with direct_io; `run --machine` gives the profile's).
+  simulator::timing::SliceRead slice_read = simulator::timing::SliceRead::kAuto;
+  simulator::timing::SliceReadCosts slice_costs;
   simulator::PlanOptions plan;  // placement, lanes, prefetch overrides (naive above wins)
   // Bytes handed to the device so far and the load's total, on the loading thread, about
   // every 100 ms and once at the end (done == total).
@@ -144,6 +149,14 @@ base::Status CheckLoadOptions(const LoadOptions& options);
 // --machine` and Python's load(machine=). A file that cannot be read or parsed is kOption,
 // worded the same for both: "machine (--machine): PATH: ...".
 base::Result<simulator::timing::MachineProfile> ReadMachineOption(const std::string& path);
+
+// The machine's figures in `options`, one precedence for every front end (`loadplan run`,
+// Python's load()): the I/O pair given explicitly wins, else the profile's (what `calibrate
+// --choose-io` chose), else the built-in defaults; with a profile, a slice's read rate (auto)
+// is its page-cache rate, or its direct-read rate with direct_io.
+void ApplyMachine(const simulator::timing::MachineProfile* machine,
+                  std::optional<uint32_t> io_threads, std::optional<uint64_t> chunk_bytes,
+                  LoadOptions& options);
 
 // What GPU `device` has (its free memory after this process's context exists), once the load
 // of `plan` plus `reserve` bytes beside it is known to fit; else kOutOfMemory saying the

@@ -111,16 +111,22 @@ std::optional<bool> PlanReport::Fits(const verifier::Manifest& m) const {
   return AtPoint(m) ? FitsAt() : FitsBox();
 }
 
-json ReportJson(const verifier::Manifest& m, const PlanReport& r) {
-  const simulator::LoadPlan& p = r.plan;
-  const Counts c = CountOf(r);
-  json kinds = json::array(), phases = json::array();
+namespace {
+
+// "kinds" and "phases": each as its expression and its bounds over the box.
+json KindsJson(const PlanReport& r) {
+  json kinds = json::array();
   for (const simulator::KindTotal& k : r.phases.kinds) {
     kinds.push_back({{"kind", k.kind},
                      {"expr", verifier::ToString(k.bytes)},
                      {"min", k.range ? json(k.range->min) : json(nullptr)},
                      {"max", k.range ? json(k.range->max) : json(nullptr)}});
   }
+  return kinds;
+}
+
+json PhasesJson(const PlanReport& r) {
+  json phases = json::array();
   for (const simulator::PhasePeak& ph : r.phases.phases) {
     phases.push_back(
         {{"name", ph.name},
@@ -130,6 +136,27 @@ json ReportJson(const verifier::Manifest& m, const PlanReport& r) {
          {"error", ph.error},
          {"at", ph.at ? json{{"min", ph.at->min}, {"max", ph.at->max}} : json(nullptr)}});
   }
+  return phases;
+}
+
+json BytesJson(const PlanReport& r) {
+  const simulator::LoadPlan& p = r.plan;
+  return {{"weights", KindBytes(r, "weight")},
+          {"carries", KindBytes(r, "carry")},
+          {"resident", p.resident_bytes},
+          {"resident_rounded", p.resident_bytes_rounded},
+          {"arena", p.arena_bytes},
+          {"arena_rounded", p.arena_bytes_rounded},
+          {"lower_bound", p.lower_bound},
+          {"load_peak", LoadPeak(r)},
+          {"naive_peak", r.phases.naive_peak}};
+}
+
+}  // namespace
+
+json ReportJson(const verifier::Manifest& m, const PlanReport& r) {
+  const simulator::LoadPlan& p = r.plan;
+  const Counts c = CountOf(r);
   json j = {{"manifest", m.name},
             {"file", r.display_name},
             {"warnings", r.warnings},
@@ -145,20 +172,11 @@ json ReportJson(const verifier::Manifest& m, const PlanReport& r) {
               {"staged_sources", c.staged},
               {"unread_sources", c.skipped},
               {"steps", p.steps.size()}}},
-            {"bytes",
-             {{"weights", KindBytes(r, "weight")},
-              {"carries", KindBytes(r, "carry")},
-              {"resident", p.resident_bytes},
-              {"resident_rounded", p.resident_bytes_rounded},
-              {"arena", p.arena_bytes},
-              {"arena_rounded", p.arena_bytes_rounded},
-              {"lower_bound", p.lower_bound},
-              {"load_peak", LoadPeak(r)},
-              {"naive_peak", r.phases.naive_peak}}},
+            {"bytes", BytesJson(r)},
             {"staging_efficiency", Ratio(p.lower_bound, p.arena_bytes)},
             {"naive_over_load", Ratio(r.phases.naive_peak, LoadPeak(r))},
-            {"kinds", kinds},
-            {"phases", phases},
+            {"kinds", KindsJson(r)},
+            {"phases", PhasesJson(r)},
             {"at", r.at},
             {"peak",
              {{"phase", r.phases.peak_phase},

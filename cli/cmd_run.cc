@@ -96,26 +96,16 @@ Outcome<std::optional<simulator::timing::MachineProfile>> MachineOf(const RunCli
   return std::optional(std::move(*p));
 }
 
-// The I/O pair: --io-threads / --chunk-mib where given, else the --machine profile's (what
-// `calibrate --choose-io` chose there), else the built-in defaults.
-std::pair<uint32_t, uint64_t> IoPairOf(
-    const RunCliOptions& o, const std::optional<simulator::timing::MachineProfile>& machine) {
-  uint32_t threads = machine ? machine->io_threads : backend::kDefaultIoThreads;
-  uint64_t chunk = machine ? machine->chunk_bytes : backend::kDefaultChunkBytes;
-  if (o.io_threads) threads = *o.io_threads;
-  if (o.chunk_mib) chunk = static_cast<uint64_t>(std::llround(*o.chunk_mib * (1 << 20)));
-  return {threads, chunk};
-}
-
 Outcome<api::LoadOptions> LoadOptionsOf(
     const RunCliOptions& o, const std::optional<simulator::timing::MachineProfile>& machine) {
-  const auto [threads, chunk] = IoPairOf(o, machine);
   api::LoadOptions load{.device = o.device,
-                        .io_threads = threads,
-                        .chunk_bytes = chunk,
                         .read_bytes = static_cast<uint64_t>(std::llround(o.read_mib * (1 << 20))),
                         .derive = !o.no_derive,
-                        .direct_io = o.direct};
+                        .direct_io = o.direct,
+                        .slice_read = *simulator::timing::SliceReadOf(o.slice_read)};
+  std::optional<uint64_t> chunk;
+  if (o.chunk_mib) chunk = static_cast<uint64_t>(std::llround(*o.chunk_mib * (1 << 20)));
+  api::ApplyMachine(machine ? &*machine : nullptr, o.io_threads, chunk, load);
   if (base::Status st = api::CheckLoadOptions(load); !st.ok())
     return Outcome<api::LoadOptions>::Exit(Fail(2, st.message()));
   if (o.memory_limit) {
@@ -186,6 +176,7 @@ run::Report BaseReport(const RunCliOptions& o, const Setup& s) {
                 .mode = o.naive ? "naive" : "staged",
                 .derive = !o.no_derive,
                 .direct = o.direct,
+                .slice_read = o.slice_read,
                 .lanes = plan.lanes,
                 .prefetch = plan.prefetch,
                 .io_threads = s.load.io_threads,
@@ -268,6 +259,45 @@ int ChooseStageOf(RunCliOptions& o, std::optional<api::StageChoice>& stage) {
 
 }  // namespace
 
+namespace {
+
+// --repeat loads in a row, each after the one before freed its device memory; the last stays
+// in `gpu` for --check and --save-derived. 0, or the exit code.
+int LoadRepeatedly(const RunCliOptions& o, const Setup& s, Clock::time_point t0,
+                   const InterruptWatch& interrupt, run::Report& report,
+                   std::optional<api::LoadedModel>& gpu) {
+  for (uint32_t i = 0; i < o.repeat; ++i) {
+    gpu.reset();  // the previous load's device memory goes before the next load asks for it
+    const auto call = Clock::now();
+    if (i == 0) report.process.to_load_s = std::chrono::duration<double>(call - t0).count();
+    Outcome<api::LoadedModel> loaded = LoadOnce(s, i, report, interrupt.token());
+    if (i == 0) report.process.first_call_s = Seconds(call);
+    if (!loaded.ok()) return loaded.exit_code();
+    gpu.emplace(std::move(*loaded));
+  }
+  report.median = MedianRun(report.runs);
+  return 0;
+}
+
+// --check (the host backend's bytes beside the GPU's) and --save-derived on the last load:
+// 0, or --save-derived's exit code (the report is still printed).
+int CheckAndSave(const RunCliOptions& o, const Setup& s, const api::LoadedModel& gpu,
+                 const InterruptWatch& interrupt, run::Report& report) {
+  const backend::ReadResident read = [&gpu](simulator::BufferId b, uint64_t offset,
+                                            std::span<uint8_t> out) {
+    return gpu.CopyOut(b, offset, out);
+  };
+  if (o.check) report.check = backend::CompareWithHost(*s.plan, *s.checkpoint, read, !o.no_derive);
+  if (o.save_derived.empty() || interrupt.interrupted()) return 0;
+  base::Result<std::string> saved =
+      backend::SaveDerived(*s.plan, read, o.save_derived, {.stop = interrupt.token()});
+  if (!saved.ok()) return FailStatus(2, saved.status());
+  report.saved = *saved;
+  return 0;
+}
+
+}  // namespace
+
 int RunRun(const RunCliOptions& given) {
   const auto t0 = Clock::now();
   const double start_unix_s = base::UnixSeconds();
@@ -292,39 +322,15 @@ int RunRun(const RunCliOptions& given) {
   run::Report report = BaseReport(o, s);
   report.stage = stage;
   report.reserve = *reserve;
-  report.process.context_s = *started;
-  report.process.prepare_s = prepare_s;
-  report.process.start_unix_s = start_unix_s;
+  report.process = {.context_s = *started, .prepare_s = prepare_s, .start_unix_s = start_unix_s};
   if (const int rc = CheckRoom(o, *s.plan, report); rc != 0) return rc;
   if (o.ceilings) Probe(o, s, report);
   const InterruptWatch interrupt;  // from here Ctrl-C cancels (exit 130), a second one kills
   std::optional<api::LoadedModel> gpu;
-  for (uint32_t i = 0; i < o.repeat; ++i) {
-    gpu.reset();  // the previous load's device memory goes before the next load asks for it
-    const auto call = Clock::now();
-    if (i == 0) report.process.to_load_s = std::chrono::duration<double>(call - t0).count();
-    Outcome<api::LoadedModel> loaded = LoadOnce(s, i, report, interrupt.token());
-    if (i == 0) report.process.first_call_s = Seconds(call);
-    if (!loaded.ok()) return loaded.exit_code();
-    gpu.emplace(std::move(*loaded));
-  }
-  report.median = MedianRun(report.runs);
-  const backend::ReadResident read = [&gpu](simulator::BufferId b, uint64_t offset,
-                                            std::span<uint8_t> out) {
-    return gpu->CopyOut(b, offset, out);
-  };
-  if (o.check) report.check = backend::CompareWithHost(*s.plan, *s.checkpoint, read, !o.no_derive);
+  if (const int rc = LoadRepeatedly(o, s, t0, interrupt, report, gpu); rc != 0) return rc;
+  const int rc = CheckAndSave(o, s, *gpu, interrupt, report);
   // The host comparison does not poll the stop: a Ctrl-C during it ends the run here.
   if (interrupt.interrupted()) return Fail(kExitInterrupted, "cancelled (Ctrl-C)");
-  int rc = 0;
-  if (!o.save_derived.empty()) {
-    base::Result<std::string> saved =
-        backend::SaveDerived(*s.plan, read, o.save_derived, {.stop = interrupt.token()});
-    if (saved.ok())
-      report.saved = *saved;
-    else
-      rc = FailStatus(2, saved.status());
-  }
   const auto freeing = Clock::now();
   gpu.reset();  // the last model's device memory, before the report (the process ends next)
   report.process.free_s = Seconds(freeing);

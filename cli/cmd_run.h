@@ -22,10 +22,11 @@ struct RunCliOptions {
   // --reserve: device bytes that must stay free beside the load (the serving process's CUDA
   // context and modules); default: their measurement in the built-in H200 profile (526.8 MiB).
   std::optional<std::string> reserve;
-  bool naive = false;        // --naive: every source loaded as a weight, derive after
-  bool no_derive = false;    // --no-derive: load only
-  bool direct = false;       // --direct: O_DIRECT reads around the page cache
-  std::string save_derived;  // --save-derived DIR: derived carries as safetensors
+  bool naive = false;               // --naive: every source loaded as a weight, derive after
+  bool no_derive = false;           // --no-derive: load only
+  bool direct = false;              // --direct: O_DIRECT reads around the page cache
+  std::string slice_read = "auto";  // --slice-read auto|runs|span (strided slices)
+  std::string save_derived;         // --save-derived DIR: derived carries as safetensors
   std::optional<uint32_t>
       io_threads;                   // --io-threads (default: --machine's, else kDefaultIoThreads)
   std::optional<double> chunk_mib;  // --chunk-mib, at least 4 KiB (default: as io_threads)

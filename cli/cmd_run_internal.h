@@ -40,7 +40,8 @@ struct ProcessTimes {
 struct Report {
   std::string manifest, checkpoint, mode;  // mode: "staged" | "naive"
   bool derive = true;
-  bool direct = false;  // --direct: O_DIRECT reads
+  bool direct = false;     // --direct: O_DIRECT reads
+  std::string slice_read;  // --slice-read: auto, runs or span
   uint32_t lanes = 1, prefetch = 0, io_threads = 0;
   uint64_t chunk_bytes = 0;
   uint64_t read_bytes = 0;  // pread size within a chunk (0: one pread per chunk)

@@ -86,9 +86,8 @@ bool Report::PeakMatches() const {
   });
 }
 
-void PrintText(const Report& r) {
-  const Measurement& m = r.runs[r.median];
-  const backend::CudaTimes& t = m.times;
+// The header, the plan's options and the peak, predicted against measured.
+void PrintPlanAndPeak(const Report& r, const Measurement& m) {
   std::printf("loadplan run %s (%s, derive %s): %.3f GB checkpoint from %s\n", r.manifest.c_str(),
               r.mode.c_str(), r.derive ? "on" : "off", r.checkpoint_bytes / 1e9,
               r.checkpoint.c_str());
@@ -111,12 +110,25 @@ void PrintText(const Report& r) {
   std::printf("              naive (every source resident) would take %s: %.3fx of this peak\n",
               Bytes(r.naive_peak).c_str(),
               r.predicted_peak ? double(r.naive_peak) / r.predicted_peak : 0.0);
+}
+
+void PrintText(const Report& r) {
+  const Measurement& m = r.runs[r.median];
+  const backend::CudaTimes& t = m.times;
+  PrintPlanAndPeak(r, m);
   const double rate = Rate(r.fill_bytes, t.wall_s);
   std::printf(
       "  time        read %.3f s/thread, copy %.3f s/stream, derive %.3f s (GPU), wall %.3f s\n",
       t.read_s, t.copy_s, t.derive_s, t.wall_s);
   std::printf("  rate        %.2f GB/s end to end (%.3f GB filled in %llu chunks, %u launches)\n",
               rate, r.fill_bytes / 1e9, static_cast<unsigned long long>(t.chunks), t.launches);
+  if (t.slices_as_runs + t.slices_as_span > 0) {
+    std::printf(
+        "  slices      %u read run by run, %u as covering spans (--slice-read %s); %.3f GB "
+        "read from the files in %llu reads\n",
+        t.slices_as_runs, t.slices_as_span, r.slice_read.c_str(), t.file_bytes / 1e9,
+        static_cast<unsigned long long>(t.reads));
+  }
   if (r.runs.size() > 1) {
     std::string walls;
     for (const Measurement& x : r.runs) walls += fmt::format(" {:.3f}", x.times.wall_s);
@@ -144,8 +156,7 @@ void SetProbe(json& j, const char* key, const std::optional<base::Result<T>>& pr
   if (probe) j["ceilings"][key] = probe->ok() ? value(**probe) : json(probe->status().message());
 }
 
-void PrintJson(const Report& r) {
-  const Measurement& m = r.runs[r.median];
+json RunsJson(const Report& r) {
   json runs = json::array();
   for (const Measurement& x : r.runs) {
     runs.push_back({{"wall_s", x.times.wall_s},
@@ -158,48 +169,17 @@ void PrintJson(const Report& r) {
                     {"peak_allocated", x.memory.peak_allocated},
                     {"peak_used_delta", x.memory.peak_used_delta},
                     {"chunks", x.times.chunks},
+                    {"file_bytes", x.times.file_bytes},
+                    {"reads", x.times.reads},
+                    {"slices_as_runs", x.times.slices_as_runs},
+                    {"slices_as_span", x.times.slices_as_span},
                     {"launches", x.times.launches}});
   }
-  json j = {
-      {"manifest", r.manifest},
-      {"checkpoint", r.checkpoint},
-      {"mode", r.mode},
-      {"derive", r.derive},
-      {"direct", r.direct},
-      {"lanes", r.lanes},
-      {"prefetch", r.prefetch},
-      {"placement", r.placement},
-      {"io_threads", r.io_threads},
-      {"chunk_bytes", r.chunk_bytes},
-      {"read_bytes", r.read_bytes},
-      {"checkpoint_bytes", r.checkpoint_bytes},
-      {"fill_bytes", r.fill_bytes},
-      {"derived_bytes", r.derived_bytes},
-      {"predicted",
-       {{"peak", r.predicted_peak},
-        {"pool", r.resident_rounded},
-        {"arena", r.arena_rounded},
-        {"lower_bound", r.lower_bound},
-        {"granularity", r.granularity},
-        {"naive_peak", r.naive_peak}}},
-      {"device", {{"free_before", r.free_before}, {"total", r.total}, {"reserve", r.reserve}}},
-      {"measured",
-       {{"peak_allocated", m.memory.peak_allocated},
-        {"peak_used_delta", m.memory.peak_used_delta},
-        {"baseline_free", m.memory.baseline_free},
-        {"total", m.memory.total},
-        {"peak_matches", r.PeakMatches()}}},
-      {"median_run", r.median},
-      {"runs", runs},
-      {"process",
-       {{"context_s", r.process.context_s},
-        {"prepare_s", r.process.prepare_s},
-        {"to_load_s", r.process.to_load_s},
-        {"first_call_s", r.process.first_call_s},
-        {"free_s", r.process.free_s},
-        {"start_unix_s", r.process.start_unix_s},
-        {"report_unix_s", r.process.report_unix_s}}},
-      {"gbps", Rate(r.fill_bytes, m.times.wall_s)}};
+  return runs;
+}
+
+// The probes (--ceilings), the host comparison (--check), --save-derived and the stage.
+void AddExtras(const Report& r, json& j) {
   const auto gbps = [](const backend::Throughput& t) { return json(t.gbps()); };
   SetProbe(j, "pinned_h2d_gbps", r.h2d, gbps);
   SetProbe(j, "host_read_gbps", r.host_read, gbps);
@@ -227,6 +207,52 @@ void PrintJson(const Report& r) {
                   {"world_size", r.stage->rank.world_size},
                   {"launcher", r.stage->rank.launcher}};
   }
+}
+
+void PrintJson(const Report& r) {
+  const Measurement& m = r.runs[r.median];
+  json j = {
+      {"manifest", r.manifest},
+      {"checkpoint", r.checkpoint},
+      {"mode", r.mode},
+      {"derive", r.derive},
+      {"direct", r.direct},
+      {"slice_read", r.slice_read},
+      {"lanes", r.lanes},
+      {"prefetch", r.prefetch},
+      {"placement", r.placement},
+      {"io_threads", r.io_threads},
+      {"chunk_bytes", r.chunk_bytes},
+      {"read_bytes", r.read_bytes},
+      {"checkpoint_bytes", r.checkpoint_bytes},
+      {"fill_bytes", r.fill_bytes},
+      {"derived_bytes", r.derived_bytes},
+      {"predicted",
+       {{"peak", r.predicted_peak},
+        {"pool", r.resident_rounded},
+        {"arena", r.arena_rounded},
+        {"lower_bound", r.lower_bound},
+        {"granularity", r.granularity},
+        {"naive_peak", r.naive_peak}}},
+      {"device", {{"free_before", r.free_before}, {"total", r.total}, {"reserve", r.reserve}}},
+      {"measured",
+       {{"peak_allocated", m.memory.peak_allocated},
+        {"peak_used_delta", m.memory.peak_used_delta},
+        {"baseline_free", m.memory.baseline_free},
+        {"total", m.memory.total},
+        {"peak_matches", r.PeakMatches()}}},
+      {"median_run", r.median},
+      {"runs", RunsJson(r)},
+      {"process",
+       {{"context_s", r.process.context_s},
+        {"prepare_s", r.process.prepare_s},
+        {"to_load_s", r.process.to_load_s},
+        {"first_call_s", r.process.first_call_s},
+        {"free_s", r.process.free_s},
+        {"start_unix_s", r.process.start_unix_s},
+        {"report_unix_s", r.process.report_unix_s}}},
+      {"gbps", Rate(r.fill_bytes, m.times.wall_s)}};
+  AddExtras(r, j);
   std::printf("%s\n", DumpJson(j).c_str());
 }
 

@@ -184,6 +184,23 @@ std::vector<std::string> RecipeChoices() {
   return v;
 }
 
+// import's deployments: pipeline stages, tensor- and expert-parallel ranks.
+void AddImportSplits(CLI::App* cmd, cli::ImportCliOptions& o) {
+  cmd->add_option("--pipeline", o.pipeline,
+                  "Split into N pipeline stages balancing checkpoint bytes: -o DIR gets "
+                  "stage-0.json ... and deploy.json (docs/import.md)");
+  cmd->add_option("--tensor-parallel", o.tensor_parallel,
+                  "Split into T tensor-parallel ranks, each reading its slices of the "
+                  "checkpoint: -o DIR gets rank-0.json ... and deploy.json (docs/deploy.md)")
+      ->check(IntIn(1, 4096))
+      ->excludes("--pipeline");
+  cmd->add_option("--expert-parallel", o.expert_parallel,
+                  "With per-expert MoE tensors: deal the experts whole over T x E ranks "
+                  "(attention tensor-parallel within T), -o DIR as --tensor-parallel")
+      ->check(IntIn(1, 4096))
+      ->excludes("--pipeline");
+}
+
 void AddImport(CLI::App& app, Commands& c) {
   auto* cmd = app.add_subcommand(
       "import", "Make a manifest from a Hugging Face model folder (config.json + safetensors)");
@@ -207,19 +224,7 @@ void AddImport(CLI::App& app, Commands& c) {
                   "Upper bound of `ctx` (default: the config's max_position_embeddings)")
       ->check(IntIn(1, INT32_MAX));
   cmd->add_option("--name", o.name, "Manifest name (default: the folder's name)");
-  cmd->add_option("--pipeline", o.pipeline,
-                  "Split into N pipeline stages balancing checkpoint bytes: -o DIR gets "
-                  "stage-0.json ... and deploy.json (docs/import.md)");
-  cmd->add_option("--tensor-parallel", o.tensor_parallel,
-                  "Split into T tensor-parallel ranks, each reading its slices of the "
-                  "checkpoint: -o DIR gets rank-0.json ... and deploy.json (docs/deploy.md)")
-      ->check(IntIn(1, 4096))
-      ->excludes("--pipeline");
-  cmd->add_option("--expert-parallel", o.expert_parallel,
-                  "With per-expert MoE tensors: deal the experts whole over T x E ranks "
-                  "(attention tensor-parallel within T), -o DIR as --tensor-parallel")
-      ->check(IntIn(1, 4096))
-      ->excludes("--pipeline");
+  AddImportSplits(cmd, o);
   WithChoices(cmd,
               cmd->add_option("--layout", o.layout,
                               "Weights as the checkpoint stores them, or as transformers' model "
@@ -316,6 +321,29 @@ CLI::Validator PositiveNumber() {
       "");
 }
 
+// How `run` reads: O_DIRECT, slices, the I/O pair, the machine profile, the read size.
+void AddRunIo(CLI::App* cmd, cli::RunCliOptions& o) {
+  cmd->add_flag("--direct", o.direct,
+                "Read with O_DIRECT, around the page cache (files not cached; docs/runtime.md)");
+  WithChoices(cmd,
+              cmd->add_option("--slice-read", o.slice_read,
+                              "A slice along a dimension > 0: a pread per run, its covering span "
+                              "gathered on the way to the device, or chosen per slice from the "
+                              "machine's figures (default auto)"),
+              {"auto", "runs", "span"});
+  cmd->add_option("--io-threads", o.io_threads,
+                  "I/O threads (each with pinned double buffers and a stream)")
+      ->check(IntIn(1, 256));
+  cmd->add_option("--chunk-mib", o.chunk_mib, "Copy chunk size in MiB (fractions allowed)")
+      ->check(PositiveNumber());
+  cmd->add_option("--machine", o.machine,
+                  "Machine profile (loadplan calibrate): its I/O threads and chunk size, where "
+                  "--io-threads / --chunk-mib are not given");
+  cmd->add_option("--read-mib", o.read_mib,
+                  "pread size within a chunk in MiB (default: the chunk; buffered reads only)")
+      ->check(PositiveNumber());
+}
+
 void AddRun(CLI::App& app, Commands& c) {
   auto* cmd = app.add_subcommand(
       "run", "Load a checkpoint on the GPU: staged sources, derive kernels, measured peak");
@@ -334,22 +362,10 @@ void AddRun(CLI::App& app, Commands& c) {
   cmd->add_flag("--naive", o.naive,
                 "Load every source as a resident weight, derive after (the naive way)");
   cmd->add_flag("--no-derive", o.no_derive, "Load only; run no derive kernel");
-  cmd->add_flag("--direct", o.direct,
-                "Read with O_DIRECT, around the page cache (files not cached; docs/runtime.md)");
   cmd->add_option(
       "--save-derived", o.save_derived,
       "Write every derived carry as safetensors into DIR (a temporary, renamed at the end)");
-  cmd->add_option("--io-threads", o.io_threads,
-                  "I/O threads (each with pinned double buffers and a stream)")
-      ->check(IntIn(1, 256));
-  cmd->add_option("--chunk-mib", o.chunk_mib, "Copy chunk size in MiB (fractions allowed)")
-      ->check(PositiveNumber());
-  cmd->add_option("--machine", o.machine,
-                  "Machine profile (loadplan calibrate): its I/O threads and chunk size, where "
-                  "--io-threads / --chunk-mib are not given");
-  cmd->add_option("--read-mib", o.read_mib,
-                  "pread size within a chunk in MiB (default: the chunk; buffered reads only)")
-      ->check(PositiveNumber());
+  AddRunIo(cmd, o);
   cmd->add_option("--repeat", o.repeat, "Loads in a row; the median is reported")
       ->check(IntIn(1, 100));
   cmd->add_flag("--ceilings", o.ceilings,

@@ -178,6 +178,46 @@ void Count(const verifier::Manifest& m, ImportResult& r) {
   }
 }
 
+// Every tensor neither the recipe nor the layout took, bound whole under its name (or
+// transformers' name for it). Under a conversion two tensors may come to one name (a renamed
+// tensor beside one already so named, or beside a stack): the folder's problem, said as such.
+base::Status BindTheRest(const LayoutConversion* conversion, const TensorTable& table,
+                         const RecipeOutcome& recipe, const LayoutOutcome& layout,
+                         verifier::ManifestBuilder& b) {
+  std::map<std::string, std::string, std::less<>> bound;  // buffer -> what it binds
+  for (const std::string& s : layout.targets) bound.emplace(s, "a stack of experts");
+  for (const Tensor& t : table.all()) {
+    if (recipe.claimed.contains(t.name) || layout.claimed.contains(t.name)) continue;
+    const std::string name = conversion ? TransformersName(*conversion, t.name) : t.name;
+    if (const auto [it, fresh] = bound.emplace(name, t.name); !fresh && conversion) {
+      return base::Status::Error(fmt::format(
+          "layout transformers: {} and {} both become buffer {} (use the checkpoint layout)",
+          it->second, t.name, name));
+    }
+    b.Checkpoint(name, t.name, t.dtype, verifier::Dims(t.shape.begin(), t.shape.end()));
+  }
+  return base::Status::Ok();
+}
+
+// The result's notes, warnings and counts, from what each step of the import said.
+void Describe(const HfConfig& c, const RecipeOutcome& recipe, const CacheOutcome& cache,
+              const LayoutOutcome& layout, ConfigCheck check, ImportResult& r) {
+  r.notes = c.notes;
+  r.notes.insert(r.notes.end(), recipe.notes.begin(), recipe.notes.end());
+  r.notes.insert(r.notes.end(), cache.notes.begin(), cache.notes.end());
+  r.notes.insert(r.notes.end(), layout.notes.begin(), layout.notes.end());
+  r.stacks = layout.stacks;
+  NoteUnrecognised(c, check, r);
+  r.warnings = std::move(check.problems);
+  if (const std::string more = UnlistedText(check); !more.empty()) r.warnings.push_back(more);
+  r.kv_bytes_per_token = cache.bytes_per_token;
+  r.state_bytes_per_sequence = cache.state_bytes;
+  r.state_layers = cache.state_layers;
+  r.layers = c.layers;
+  r.hidden = c.hidden;
+  Count(r.manifest, r);
+}
+
 }  // namespace
 
 // transformers' layout: the conversion of this model_type's class stacked by the reads (a
@@ -224,14 +264,36 @@ std::string_view LayoutName(Layout l) {
   return l == Layout::kTransformers ? "transformers" : "checkpoint";
 }
 
-base::Result<ImportResult> ImportModel(const std::string& dir, const ImportOptions& options) {
+namespace {
+
+base::Status CheckFolder(const std::string& dir) {
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) {
-    return base::Status::Error(fmt::format("{}: not a model folder (a directory with config.json "
-                                           "and safetensors shards)",
-                                           dir),
-                               base::ErrorKind::kIo);
-  }
+  if (fs::is_directory(dir, ec)) return base::Status::Ok();
+  return base::Status::Error(fmt::format("{}: not a model folder (a directory with config.json "
+                                         "and safetensors shards)",
+                                         dir),
+                             base::ErrorKind::kIo);
+}
+
+// The result's header and the manifest's variables and cache, before any tensor is bound.
+ImportResult StartResult(const HfConfig& c, const TensorTable& table, const ImportOptions& o) {
+  return {.model_type = c.model_type,
+          .recipe = o.recipe == Recipe::kAuto ? ChooseRecipe(c, o.layout == Layout::kTransformers)
+                                              : o.recipe,
+          .layout = o.layout,
+          .tensors = table.all().size(),
+          .shards = table.files()};
+}
+
+// Strict: the config's verdict comes first (what the builder made is dropped).
+base::Status Verdict(const ImportOptions& o, const HfConfig& c, const ConfigCheck& check) {
+  return o.strict && !check.problems.empty() ? ProblemsStatus(c, check) : base::Status::Ok();
+}
+
+}  // namespace
+
+base::Result<ImportResult> ImportModel(const std::string& dir, const ImportOptions& options) {
+  if (base::Status st = CheckFolder(dir); !st.ok()) return st;
   Clock::time_point t = Clock::now();
   ImportResult::Times ms;
   if (base::Status st = CheckOptions(options); !st.ok()) return st;
@@ -251,26 +313,14 @@ base::Result<ImportResult> ImportModel(const std::string& dir, const ImportOptio
     ms.check = Lap(start);
     return out;
   });
-  // Strict: the config's verdict comes first (what the builder made is dropped).
-  const auto verdict = [&](const ConfigCheck& check) {
-    return options.strict && !check.problems.empty() ? ProblemsStatus(c, check)
-                                                     : base::Status::Ok();
-  };
-
-  ImportResult r{.model_type = c.model_type,
-                 .recipe = options.recipe == Recipe::kAuto
-                               ? ChooseRecipe(c, options.layout == Layout::kTransformers)
-                               : options.recipe,
-                 .layout = options.layout,
-                 .tensors = table->all().size(),
-                 .shards = table->files()};
+  ImportResult r = StartResult(c, *table, options);
   verifier::ManifestBuilder b(options.name.empty() ? FolderName(dir) : options.name);
   b.Var("batch", 1, options.max_batch.value_or(kDefaultMaxBatch))
       .Var("ctx", 1, options.max_ctx.value_or(c.max_positions));
   const CacheOutcome cache = AddCache(b, c, options.kv_dtype, options.kv_bytes_per_token);
   base::Result<RecipeOutcome> recipe = ApplyRecipe(r.recipe, c, *table, b);
   if (!recipe.ok()) {
-    const base::Status st = verdict(checking.get());
+    const base::Status st = Verdict(options, c, checking.get());
     return st.ok() ? recipe.status() : st;
   }
   if (recipe->carries > 0) b.Load(4, 1);  // as the gpt-oss example: 4 lanes, 1 derive ahead
@@ -278,43 +328,17 @@ base::Result<ImportResult> ImportModel(const std::string& dir, const ImportOptio
   if (!layout.ok()) return layout.status();
   const LayoutConversion* conversion =
       options.layout == Layout::kTransformers ? ConversionOf(c.model_type) : nullptr;
-  // Under a conversion two tensors may come to one name (a renamed tensor beside one already
-  // so named, or beside a stack): the folder's problem, said as such.
-  std::map<std::string, std::string, std::less<>> bound;  // buffer -> what it binds
-  for (const std::string& s : layout->targets) bound.emplace(s, "a stack of experts");
-  for (const Tensor& t : table->all()) {
-    if (recipe->claimed.contains(t.name) || layout->claimed.contains(t.name)) continue;
-    const std::string name = conversion ? TransformersName(*conversion, t.name) : t.name;
-    if (const auto [it, fresh] = bound.emplace(name, t.name); !fresh && conversion) {
-      return base::Status::Error(fmt::format(
-          "layout transformers: {} and {} both become buffer {} (use the checkpoint layout)",
-          it->second, t.name, name));
-    }
-    b.Checkpoint(name, t.name, t.dtype, verifier::Dims(t.shape.begin(), t.shape.end()));
-  }
+  if (base::Status st = BindTheRest(conversion, *table, *recipe, *layout, b); !st.ok()) return st;
   examples::AddStandardKernels(
       b, std::vector<std::string_view>(recipe->kernels.begin(), recipe->kernels.end()));
   ms.build = Lap(t);  // the recipe and the builder calls; BuildVerified adds Build()
   ConfigCheck check = checking.get();
-  if (base::Status st = verdict(check); !st.ok()) return st;
+  if (base::Status st = Verdict(options, c, check); !st.ok()) return st;
   base::Result<Built> m = BuildVerified(b, ms);
   if (!m.ok()) return m.status();
   r.manifest = std::move(m->manifest);
   r.text = std::move(m->text);
-  r.notes = c.notes;
-  r.notes.insert(r.notes.end(), recipe->notes.begin(), recipe->notes.end());
-  r.notes.insert(r.notes.end(), cache.notes.begin(), cache.notes.end());
-  r.notes.insert(r.notes.end(), layout->notes.begin(), layout->notes.end());
-  r.stacks = layout->stacks;
-  NoteUnrecognised(c, check, r);
-  r.warnings = std::move(check.problems);
-  if (const std::string more = UnlistedText(check); !more.empty()) r.warnings.push_back(more);
-  r.kv_bytes_per_token = cache.bytes_per_token;
-  r.state_bytes_per_sequence = cache.state_bytes;
-  r.state_layers = cache.state_layers;
-  r.layers = c.layers;
-  r.hidden = c.hidden;
-  Count(r.manifest, r);
+  Describe(c, *recipe, cache, *layout, std::move(check), r);
   r.ms = ms;
   return r;
 }

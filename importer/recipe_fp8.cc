@@ -10,6 +10,26 @@ namespace {
 
 using base::Dtype;
 
+// `weight` as a BF16 carry derived from its FP8 source and block scales (fp8_block_bf16).
+void AddDequant(const HfConfig& c, const std::string& weight, const std::string& scales,
+                int64_t rows, int64_t cols, const std::vector<int64_t>& scale_shape,
+                verifier::ManifestBuilder& b) {
+  const std::string src = weight + ".fp8";
+  b.Checkpoint(src, weight, Dtype::kF8E4M3, {rows, cols});
+  b.Checkpoint(scales, scales, Dtype::kF32, {scale_shape[0], scale_shape[1]});
+  b.Carry(weight, Dtype::kBF16, {rows, cols}, {.exported = true});
+  b.AddDerive("derive." + weight)
+      .Call("fp8_block_bf16",
+            {{"src", src},
+             {"scales", scales},
+             {"dst", weight},
+             {"rows", rows},
+             {"cols", cols},
+             {"block_rows", c.block_rows},
+             {"block_cols", c.block_cols}},
+            {scale_shape[0]});
+}
+
 }  // namespace
 
 base::Result<RecipeOutcome> ApplyFp8(const HfConfig& c, const TensorTable& t, bool to_bf16,
@@ -37,21 +57,8 @@ base::Result<RecipeOutcome> ApplyFp8(const HfConfig& c, const TensorTable& t, bo
     }
     ++pairs;
     if (!to_bf16) continue;  // both stay weights, bound as stored
+    AddDequant(c, weight, s.name, rows, cols, want, b);
     ++out.carries;
-    const std::string src = weight + ".fp8";
-    b.Checkpoint(src, weight, Dtype::kF8E4M3, {rows, cols});
-    b.Checkpoint(s.name, s.name, Dtype::kF32, {want[0], want[1]});
-    b.Carry(weight, Dtype::kBF16, {rows, cols}, {.exported = true});
-    b.AddDerive("derive." + weight)
-        .Call("fp8_block_bf16",
-              {{"src", src},
-               {"scales", s.name},
-               {"dst", weight},
-               {"rows", rows},
-               {"cols", cols},
-               {"block_rows", c.block_rows},
-               {"block_cols", c.block_cols}},
-              {want[0]});
     out.claimed.insert(weight);
     out.claimed.insert(s.name);
   }

@@ -124,6 +124,25 @@ void SplitCache(verifier::Buffer& b, const HfConfig& c, int64_t tp) {
   b.shape[3] = verifier::Expr::Const(c.kv_heads >= tp ? c.kv_heads / tp : 1);
 }
 
+// Expert parallel: the rank keeps its own experts, whole (vLLM's --enable-expert-parallel), and
+// drops the others' (the buffers stay in name order).
+base::Status KeepOwnExperts(int64_t experts, int64_t ranks, int64_t rank, TensorParallelRank& out) {
+  std::vector<verifier::Buffer> kept;
+  for (verifier::Buffer& b : out.manifest.buffers) {
+    const std::optional<int64_t> e = ExpertIndex(b.name);
+    if (e) {
+      const base::Result<int64_t> owner = OwnerOf(*e, experts, ranks);
+      if (!owner.ok()) return owner.status();
+      if (*owner != rank) continue;
+      out.bytes_read += BufferBytes(b);
+      out.experts.push_back(*e);
+    }
+    kept.push_back(std::move(b));
+  }
+  out.manifest.buffers = std::move(kept);
+  return base::Status::Ok();
+}
+
 }  // namespace
 
 base::Result<TensorParallelRank> SplitTensorParallel(const verifier::Manifest& full,
@@ -147,20 +166,8 @@ base::Result<TensorParallelRank> SplitTensorParallel(const verifier::Manifest& f
   TensorParallelRank out{.manifest = full};
   out.manifest.name = ep > 1 ? fmt::format("{}-tp{}-ep{}-rank{}", full.name, tp, ep, rank)
                              : fmt::format("{}-tp{}-rank{}", full.name, tp, rank);
-  if (ep > 1) {  // each rank keeps its experts, whole (vLLM's --enable-expert-parallel)
-    std::vector<verifier::Buffer> kept;
-    for (verifier::Buffer& b : out.manifest.buffers) {
-      const std::optional<int64_t> e = ExpertIndex(b.name);
-      if (e) {
-        const base::Result<int64_t> owner = OwnerOf(*e, experts, tp * ep);
-        if (!owner.ok()) return owner.status();
-        if (*owner != rank) continue;
-        out.bytes_read += BufferBytes(b);
-        out.experts.push_back(*e);
-      }
-      kept.push_back(std::move(b));
-    }
-    out.manifest.buffers = std::move(kept);  // still in name order
+  if (ep > 1) {
+    if (base::Status st = KeepOwnExperts(experts, tp * ep, rank, out); !st.ok()) return st;
   }
   for (verifier::Buffer& b : out.manifest.buffers) {
     if (b.kind == verifier::BufferKind::kState) SplitCache(b, c, tp);

@@ -32,9 +32,14 @@ def tensors_of(ckpt):
     return where
 
 
+_open = {}
+
+
 def expected(where, buffer):
-    with safe_open(where[buffer["tensor"]], "pt") as h:
-        t = h.get_tensor(buffer["tensor"])
+    f = where[buffer["tensor"]]
+    if f not in _open:
+        _open[f] = safe_open(f, "pt")
+    t = _open[f].get_tensor(buffer["tensor"])
     if "slice" in buffer:
         s = buffer["slice"]
         t = t.narrow(s["dim"], s["start"], s["length"])

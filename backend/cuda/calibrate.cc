@@ -175,14 +175,10 @@ std::string NowUtc() {
 
 }  // namespace
 
-base::Result<MachineProfile> Calibrate(const CalibrateOptions& o) {
-  auto note = [&o](const std::string& s) {
-    if (o.note) o.note(s);
-  };
-  PrepareCudaProcess();
-  MachineProfile p{.source = "loadplan calibrate",
-                   .io_threads = std::max<uint32_t>(o.io_threads, 1),
-                   .chunk_bytes = std::max<uint64_t>(o.chunk_bytes, 4096)};
+namespace {
+
+// The context: its start time and the device memory it takes, the device's name.
+Status CalibrateContext(const CalibrateOptions& o, MachineProfile& p, const Note& note) {
   const auto t_ctx = Clock::now();
   if (std::string why = NoDeviceReason(o.device); !why.empty())
     return Status::Error(why, base::ErrorKind::kDevice);
@@ -199,8 +195,13 @@ base::Result<MachineProfile> Calibrate(const CalibrateOptions& o) {
   note(fmt::format("{}: context {:.3f} s, {:.1f} MiB used after it (of {:.1f} GiB)", p.device,
                    p.context_start_s, p.context_device_bytes / 1048576.0,
                    mem.total / 1073741824.0));
+  return Status::Ok();
+}
 
-  {  // I/O pool setup: streams, pinned slots, threads
+// The I/O pool's setup (streams, pinned slots, threads), one large allocation (median of 3),
+// and the pinned host-to-device rate.
+Status CalibrateSetupAndCopies(const CalibrateOptions& o, MachineProfile& p, const Note& note) {
+  {
     cuda::StepEvents steps(1);
     std::unique_ptr<cuda::IoPool> pool;
     const auto t0 = Clock::now();
@@ -209,23 +210,35 @@ base::Result<MachineProfile> Calibrate(const CalibrateOptions& o) {
       return st;
     p.setup_s = Since(t0);
   }
-  {  // one large allocation
-    std::vector<double> t;
-    for (int r = 0; r < 3; ++r) {
-      cuda::DeviceMemory m;
-      const auto t0 = Clock::now();
-      if (Status st = cuda::AllocateDevice(uint64_t{1} << 30, m); !st.ok()) return st;
-      t.push_back(Since(t0));
-      if (Status st = m.Free(); !st.ok()) return st;
-    }
-    p.alloc_s = Median(t);
+  std::vector<double> t;
+  for (int r = 0; r < 3; ++r) {
+    cuda::DeviceMemory m;
+    const auto t0 = Clock::now();
+    if (Status st = cuda::AllocateDevice(uint64_t{1} << 30, m); !st.ok()) return st;
+    t.push_back(Since(t0));
+    if (Status st = m.Free(); !st.ok()) return st;
   }
+  p.alloc_s = Median(t);
   base::Result<Throughput> h2d = ProbePinnedH2D(uint64_t{1} << 30, 4, o.device, 3);
   if (!h2d.ok()) return h2d.status();
   p.pinned_h2d = h2d->bytes / h2d->seconds;
   note(fmt::format("pinned H2D {:.2f} GB/s; I/O pool setup {:.3f} s; 1 GiB cudaMalloc {:.4f} s",
                    p.pinned_h2d / 1e9, p.setup_s, p.alloc_s));
+  return Status::Ok();
+}
 
+}  // namespace
+
+base::Result<MachineProfile> Calibrate(const CalibrateOptions& o) {
+  const Note note = [&o](const std::string& s) {
+    if (o.note) o.note(s);
+  };
+  PrepareCudaProcess();
+  MachineProfile p{.source = "loadplan calibrate",
+                   .io_threads = std::max<uint32_t>(o.io_threads, 1),
+                   .chunk_bytes = std::max<uint64_t>(o.chunk_bytes, 4096)};
+  if (Status st = CalibrateContext(o, p, note); !st.ok()) return st;
+  if (Status st = CalibrateSetupAndCopies(o, p, note); !st.ok()) return st;
   if (Status st = CalibrateKernels(o.device, p, note); !st.ok()) return st;
   if (Status st = CalibrateFiles(o, p, note); !st.ok()) return st;
   return p;
@@ -245,8 +258,7 @@ base::Result<double> HotPipeline(const Scratch& f, uint64_t bytes, uint64_t fill
 
 // --choose-io: the fastest (threads, chunk) of a grid beside the given pair, into `p`.
 Status ChooseIo(const Scratch& f, uint64_t bytes, uint64_t fill, const CalibrateOptions& o,
-                MachineProfile& p, cuda::DeviceMemory& dst,
-                const std::function<void(const std::string&)>& note) {
+                MachineProfile& p, cuda::DeviceMemory& dst, const Note& note) {
   std::vector<std::pair<uint32_t, uint64_t>> grid = {{p.io_threads, p.chunk_bytes}};
   for (const uint32_t t : {8u, 12u, 16u, 24u}) {
     for (const uint64_t mib : {2u, 4u, 8u}) {
@@ -277,25 +289,12 @@ Status ChooseIo(const Scratch& f, uint64_t bytes, uint64_t fill, const Calibrate
   return Status::Ok();
 }
 
-Status CalibrateFiles(const CalibrateOptions& given, MachineProfile& p,
-                      const std::function<void(const std::string&)>& note) {
-  Scratch f;
-  const uint64_t bytes =
-      std::max<uint64_t>(given.scratch_bytes, uint64_t{64} << 20) / p.chunk_bytes * p.chunk_bytes;
-  const auto tw = Clock::now();
-  if (Status st = f.Write(given.dir, bytes); !st.ok()) return st;
-  note(fmt::format("scratch {} ({:.2f} GB) written and synced in {:.2f} s", f.path(), bytes / 1e9,
-                   Since(tw)));
-  cuda::DeviceMemory dst;
-  if (Status st = cuda::AllocateDevice(bytes, dst); !st.ok()) return st;
-  const uint64_t fill = uint64_t{64} << 20;  // a checkpoint tensor's order of size
-  if (given.choose_io) {
-    if (Status st = ChooseIo(f, bytes, fill, given, p, dst, note); !st.ok()) return st;
-  }
-  CalibrateOptions o = given;  // every rate below holds for the profile's pair
-  o.io_threads = p.io_threads;
-  o.chunk_bytes = p.chunk_bytes;
-  // Hot: the file is in the page cache after the write; read it once more to be sure.
+namespace {
+
+// Hot (the file is in the page cache after the write; read once more to be sure): the read
+// rate, the pipeline rate without its ramp, the per-fill cost of many small fills.
+Status CalibrateHot(const Scratch& f, uint64_t bytes, uint64_t fill, const CalibrateOptions& o,
+                    MachineProfile& p, cuda::DeviceMemory& dst, const Note& note) {
   std::vector<double> reads, pipes;
   for (int r = 0; r < 4; ++r) {
     base::Result<double> t = TimedRead(f, 0, bytes, p.io_threads, p.chunk_bytes);
@@ -314,17 +313,21 @@ Status CalibrateFiles(const CalibrateOptions& given, MachineProfile& p,
   base::Result<double> ts = TimedPipeline(f, 0, small * small_fill, small_fill, o, dst);
   if (!ts.ok()) return ts.status();
   p.per_fill_s = *ts / small;
-  const double threads = p.io_threads;
   // The model adds the ramp (one chunk per thread read before the first copy) back: take it
   // out. 64 MiB fills take far longer than per_fill_s, which they hide.
-  const double ramp = p.chunk_bytes * threads / p.page_cache_read;
+  const double ramp = p.chunk_bytes * static_cast<double>(p.io_threads) / p.page_cache_read;
   p.pipeline_hot = bytes / std::max(hot_s - ramp, hot_s / 2);
   note(
       fmt::format("page cache read {:.2f} GB/s; pipeline {:.2f} GB/s measured (median {:.4f} s "
                   "of 5), {:.2f} GB/s without the ramp; {:.1f} us per small fill",
                   p.page_cache_read / 1e9, bytes / hot_s / 1e9, hot_s, p.pipeline_hot / 1e9,
                   p.per_fill_s * 1e6));
-  // Cold: evict, check that it worked, read the first cold_bytes; again for the pipeline.
+  return Status::Ok();
+}
+
+// Cold: evict, check that it worked, read the first cold_bytes; again for the pipeline.
+Status CalibrateCold(Scratch& f, uint64_t bytes, uint64_t fill, const CalibrateOptions& o,
+                     MachineProfile& p, cuda::DeviceMemory& dst, const Note& note) {
   const uint64_t cold = std::min(bytes, std::max(o.cold_bytes, p.chunk_bytes));
   if (Status st = f.Evict(); !st.ok()) return st;
   const double left = f.Resident(cold);
@@ -334,12 +337,36 @@ Status CalibrateFiles(const CalibrateOptions& given, MachineProfile& p,
   if (Status st = f.Evict(); !st.ok()) return st;
   base::Result<double> tp = TimedPipeline(f, 0, cold, fill, o, dst);
   if (!tp.ok()) return tp.status();
-  const double cold_ramp = p.chunk_bytes * threads / p.direct_read;
+  const double cold_ramp = p.chunk_bytes * static_cast<double>(p.io_threads) / p.direct_read;
   p.pipeline_cold = cold / std::max(*tp - cold_ramp, *tp / 2);
   note(fmt::format(
       "evicted ({:.1f}% still cached): read {:.2f} GB/s; pipeline {:.2f} GB/s "
       "measured ({:.3f} s for {:.2f} GB), {:.2f} GB/s without the ramp",
       left * 100, p.direct_read / 1e9, cold / *tp / 1e9, *tp, cold / 1e9, p.pipeline_cold / 1e9));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CalibrateFiles(const CalibrateOptions& given, MachineProfile& p, const Note& note) {
+  Scratch f;
+  const uint64_t bytes =
+      std::max<uint64_t>(given.scratch_bytes, uint64_t{64} << 20) / p.chunk_bytes * p.chunk_bytes;
+  const auto tw = Clock::now();
+  if (Status st = f.Write(given.dir, bytes); !st.ok()) return st;
+  note(fmt::format("scratch {} ({:.2f} GB) written and synced in {:.2f} s", f.path(), bytes / 1e9,
+                   Since(tw)));
+  cuda::DeviceMemory dst;
+  if (Status st = cuda::AllocateDevice(bytes, dst); !st.ok()) return st;
+  const uint64_t fill = uint64_t{64} << 20;  // a checkpoint tensor's order of size
+  if (given.choose_io) {
+    if (Status st = ChooseIo(f, bytes, fill, given, p, dst, note); !st.ok()) return st;
+  }
+  CalibrateOptions o = given;  // every rate below holds for the profile's pair
+  o.io_threads = p.io_threads;
+  o.chunk_bytes = p.chunk_bytes;
+  if (Status st = CalibrateHot(f, bytes, fill, o, p, dst, note); !st.ok()) return st;
+  if (Status st = CalibrateCold(f, bytes, fill, o, p, dst, note); !st.ok()) return st;
   return dst.Free();
 }
 

@@ -159,7 +159,11 @@ CudaTimes CudaBackend::Times() const {
           .wall_s = impl_->wall_s,
           .started_unix_s = impl_->first_fill_unix_s,
           .bytes_filled = io.bytes,
+          .file_bytes = io.file_bytes,
           .chunks = io.chunks,
+          .reads = io.reads,
+          .slices_as_runs = impl_->slices_as_runs,
+          .slices_as_span = impl_->slices_as_span,
           .launches = static_cast<uint32_t>(impl_->launch_events.size())};
 }
 

@@ -18,6 +18,7 @@
 #include "backend/cuda/device_allocation.h"
 #include "backend/load_defaults.h"
 #include "simulator/plan.h"
+#include "simulator/timing/slice_read.h"
 #include "verifier/manifest.h"
 
 namespace loadplan::backend {
@@ -37,6 +38,11 @@ struct CudaOptions {
   // Read with O_DIRECT (a second descriptor of each file, whole 4 KiB blocks): around the page
   // cache, for files that are not in it. kIo at the first fill where the filesystem refuses.
   bool direct_io = false;
+  // A slice along a dimension > 0 (its runs strided in the file): read run by run, or its
+  // covering span and gathered (simulator/timing/slice_read.h); kAuto chooses per slice from
+  // `slice_costs` (its threads are io_threads). Runs of a chunk or more are read each as a fill.
+  simulator::timing::SliceRead slice_read = simulator::timing::SliceRead::kAuto;
+  simulator::timing::SliceReadCosts slice_costs;
   // Bytes enqueued to the device so far and the plan's fill total; called on the caller's thread.
   std::function<void(uint64_t, uint64_t)> progress;
   // Cancellation from any thread: the next step, or the wait of FreeArena/Finish (within
@@ -64,7 +70,11 @@ struct CudaTimes {
   double read_s = 0, copy_s = 0, slot_wait_s = 0, derive_s = 0, wall_s = 0;
   double started_unix_s = 0;
   uint64_t bytes_filled = 0;
+  uint64_t file_bytes = 0;  // read from the files (a slice read as a span reads more)
   uint64_t chunks = 0;
+  uint64_t reads = 0;           // preads (direct reads) issued
+  uint32_t slices_as_runs = 0;  // slices along a dimension > 0 read run by run
+  uint32_t slices_as_span = 0;  // ... read as their covering span
   uint32_t launches = 0;
 };
 

@@ -47,9 +47,12 @@ struct CudaBackend::Impl {
   // checkpoint.
   std::optional<int> FdOf(const SafetensorsFile* file) const;
   cuda::DeviceMemory* RegionOf(const simulator::PlannedBuffer& b);
-  // The I/O requests of a fill of `buffer` at `dst`: one per run of each part (LocateFill's:
-  // a whole tensor is one run), each at the bytes of the runs before it; kInternal for a file
-  // not of this checkpoint.
+  // The I/O requests of a fill of `buffer` at `dst`: one per part (LocateFill's: a whole
+  // tensor is one run; a slice's strided runs one strided request, runs or span as
+  // options.slice_read says, or one request per run when each is a chunk or more), each at the
+  // bytes of the parts before it; kInternal for a file not of this checkpoint.
+  // The strided read of `runs`: kRuns or kSpan (counted).
+  simulator::timing::SliceRead ReadOf(const base::SliceRuns& runs);
   base::Result<std::vector<cuda::FillRequest>> FillRequests(const simulator::PlannedBuffer& buffer,
                                                             const std::vector<FillPart>& parts,
                                                             const StepContext& at, uint8_t* dst);
@@ -78,6 +81,7 @@ struct CudaBackend::Impl {
   std::optional<Clock::time_point> first_fill;
   double first_fill_unix_s = 0;  // the same moment on the system clock
   double wall_s = 0, derive_s = 0;
+  uint32_t slices_as_runs = 0, slices_as_span = 0;
   std::unique_ptr<cuda::IoPool> io;  // last: destroyed first (joins its threads)
 };
 

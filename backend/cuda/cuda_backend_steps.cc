@@ -87,6 +87,18 @@ Status CudaBackend::AllocateArena(uint64_t bytes, const StepContext& at) {
 }
 
 // One I/O request per checkpoint tensor of the fill, each to `dst` + the bytes before it.
+simulator::timing::SliceRead CudaBackend::Impl::ReadOf(const base::SliceRuns& runs) {
+  using simulator::timing::SliceRead;
+  SliceRead r = options.slice_read;
+  if (r == SliceRead::kAuto) {
+    simulator::timing::SliceReadCosts costs = options.slice_costs;
+    costs.threads = options.io_threads;
+    r = simulator::timing::ChooseSliceRead(runs, costs);
+  }
+  ++(r == SliceRead::kSpan ? slices_as_span : slices_as_runs);
+  return r;
+}
+
 base::Result<std::vector<cuda::FillRequest>> CudaBackend::Impl::FillRequests(
     const PlannedBuffer& buffer, const std::vector<FillPart>& parts, const StepContext& at,
     uint8_t* dst) {
@@ -100,21 +112,39 @@ base::Result<std::vector<cuda::FillRequest>> CudaBackend::Impl::FillRequests(
           fmt::format("{}: {} is not a file of this checkpoint", buffer.name, loc.file->path()),
           base::ErrorKind::kInternal);
     }
-    const std::string what =
-        fmt::format("{} (tensor {} in {})", buffer.name, loc.info->name, loc.file->path());
-    for (uint64_t k = 0; k < part.runs.count; ++k) {  // one request per run of a slice
-      out.push_back(
-          {.step = at.index,
-           .waits = {at.waits.begin(), at.waits.end()},
-           .file = loc.file->Ref(),
-           .tensor = loc.info->name,
-           .file_offset = loc.file->FileOffset(*loc.info) + part.runs.first + k * part.runs.stride,
-           .tensor_offset = part.runs.first + k * part.runs.stride,
-           .faults = &faults,
-           .dst = dst + offset,
-           .bytes = part.runs.run_bytes,
-           .what = what});
-      offset += part.runs.run_bytes;  // LocateFill: the runs sum to the buffer's bytes
+    const base::SliceRuns& runs = part.runs;
+    const cuda::FillRequest first{
+        .step = at.index,
+        .waits = {at.waits.begin(), at.waits.end()},
+        .file = loc.file->Ref(),
+        .tensor = loc.info->name,
+        .file_offset = loc.file->FileOffset(*loc.info) + runs.first,
+        .tensor_offset = runs.first,
+        .faults = &faults,
+        .dst = dst + offset,
+        .bytes = runs.bytes(),
+        .what = fmt::format("{} (tensor {} in {})", buffer.name, loc.info->name, loc.file->path())};
+    offset += runs.bytes();  // LocateFill: the parts' runs sum to the buffer's bytes
+    if (runs.count <= 1) {
+      out.push_back(first);
+      continue;
+    }
+    const bool span = ReadOf(runs) == simulator::timing::SliceRead::kSpan;
+    if (runs.run_bytes < options.chunk_bytes && (span || !options.direct_io)) {
+      cuda::FillRequest r = first;  // one strided request: whole runs per chunk
+      r.run_bytes = runs.run_bytes;
+      r.stride = runs.stride;
+      r.span = span;
+      out.push_back(std::move(r));
+      continue;
+    }
+    for (uint64_t k = 0; k < runs.count; ++k) {  // runs of a chunk or more: a request each
+      cuda::FillRequest r = first;
+      r.file_offset += k * runs.stride;
+      r.tensor_offset += k * runs.stride;
+      r.dst += k * runs.run_bytes;
+      r.bytes = runs.run_bytes;
+      out.push_back(std::move(r));
     }
   }
   return out;

@@ -28,7 +28,7 @@ struct IoPool::Worker {
   int next = 0;
   const Job* synced = nullptr;  // the job whose waits this stream already waits for
   double read_s = 0, copy_s = 0, slot_wait_s = 0;
-  uint64_t bytes = 0, chunks = 0;
+  uint64_t bytes = 0, file_bytes = 0, chunks = 0, reads = 0;
   std::thread thread;
 };
 
@@ -43,6 +43,7 @@ struct IoPool::Job {
   std::shared_ptr<StepJoin> join;      // shared by the parts of its step
   const DirectFile* direct = nullptr;  // direct mode: the file's O_DIRECT descriptor
   uint64_t next = 0;                   // offset of the next chunk to hand out
+  uint64_t chunk = 0;                  // bytes per chunk (whole runs for a strided job)
   uint64_t chunks = 0, finished = 0;
   std::vector<Event> per_worker;  // recorded after each chunk that worker copies
   std::vector<uint8_t> used;
@@ -115,7 +116,22 @@ Status IoPool::Prepare(Job& j) {
     if (!direct.ok()) return direct.status();
     j.direct = *direct;
   }
-  j.chunks = j.req.bytes / chunk_bytes_ + (j.req.bytes % chunk_bytes_ != 0 ? 1 : 0);
+  j.chunk = chunk_bytes_;
+  if (const FillRequest& r = j.req; r.run_bytes != 0) {
+    if (r.run_bytes > chunk_bytes_ || r.bytes % r.run_bytes != 0 || r.stride < r.run_bytes ||
+        (direct_ && !r.span)) {
+      return Status::Error(
+          fmt::format("fill {}: a strided read of {}-byte runs {} apart is not "
+                      "one the pool takes ({} per chunk{})",
+                      r.what, r.run_bytes, r.stride, chunk_bytes_, direct_ ? ", direct" : ""),
+          base::ErrorKind::kInternal);
+    }
+    // Runs: as many whole runs as a slot holds; span: as many as their covering bytes fit.
+    const uint64_t rows =
+        r.span ? (chunk_bytes_ - r.run_bytes) / r.stride + 1 : chunk_bytes_ / r.run_bytes;
+    j.chunk = rows * r.run_bytes;
+  }
+  j.chunks = j.req.bytes / j.chunk + (j.req.bytes % j.chunk != 0 ? 1 : 0);
   if (j.chunks == 0) return Status::Ok();
   j.per_worker.resize(workers_.size());
   j.used.assign(workers_.size(), 0);
@@ -180,7 +196,7 @@ bool IoPool::Next(Chunk& c) {
   Job* j = queue_.front();
   c = Chunk{.job = j,
             .offset = j->next,
-            .bytes = std::min(chunk_bytes_, j->req.bytes - j->next),
+            .bytes = std::min(j->chunk, j->req.bytes - j->next),
             .skip = cancelled_ || !error_.ok()};
   j->next += c.bytes;
   if (j->next >= j->req.bytes) queue_.pop_front();
@@ -199,6 +215,57 @@ Status IoPool::FreeSlot(Worker& k, int s) {
   return Status::Ok();
 }
 
+base::Result<uint64_t> IoPool::Read(Worker& k, const Chunk& c, uint8_t* slot) {
+  const FillRequest& r = c.job->req;
+  if (r.run_bytes != 0 && !r.span) {
+    if (Status st = ReadRuns(k, c, slot); !st.ok()) return st;
+    return uint64_t{0};
+  }
+  // Contiguous bytes: the chunk's own, or for a span the runs' covering bytes.
+  uint64_t file_at = r.file_offset + c.offset, tensor_at = r.tensor_offset + c.offset;
+  uint64_t n = c.bytes;
+  if (r.run_bytes != 0) {
+    const uint64_t first = c.offset / r.run_bytes * r.stride;
+    file_at = r.file_offset + first;
+    tensor_at = r.tensor_offset + first;
+    n = (c.bytes / r.run_bytes - 1) * r.stride + r.run_bytes;
+  }
+  const ReadContext context{.tensor = r.tensor, .tensor_offset = tensor_at, .faults = r.faults};
+  k.file_bytes += n;
+  if (c.job->direct != nullptr) {
+    ++k.reads;
+    return ReadDirect(r.file, *c.job->direct, file_at, n, {slot, DirectBufferBytes(chunk_bytes_)},
+                      context);
+  }
+  for (uint64_t at = 0; at < n; at += read_bytes_) {
+    const uint64_t piece = std::min(read_bytes_, n - at);
+    ReadContext where = context;
+    where.tensor_offset += at;
+    ++k.reads;
+    if (Status st = ReadExact(r.file, file_at + at, {slot + at, piece}, where); !st.ok()) return st;
+  }
+  return uint64_t{0};
+}
+
+// Runs mode: one pread per run, packed into the slot in order.
+Status IoPool::ReadRuns(Worker& k, const Chunk& c, uint8_t* slot) {
+  const FillRequest& r = c.job->req;
+  const uint64_t first = c.offset / r.run_bytes, rows = c.bytes / r.run_bytes;
+  for (uint64_t i = 0; i < rows; ++i) {
+    const uint64_t at = (first + i) * r.stride;
+    const ReadContext context{
+        .tensor = r.tensor, .tensor_offset = r.tensor_offset + at, .faults = r.faults};
+    if (Status st =
+            ReadExact(r.file, r.file_offset + at, {slot + i * r.run_bytes, r.run_bytes}, context);
+        !st.ok()) {
+      return st;
+    }
+  }
+  k.reads += rows;
+  k.file_bytes += c.bytes;
+  return Status::Ok();
+}
+
 Status IoPool::Copy(uint32_t w, const Chunk& c) {
   Worker& k = *workers_[w];
   const int s = k.next;
@@ -206,26 +273,9 @@ Status IoPool::Copy(uint32_t w, const Chunk& c) {
   if (Status st = FreeSlot(k, s); !st.ok()) return st;
   const auto t0 = Clock::now();
   const FillRequest& r = c.job->req;
-  const ReadContext context{
-      .tensor = r.tensor, .tensor_offset = r.tensor_offset + c.offset, .faults = r.faults};
-  const uint8_t* src = k.slot[s];
-  if (c.job->direct != nullptr) {
-    const base::Result<uint64_t> at =
-        ReadDirect(r.file, *c.job->direct, r.file_offset + c.offset, c.bytes,
-                   {k.slot[s], DirectBufferBytes(chunk_bytes_)}, context);
-    if (!at.ok()) return at.status();
-    src += *at;
-  } else {
-    for (uint64_t at = 0; at < c.bytes; at += read_bytes_) {
-      const uint64_t n = std::min(read_bytes_, c.bytes - at);
-      ReadContext piece = context;
-      piece.tensor_offset += at;
-      if (Status st = ReadExact(r.file, r.file_offset + c.offset + at, {k.slot[s] + at, n}, piece);
-          !st.ok()) {
-        return st;
-      }
-    }
-  }
+  const base::Result<uint64_t> skew = Read(k, c, k.slot[s]);
+  if (!skew.ok()) return skew.status();
+  const uint8_t* src = k.slot[s] + *skew;
   k.read_s += Since(t0);
   cudaStream_t stream = k.stream.get();
   if (k.synced != c.job) {
@@ -235,8 +285,13 @@ Status IoPool::Copy(uint32_t w, const Chunk& c) {
     k.synced = c.job;
   }
   LOADPLAN_CUDA_TRY(cudaEventRecord(k.start[s].get(), stream));
-  LOADPLAN_CUDA_TRY(
-      cudaMemcpyAsync(r.dst + c.offset, src, c.bytes, cudaMemcpyHostToDevice, stream));
+  if (r.run_bytes != 0 && r.span) {  // gather the runs out of their covering bytes
+    LOADPLAN_CUDA_TRY(cudaMemcpy2DAsync(r.dst + c.offset, r.run_bytes, src, r.stride, r.run_bytes,
+                                        c.bytes / r.run_bytes, cudaMemcpyHostToDevice, stream));
+  } else {
+    LOADPLAN_CUDA_TRY(
+        cudaMemcpyAsync(r.dst + c.offset, src, c.bytes, cudaMemcpyHostToDevice, stream));
+  }
   LOADPLAN_CUDA_TRY(cudaEventRecord(k.end[s].get(), stream));
   k.busy[s] = true;
   LOADPLAN_CUDA_TRY(cudaEventRecord(c.job->per_worker[w].get(), stream));
@@ -311,7 +366,9 @@ IoStats IoPool::Stats() const {
   IoStats s;
   for (const auto& k : workers_) {
     s.bytes += k->bytes;
+    s.file_bytes += k->file_bytes;
     s.chunks += k->chunks;
+    s.reads += k->reads;
     s.read_s += k->read_s;
     s.copy_s += k->copy_s;
     s.slot_wait_s += k->slot_wait_s;

@@ -12,6 +12,12 @@
 //   last chunk of a job enqueued -> StepEvents::Publish(step, events of the threads it used)
 //   (SubmitParts: several jobs of one step; the last part's end publishes every part's events)
 //
+// Strided requests (a slice along a dimension > 0: `run_bytes` set, runs `stride` apart in the
+// file, packed one after another on the device): each chunk is whole runs. Runs mode (`span`
+// false) reads each run with its own pread into the slot, packed, and copies the chunk in one
+// cudaMemcpyAsync; span mode reads the chunk's covering bytes in one go (direct mode too) and
+// gathers the runs on the way to the device with one cudaMemcpy2DAsync (source pitch `stride`).
+//
 // Direct mode (`direct`): each file is read through a second, O_DIRECT descriptor of the same
 // inode (DirectFile, opened at its first Submit) in whole 4 KiB blocks (ReadDirect); a slot
 // holds a chunk plus its skew, and the copy starts at the chunk's first byte in the slot.
@@ -46,11 +52,18 @@ struct FillRequest {
   uint8_t* dst = nullptr;          // device address
   uint64_t bytes = 0;
   std::string what;  // "l0.fc1_w.raw from model-00001-of-00002.safetensors"
+  // Strided (0: `bytes` contiguous at file_offset): bytes / run_bytes runs, the k-th at
+  // file_offset + k * stride, packed at dst. At most the pool's chunk bytes each.
+  uint64_t run_bytes = 0;
+  uint64_t stride = 0;
+  bool span = false;  // read the covering bytes and gather (else a pread per run)
 };
 
 struct IoStats {
-  uint64_t bytes = 0;  // bytes copied to the device
+  uint64_t bytes = 0;       // bytes copied to the device
+  uint64_t file_bytes = 0;  // bytes read from the files (a span read takes more than it copies)
   uint64_t chunks = 0;
+  uint64_t reads = 0;      // preads (or direct reads) issued
   double read_s = 0;       // pread time, summed over threads
   double copy_s = 0;       // device time of the copies (event to event), summed over streams
   double slot_wait_s = 0;  // time threads waited for a pinned slot to come free, summed
@@ -102,6 +115,10 @@ class IoPool {
   void Run(uint32_t w);
   bool Next(Chunk& c);
   Status Copy(uint32_t w, const Chunk& c);
+  // Reads chunk `c` into `slot`; returns where its first byte lies in the slot (a direct
+  // read's skew).
+  base::Result<uint64_t> Read(Worker& k, const Chunk& c, uint8_t* slot);
+  Status ReadRuns(Worker& k, const Chunk& c, uint8_t* slot);
   Status FreeSlot(Worker& k, int s);
   // Opens the job's O_DIRECT descriptor (direct mode), counts its chunks, makes its events.
   Status Prepare(Job& j);

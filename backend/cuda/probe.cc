@@ -152,17 +152,18 @@ base::Result<Throughput> ProbePinnedH2D(uint64_t bytes, uint32_t streams, int de
   return r;
 }
 
-base::Result<Throughput> ProbeHostRead(const Checkpoint& checkpoint, uint32_t threads,
-                                       uint64_t chunk_bytes, const TensorSet* tensors,
-                                       ReadWindow* window) {
-  struct Task {
-    int fd;
-    uint64_t offset, bytes;
-  };
-  std::vector<FileDescriptor> fds;
-  std::vector<Task> tasks;
-  Throughput r;
-  std::string error;  // the first short read
+namespace {
+
+struct ReadTask {
+  int fd;
+  uint64_t offset, bytes;
+};
+
+// The chunks of every tensor in `tensors` (null: all), on descriptors of the checkpoint's files
+// opened here; `bytes` their total.
+base::Status ReadTasksOf(const Checkpoint& checkpoint, uint64_t chunk_bytes,
+                         const TensorSet* tensors, std::vector<FileDescriptor>& fds,
+                         std::vector<ReadTask>& tasks, uint64_t& bytes) {
   for (const SafetensorsFile& f : checkpoint.files()) {
     fds.emplace_back(::open(f.path().c_str(), O_RDONLY | O_CLOEXEC));
     if (fds.back().get() < 0) {
@@ -175,9 +176,22 @@ base::Result<Throughput> ProbeHostRead(const Checkpoint& checkpoint, uint32_t th
         tasks.push_back(
             {fds.back().get(), f.FileOffset(t) + o, std::min(chunk_bytes, t.bytes() - o)});
       }
-      r.bytes += t.bytes();
+      bytes += t.bytes();
     }
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+base::Result<Throughput> ProbeHostRead(const Checkpoint& checkpoint, uint32_t threads,
+                                       uint64_t chunk_bytes, const TensorSet* tensors,
+                                       ReadWindow* window) {
+  std::vector<FileDescriptor> fds;
+  std::vector<ReadTask> tasks;
+  Throughput r;
+  if (Status st = ReadTasksOf(checkpoint, chunk_bytes, tensors, fds, tasks, r.bytes); !st.ok())
+    return st;
   threads = std::max<uint32_t>(threads, 1);
   std::vector<cuda::PinnedMemory> buffers(threads);
   for (cuda::PinnedMemory& b : buffers) {
@@ -185,6 +199,7 @@ base::Result<Throughput> ProbeHostRead(const Checkpoint& checkpoint, uint32_t th
   }
   std::atomic<size_t> next{0};
   std::mutex mu;
+  std::string error;  // the first short read
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<std::thread> pool;
   for (uint32_t k = 0; k < threads; ++k) {

@@ -90,7 +90,7 @@ def load(manifest: ManifestSource, checkpoint: "str | os.PathLike[str]", device:
          io_threads: Optional[int] = None, chunk_bytes: Optional[int] = None,
          machine: "str | os.PathLike[str] | None" = None, memory_limit: Optional[int] = None,
          reserve: int = 0, naive: bool = False, derive: bool = True, direct_io: bool = False,
-         lanes: Optional[int] = None, rank: Optional[int] = None,
+         slice_read: str = "auto", lanes: Optional[int] = None, rank: Optional[int] = None,
          prefetch: Optional[int] = None, placement: str = "",
          progress: Optional[Progress] = None) -> Model:
     """Verifies, plans and loads a checkpoint folder onto GPU ``device``; returns a Model.
@@ -105,7 +105,9 @@ def load(manifest: ManifestSource, checkpoint: "str | os.PathLike[str]", device:
     device; without it a bar is drawn when stderr is a terminal. ``naive``, ``lanes``,
     ``prefetch`` and ``placement`` choose the plan as in plan(); ``derive=False`` runs no
     derive kernel; ``direct_io=True`` reads with O_DIRECT around the page cache (a checkpoint
-    that is not cached: docs/runtime.md); ``io_threads`` and ``chunk_bytes`` default to the
+    that is not cached: docs/runtime.md); ``slice_read`` ("auto", "runs" or "span") reads a
+    tensor-parallel slice along a dimension > 0 run by run or as its covering span, as ``loadplan
+    run --slice-read`` (docs/deploy.md); ``io_threads`` and ``chunk_bytes`` default to the
     ``machine`` profile's pair (``loadplan calibrate --choose-io`` wrote it: docs/load-time.md),
     else to DEFAULT_IO_THREADS and DEFAULT_CHUNK_BYTES, as ``loadplan run --machine``; ``memory_limit`` refuses device allocations beyond that many bytes.
     Before anything is allocated, the plan's peak plus ``reserve`` bytes (what the process needs
@@ -122,16 +124,12 @@ def load(manifest: ManifestSource, checkpoint: "str | os.PathLike[str]", device:
     elif rank is not None:
         raise OptionError(f"rank (rank=) {rank}: {manifest!r} is a manifest, not a deployment "
                           "file; rank= picks a stage or tensor-parallel rank of a deployment")
-    io = _loadplan.machine_io(os.fspath(machine)) if machine is not None else {}
-    if io_threads is None:
-        io_threads = io.get("io_threads", _loadplan.DEFAULT_IO_THREADS)
-    if chunk_bytes is None:
-        chunk_bytes = io.get("chunk_bytes", _loadplan.DEFAULT_CHUNK_BYTES)
     if progress is None and sys.stderr.isatty():
         progress = _bar()
     core = _loadplan.load(manifest, text, os.fspath(checkpoint), device, io_threads, chunk_bytes,
-                          memory_limit, reserve, naive, derive, direct_io, lanes, prefetch,
-                          placement, progress)
+                          None if machine is None else os.fspath(machine), memory_limit, reserve,
+                          naive, derive, direct_io, slice_read, lanes, prefetch, placement,
+                          progress)
     model = Model(core)
     model.stage = stage
     return model

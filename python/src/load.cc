@@ -121,30 +121,59 @@ uint64_t Unsigned(int64_t v, const char* name, const char* flag) {
   return static_cast<uint64_t>(v);
 }
 
+// The machine's figures (api::ApplyMachine, as `loadplan run --machine`) and the slice read.
+void ApplyMachineOptions(const std::optional<std::string>& machine,
+                         std::optional<int64_t> io_threads, std::optional<int64_t> chunk_bytes,
+                         const std::string& slice_read, api::LoadOptions& o) {
+  std::optional<simulator::timing::MachineProfile> profile;
+  if (machine) {
+    base::Result<simulator::timing::MachineProfile> p = api::ReadMachineOption(*machine);
+    if (!p.ok()) RaiseStatus(p.status(), "options");  // the CLI's words (exit 2 there)
+    profile = std::move(*p);
+  }
+  std::optional<uint32_t> threads;
+  if (io_threads) {
+    const uint64_t t = Unsigned(*io_threads, "io_threads", "--io-threads");
+    threads = static_cast<uint32_t>(std::min<uint64_t>(t, UINT32_MAX));
+  }
+  std::optional<uint64_t> chunk;
+  if (chunk_bytes) chunk = Unsigned(*chunk_bytes, "chunk_bytes", "--chunk-mib");
+  api::ApplyMachine(profile ? &*profile : nullptr, threads, chunk, o);
+  const std::optional<simulator::timing::SliceRead> read =
+      simulator::timing::SliceReadOf(slice_read);
+  if (!read) {
+    RaiseStatus(base::Status::Error(fmt::format("slice_read (--slice-read) '{}' is not one of: "
+                                                "auto, runs, span",
+                                                slice_read),
+                                    base::ErrorKind::kOption),
+                "options");
+  }
+  o.slice_read = *read;
+}
+
 nb::object Load(nb::object source, std::string text, std::string checkpoint, int device,
-                int64_t io_threads, int64_t chunk_bytes, std::optional<int64_t> memory_limit,
+                std::optional<int64_t> io_threads, std::optional<int64_t> chunk_bytes,
+                std::optional<std::string> machine, std::optional<int64_t> memory_limit,
                 int64_t reserve, bool naive, bool derive, bool direct_io,
-                std::optional<int64_t> lanes, std::optional<int64_t> prefetch,
-                const std::string& placement, nb::object progress) {
+                const std::string& slice_read, std::optional<int64_t> lanes,
+                std::optional<int64_t> prefetch, const std::string& placement,
+                nb::object progress) {
   base::Result<simulator::PlanOptions> plan = PlanOptionsOf(lanes, prefetch, placement, naive);
   if (!plan.ok()) RaiseStatus(plan.status(), "options");
-  const uint64_t threads = Unsigned(io_threads, "io_threads", "--io-threads");
   std::optional<uint64_t> limit;
   if (memory_limit) limit = Unsigned(*memory_limit, "memory_limit", "--memory-limit");
   Shared s;
-  LoadArgs a{
-      .manifest = VerifiedOrRaise(text, source),
-      .checkpoint = std::move(checkpoint),
-      .options = {.device = device,
-                  .io_threads = static_cast<uint32_t>(std::min<uint64_t>(threads, UINT32_MAX)),
-                  .chunk_bytes = Unsigned(chunk_bytes, "chunk_bytes", "--chunk-mib"),
-                  .memory_limit = limit,
-                  .reserve = Unsigned(reserve, "reserve", "--reserve"),
-                  .naive = naive,
-                  .derive = derive,
-                  .direct_io = direct_io,
-                  .plan = *plan,
-                  .stop = s.stop.get_token()}};
+  LoadArgs a{.manifest = VerifiedOrRaise(text, source),
+             .checkpoint = std::move(checkpoint),
+             .options = {.device = device,
+                         .memory_limit = limit,
+                         .reserve = Unsigned(reserve, "reserve", "--reserve"),
+                         .naive = naive,
+                         .derive = derive,
+                         .direct_io = direct_io,
+                         .plan = *plan,
+                         .stop = s.stop.get_token()}};
+  ApplyMachineOptions(machine, io_threads, chunk_bytes, slice_read, a.options);
   a.options.progress = [&s](uint64_t done, uint64_t total) {  // loader thread: atomics only
     s.total = total;
     s.done = done;
@@ -216,10 +245,10 @@ void BindLoad(nb::module_& m) {
         "The stage of a deployment file this process loads: stage RANK on GPU LOCAL_RANK, from "
         "torchrun's, mpirun's or srun's environment (docs/deploy.md).");
   m.def("load", &Load, nb::arg("source"), nb::arg("text"), nb::arg("checkpoint"), nb::arg("device"),
-        nb::arg("io_threads"), nb::arg("chunk_bytes"), nb::arg("memory_limit").none(),
-        nb::arg("reserve"), nb::arg("naive"), nb::arg("derive"), nb::arg("direct_io"),
-        nb::arg("lanes").none(), nb::arg("prefetch").none(), nb::arg("placement"),
-        nb::arg("progress").none(),
+        nb::arg("io_threads").none(), nb::arg("chunk_bytes").none(), nb::arg("machine").none(),
+        nb::arg("memory_limit").none(), nb::arg("reserve"), nb::arg("naive"), nb::arg("derive"),
+        nb::arg("direct_io"), nb::arg("slice_read"), nb::arg("lanes").none(),
+        nb::arg("prefetch").none(), nb::arg("placement"), nb::arg("progress").none(),
         "Loads a checkpoint for verified manifest text onto a GPU; returns a Model. The GIL is "
         "released during the load; Ctrl-C cancels it.");
 }

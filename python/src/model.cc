@@ -77,6 +77,9 @@ nb::dict Report(const PyModel& m) {
   d["predicted_peak"] = r.predicted_peak;
   d["resident_bytes"] = r.resident_bytes;
   d["fill_bytes"] = r.fill_bytes;
+  d["file_bytes"] = r.times.file_bytes;  // a slice read as a span reads more than it fills
+  d["slices_as_runs"] = r.times.slices_as_runs;
+  d["slices_as_span"] = r.times.slices_as_span;
   d["gbps"] = r.GBps();
   d["wall_s"] = r.times.wall_s;
   d["measured_peak"] = r.memory.peak_allocated;         // the backend's allocations at their most

@@ -110,28 +110,58 @@ json ParseStrict(std::string_view text, std::vector<std::string>& repeated, bool
   return json::parse(text, seen, /*allow_exceptions=*/false);
 }
 
-DeploymentParse ParseDeployment(std::string_view text, std::string_view path) {
-  DeploymentParse out;
+namespace {
+
+// The document as one JSON object, or null after its diagnostics (too deep, not JSON, a key
+// twice, not an object).
+std::optional<json> DocumentOf(std::string_view text, std::vector<verifier::Diagnostic>& diags) {
   std::vector<std::string> repeated;
   bool too_deep = false;
-  const json j = ParseStrict(text, repeated, too_deep);
+  json j = ParseStrict(text, repeated, too_deep);
   if (too_deep) {
-    Error(out.diags, "",
+    Error(diags, "",
           fmt::format("the deployment file nests deeper than {} levels",
                       verifier::ParseLimits{}.max_depth));
-    return out;
+    return std::nullopt;
   }
   if (j.is_discarded()) {
-    Error(out.diags, "", "the deployment file is not JSON");
-    return out;
+    Error(diags, "", "the deployment file is not JSON");
+    return std::nullopt;
   }
   for (const std::string& k : repeated) {
-    Error(out.diags, "", fmt::format("key \"{}\" appears twice in one object; keep one", k));
+    Error(diags, "", fmt::format("key \"{}\" appears twice in one object; keep one", k));
   }
   if (!j.is_object()) {
-    Error(out.diags, "", "a deployment is a JSON object {\"deployment\": NAME, \"stages\": [...]}");
-    return out;
+    Error(diags, "", "a deployment is a JSON object {\"deployment\": NAME, \"stages\": [...]}");
+    return std::nullopt;
   }
+  return j;
+}
+
+// "tensor_parallel": 1, or one rank per stage.
+void TensorParallelAt(const json& j, size_t stages, Deployment& d,
+                      std::vector<verifier::Diagnostic>& diags) {
+  const auto tp = j.find("tensor_parallel");
+  if (tp == j.end()) return;
+  if (!tp->is_number_unsigned() || tp->get<uint64_t>() < 1 || tp->get<uint64_t>() > 4096) {
+    Error(diags, "/tensor_parallel", "\"tensor_parallel\" must be an integer in [1, 4096]");
+  } else if (tp->get<uint64_t>() > 1 && tp->get<uint64_t>() != stages) {
+    Error(diags, "/tensor_parallel",
+          fmt::format("\"tensor_parallel\": {} needs one stage per rank, {} given (pipeline "
+                      "stages of tensor-parallel groups are not supported yet)",
+                      tp->get<uint64_t>(), stages));
+  } else {
+    d.tensor_parallel = static_cast<int64_t>(tp->get<uint64_t>());
+  }
+}
+
+}  // namespace
+
+DeploymentParse ParseDeployment(std::string_view text, std::string_view path) {
+  DeploymentParse out;
+  const std::optional<json> doc = DocumentOf(text, out.diags);
+  if (!doc) return out;
+  const json& j = *doc;
   CheckKeys(j, "", {"deployment", "stages", "device_memory", "tensor_parallel"}, out.diags);
   Deployment d;
   if (const auto n = j.find("deployment"); n == j.end() || !n->is_string()) {
@@ -151,18 +181,7 @@ DeploymentParse ParseDeployment(std::string_view text, std::string_view path) {
         StageAt((*stages)[k], verifier::ChildPointer("/stages", k), dir, out.diags);
     if (s) d.stages.push_back(std::move(*s));
   }
-  if (const auto tp = j.find("tensor_parallel"); tp != j.end()) {
-    if (!tp->is_number_unsigned() || tp->get<uint64_t>() < 1 || tp->get<uint64_t>() > 4096) {
-      Error(out.diags, "/tensor_parallel", "\"tensor_parallel\" must be an integer in [1, 4096]");
-    } else if (tp->get<uint64_t>() > 1 && tp->get<uint64_t>() != stages->size()) {
-      Error(out.diags, "/tensor_parallel",
-            fmt::format("\"tensor_parallel\": {} needs one stage per rank, {} given (pipeline "
-                        "stages of tensor-parallel groups are not supported yet)",
-                        tp->get<uint64_t>(), stages->size()));
-    } else {
-      d.tensor_parallel = static_cast<int64_t>(tp->get<uint64_t>());
-    }
-  }
+  TensorParallelAt(j, stages->size(), d, out.diags);
   if (out.diags.empty()) out.deployment = std::move(d);
   return out;
 }

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "simulator/timing/slice_read.h"
+
 namespace loadplan::simulator::timing {
 namespace {
 
@@ -31,19 +33,94 @@ uint64_t CallBytes(const PlannedCall& c) {
 
 std::string_view CacheName(Cache c) { return c == Cache::kHot ? "hot" : "cold"; }
 
+namespace {
+
+// The profile's figures for one cache state.
+struct Rates {
+  double rate = 0;       // the pipeline, bulk
+  double read_rate = 0;  // the reads alone
+  double threads = 1;
+  uint64_t chunk = 1;
+  double slots = 0;  // read-ahead bytes: 2 slots a thread
+};
+
+Rates RatesOf(const MachineProfile& profile, bool hot) {
+  Rates r{.rate = hot ? profile.pipeline_hot : profile.pipeline_cold,
+          .read_rate = hot ? profile.page_cache_read : profile.direct_read,
+          .threads = static_cast<double>(std::max<uint32_t>(profile.io_threads, 1)),
+          .chunk = std::max<uint64_t>(profile.chunk_bytes, 1)};
+  r.slots = 2 * r.threads * static_cast<double>(r.chunk);
+  return r;
+}
+
+// A fill on the I/O stream: after its gate (the host, its waits), the bytes read ahead while
+// the stream waited at the copy rate, the rest at the pipeline rate. A small fill costs its
+// fixed overhead; a large one hides it behind other chunks. A slice's runs under a chunk are
+// packed into chunks, a pread each, spread over the threads (the CUDA backend's runs path:
+// slice_read.h); runs of a chunk or more are requests of their own.
+void PredictFill(const LoadPlan& plan, const Step& s, const MachineProfile& profile, const Rates& r,
+                 Clock& c, double& done, LoadTimePrediction& out) {
+  if (!s.buffer || Index(*s.buffer) >= plan.buffers.size()) return;
+  const uint64_t bytes = plan.buffer(*s.buffer).bytes;
+  const double gate = std::max(c.host, c.WaitsDone(s));
+  double fast = 0;  // bytes read ahead while the stream waited
+  if (gate > c.stream) {
+    out.stall_s += gate - c.stream;
+    ++out.stalls;
+    fast = std::min({static_cast<double>(bytes), r.slots, (gate - c.stream) * r.read_rate});
+    c.stream = gate;
+  }
+  const uint64_t chunks = (bytes + r.chunk - 1) / r.chunk;
+  double t = 0;
+  if (profile.pinned_h2d > 0) t += fast / profile.pinned_h2d;
+  if (r.rate > 0) t += (static_cast<double>(bytes) - fast) / r.rate;
+  const uint64_t runs = FillRuns(plan.buffer(*s.buffer));
+  uint64_t requests = 1;
+  if (runs > 1 && bytes / runs < r.chunk) {
+    t += static_cast<double>(runs) * kDefaultPerRunSeconds / r.threads;
+  } else {
+    requests = runs;
+  }
+  c.stream += std::max(t, static_cast<double>(requests) * profile.per_fill_s);
+  done = c.stream;
+  out.fill_bytes += bytes;
+  out.chunks += std::max(chunks, requests);
+  out.fills += static_cast<uint32_t>(std::min<uint64_t>(requests, UINT32_MAX));
+}
+
+// A derive launch on the compute stream, after its waits: the launch overhead plus its bytes
+// at the kernel's measured rate (a kernel the profile does not list is named).
+void PredictLaunch(const LoadPlan& plan, const Step& s, const MachineProfile& profile,
+                   const PredictOptions& options, Clock& c, double& done, LoadTimePrediction& out) {
+  if (!s.call || Index(*s.call) >= plan.calls.size()) return;
+  const PlannedCall& call = plan.call(*s.call);
+  double t = profile.launch_overhead_s;
+  if (options.derive) {
+    bool measured = true;
+    const double k = KernelRate(profile, call.kernel, &measured);
+    if (!measured && std::find(out.unmeasured_kernels.begin(), out.unmeasured_kernels.end(),
+                               call.kernel) == out.unmeasured_kernels.end())
+      out.unmeasured_kernels.push_back(call.kernel);
+    if (k > 0) t += static_cast<double>(CallBytes(call)) / k;
+  }
+  const double start = std::max(c.compute, c.WaitsDone(s));
+  c.compute = start + t;
+  done = c.compute;
+  out.derive_s += t;
+  ++out.launches;
+}
+
+}  // namespace
+
 LoadTimePrediction PredictLoad(const LoadPlan& plan, const MachineProfile& profile,
                                const PredictOptions& options) {
-  const bool hot = options.cache == Cache::kHot;
   LoadTimePrediction out{.cache = options.cache};
-  const double rate = hot ? profile.pipeline_hot : profile.pipeline_cold;
-  const double read_rate = hot ? profile.page_cache_read : profile.direct_read;
-  const double threads = std::max<uint32_t>(profile.io_threads, 1);
-  const uint64_t chunk = std::max<uint64_t>(profile.chunk_bytes, 1);
-  const double slots = 2 * threads * static_cast<double>(chunk);  // read-ahead bytes
-  out.rate = rate;
+  const Rates r = RatesOf(profile, options.cache == Cache::kHot);
+  out.rate = r.rate;
   Clock c{.done = std::vector<double>(plan.steps.size(), 0)};
   // The first chunk of each thread is read before anything is copied.
-  c.stream = rate > 0 && read_rate > 0 ? static_cast<double>(chunk) * threads / read_rate : 0;
+  c.stream =
+      r.rate > 0 && r.read_rate > 0 ? static_cast<double>(r.chunk) * r.threads / r.read_rate : 0;
   uint32_t allocations = 0;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const Step& s = plan.steps[i];
@@ -51,50 +128,8 @@ LoadTimePrediction PredictLoad(const LoadPlan& plan, const MachineProfile& profi
     switch (s.kind) {
       case StepKind::kAllocResident:
       case StepKind::kAllocArena: ++allocations; break;
-      case StepKind::kFill: {
-        if (!s.buffer || Index(*s.buffer) >= plan.buffers.size()) break;
-        const uint64_t bytes = plan.buffer(*s.buffer).bytes;
-        const double gate = std::max(c.host, c.WaitsDone(s));
-        double fast = 0;  // bytes read ahead while the stream waited
-        if (gate > c.stream) {
-          out.stall_s += gate - c.stream;
-          ++out.stalls;
-          fast = std::min({static_cast<double>(bytes), slots, (gate - c.stream) * read_rate});
-          c.stream = gate;
-        }
-        const uint64_t chunks = (bytes + chunk - 1) / chunk;
-        double t = 0;
-        if (profile.pinned_h2d > 0) t += fast / profile.pinned_h2d;
-        if (rate > 0) t += (static_cast<double>(bytes) - fast) / rate;
-        // A small fill costs its fixed overhead; a large one hides it behind other chunks. A
-        // slice's runs are requests of their own: a column slice pays one per row.
-        const uint64_t runs = FillRuns(plan.buffer(*s.buffer));
-        c.stream += std::max(t, static_cast<double>(runs) * profile.per_fill_s);
-        done = c.stream;
-        out.fill_bytes += bytes;
-        out.chunks += std::max(chunks, runs);
-        out.fills += static_cast<uint32_t>(std::min<uint64_t>(runs, UINT32_MAX));
-        break;
-      }
-      case StepKind::kLaunch: {
-        if (!s.call || Index(*s.call) >= plan.calls.size()) break;
-        const PlannedCall& call = plan.call(*s.call);
-        double t = profile.launch_overhead_s;
-        if (options.derive) {
-          bool measured = true;
-          const double k = KernelRate(profile, call.kernel, &measured);
-          if (!measured && std::find(out.unmeasured_kernels.begin(), out.unmeasured_kernels.end(),
-                                     call.kernel) == out.unmeasured_kernels.end())
-            out.unmeasured_kernels.push_back(call.kernel);
-          if (k > 0) t += static_cast<double>(CallBytes(call)) / k;
-        }
-        const double start = std::max(c.compute, c.WaitsDone(s));
-        c.compute = start + t;
-        done = c.compute;
-        out.derive_s += t;
-        ++out.launches;
-        break;
-      }
+      case StepKind::kFill: PredictFill(plan, s, profile, r, c, done, out); break;
+      case StepKind::kLaunch: PredictLaunch(plan, s, profile, options, c, done, out); break;
       case StepKind::kRelease: done = c.WaitsDone(s); break;
       case StepKind::kFreeArena:
         // The host drains the pool and the compute stream before it frees the arena.
@@ -106,7 +141,7 @@ LoadTimePrediction PredictLoad(const LoadPlan& plan, const MachineProfile& profi
   std::sort(out.unmeasured_kernels.begin(), out.unmeasured_kernels.end());
   out.wall_s = out.fills + out.launches == 0 ? 0 : std::max(c.stream, c.compute);
   out.tail_s = std::max(0.0, c.compute - c.stream);
-  if (read_rate > 0) out.read_s = out.fill_bytes / read_rate;
+  if (r.read_rate > 0) out.read_s = out.fill_bytes / r.read_rate;
   if (profile.pinned_h2d > 0) out.copy_s = out.fill_bytes / profile.pinned_h2d;
   out.setup_s = profile.context_start_s + profile.setup_s + allocations * profile.alloc_s;
   out.total_s = out.setup_s + out.wall_s;

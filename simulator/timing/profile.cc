@@ -152,14 +152,10 @@ MachineProfile DefaultH200Profile() {
   return p;
 }
 
-base::Result<MachineProfile> ParseProfile(std::string_view text) {
-  DuplicateFinder dup;
-  json j = json::parse(text.begin(), text.end(), std::ref(dup), /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Status::Error("not JSON (or not a whole JSON document)");
-  if (!dup.error.empty()) return Status::Error(dup.error);
-  if (!j.is_object()) return Status::Error(": expected an object (the profile)");
-  MachineProfile p;
-  Fields top(j, "");
+namespace {
+
+// schema, version, device, measured, source, builtin.
+void ReadHeader(Fields& top, MachineProfile& p) {
   std::string schema;
   top.String("schema", schema, true);
   if (!schema.empty() && schema != kProfileSchema)
@@ -178,6 +174,9 @@ base::Result<MachineProfile> ParseProfile(std::string_view text) {
     else
       p.builtin = v->get<bool>();
   }
+}
+
+void ReadIo(Fields& top, MachineProfile& p) {
   std::optional<Fields> io = top.Object("io");
   if (io) {
     uint64_t threads = 0;
@@ -189,6 +188,9 @@ base::Result<MachineProfile> ParseProfile(std::string_view text) {
     io->Unsigned("chunk_bytes", p.chunk_bytes, true);
   }
   Merge(top, io);
+}
+
+void ReadRates(Fields& top, MachineProfile& p) {
   std::optional<Fields> rates = top.Object("rates");
   if (rates) {
     rates->Number("pinned_h2d", p.pinned_h2d, true);
@@ -199,6 +201,9 @@ base::Result<MachineProfile> ParseProfile(std::string_view text) {
     rates->Number("per_fill_s", p.per_fill_s, false);
   }
   Merge(top, rates);
+}
+
+void ReadKernels(Fields& top, MachineProfile& p) {
   std::optional<Fields> k = top.Object("kernels");
   if (k) {
     k->Number("default_rate", p.default_kernel_rate, true);
@@ -213,6 +218,9 @@ base::Result<MachineProfile> ParseProfile(std::string_view text) {
     }
   }
   Merge(top, k);
+}
+
+void ReadContext(Fields& top, MachineProfile& p) {
   std::optional<Fields> c = top.Object("context");
   if (c) {
     c->Number("start_s", p.context_start_s, false);
@@ -221,6 +229,23 @@ base::Result<MachineProfile> ParseProfile(std::string_view text) {
     c->Number("alloc_s", p.alloc_s, false);
   }
   Merge(top, c);
+}
+
+}  // namespace
+
+base::Result<MachineProfile> ParseProfile(std::string_view text) {
+  DuplicateFinder dup;
+  json j = json::parse(text.begin(), text.end(), std::ref(dup), /*allow_exceptions=*/false);
+  if (j.is_discarded()) return Status::Error("not JSON (or not a whole JSON document)");
+  if (!dup.error.empty()) return Status::Error(dup.error);
+  if (!j.is_object()) return Status::Error(": expected an object (the profile)");
+  MachineProfile p;
+  Fields top(j, "");
+  ReadHeader(top, p);
+  ReadIo(top, p);
+  ReadRates(top, p);
+  ReadKernels(top, p);
+  ReadContext(top, p);
   if (Status st = top.Done(); !st.ok()) return st;
   return p;
 }

@@ -64,6 +64,7 @@ def test_plans_verdict_at_a_point_is_the_clis_exit_code(cli):
     ({"reserve": -1}, r"reserve \(--reserve\) -1 is negative"),
     ({"memory_limit": -5}, r"memory_limit \(--memory-limit\) -5 is negative"),
     ({"lanes": 0}, r"lanes \(--lanes\) 0 is not in \[1, 1024\]"),
+    ({"slice_read": "rows"}, r"slice_read \(--slice-read\) 'rows' is not one of: auto, runs, span"),
 ])
 def test_load_options_are_checked_before_the_device(checkpoint, kw, message):
     """The bounds `loadplan run` has, from the library: no GPU is needed to hear them."""

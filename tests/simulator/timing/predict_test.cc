@@ -1,5 +1,6 @@
 // The load-time model on hand-built plans whose times follow by hand, and on planned manifests.
 #include "simulator/timing/predict.h"
+#include "simulator/timing/slice_read.h"
 
 #include <gtest/gtest.h>
 
@@ -123,20 +124,28 @@ TEST(Predict, ASmallFillCostsAtLeastThePerFillTime) {
   EXPECT_DOUBLE_EQ(PredictLoad(p, m).wall_s, 0.0005 + 2 * 0.002);
 }
 
-// A column slice is read as one request per row (FillRuns): each pays the per-fill time.
-TEST(Predict, AColumnSlicePaysAFillPerRun) {
+// A column slice's runs under a chunk are packed: one request, a pread per run over the threads
+// (kDefaultPerRunSeconds each); runs of a chunk or more are a request each.
+TEST(Predict, AColumnSlicePaysAPreadPerRun) {
   LoadPlan p = Base();
   Fill(p, 3);  // w: 1000 B
   MachineProfile m = Round();
-  m.per_fill_s = 0.01;
+  m.per_fill_s = 1e-9;  // below the bytes' time
+  m.io_threads = 2;
   const LoadTimePrediction whole = PredictLoad(p, m);
   p.buffers[3].shape = std::vector<uint64_t>{10, 50};
   p.buffers[3].tensor = "w";
   p.buffers[3].slice = verifier::TensorSlice{.dim = 1, .start = 50, .length = 50};
   EXPECT_EQ(FillRuns(p.buffers[3]), 10u);
   const LoadTimePrediction sliced = PredictLoad(p, m);
-  EXPECT_DOUBLE_EQ(sliced.wall_s - whole.wall_s, 9 * 0.01);
-  EXPECT_EQ(sliced.fills, 10u);
+  EXPECT_NEAR(sliced.wall_s - whole.wall_s, 10 * kDefaultPerRunSeconds / 2, 1e-12);
+  EXPECT_EQ(sliced.fills, 1u);
+  const uint64_t chunk = m.chunk_bytes;
+  m.chunk_bytes = 50;  // runs of 100 B: a request each
+  m.per_fill_s = 0.01;
+  EXPECT_EQ(PredictLoad(p, m).fills, 10u);
+  m.chunk_bytes = chunk;
+  m.per_fill_s = 1e-9;
   p.buffers[3].slice = verifier::TensorSlice{.dim = 0, .start = 10, .length = 10};  // one run
   EXPECT_DOUBLE_EQ(PredictLoad(p, m).wall_s, whole.wall_s);
 }

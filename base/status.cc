@@ -38,6 +38,13 @@ Status Status::WithBytes(uint64_t requested, std::optional<uint64_t> free) const
   return s;
 }
 
+Status Status::WithFile(std::string path, int error_number) const {
+  if (ok_) return *this;
+  Status s = *this;
+  s.file_ = ErrorFile{.path = std::move(path), .error_number = error_number};
+  return s;
+}
+
 Status Status::WithContext(std::string_view where) const {
   if (ok_) return *this;
   Status s = *this;

@@ -35,6 +35,15 @@ struct ErrorBytes {
   bool operator==(const ErrorBytes&) const = default;
 };
 
+// The file an error is about and the system's error number (errno) that refused it, so a
+// caller maps "no such file" to its own type (Python's FileNotFoundError) without reading the
+// message. error_number is 0 when the refusal was loadplan's own (not a regular file).
+struct ErrorFile {
+  std::string path;
+  int error_number = 0;
+  bool operator==(const ErrorFile&) const = default;
+};
+
 class [[nodiscard]] Status {
  public:
   Status() = default;  // ok
@@ -44,14 +53,18 @@ class [[nodiscard]] Status {
   [[nodiscard]] bool ok() const { return ok_; }
   [[nodiscard]] const std::string& message() const { return message_; }  // empty when ok
   [[nodiscard]] ErrorKind kind() const { return kind_; }
-  // The same error with "where: " in front of its message (ok stays ok; its bytes kept).
+  // The same error with "where: " in front of its message (ok stays ok; its bytes and file
+  // kept).
   [[nodiscard]] Status WithContext(std::string_view where) const;
-  // The same error (kind, bytes) with another message: a caller that re-words an error keeps
+  // The same error (kind, bytes, file) with another message: a caller that re-words an error keeps
   // its figures (ok stays ok).
   [[nodiscard]] Status WithMessage(std::string message) const;
   // The same error carrying the bytes asked and free (ok stays ok).
   [[nodiscard]] Status WithBytes(uint64_t requested, std::optional<uint64_t> free) const;
   [[nodiscard]] const std::optional<ErrorBytes>& bytes() const { return bytes_; }
+  // The same error carrying the file it is about and the errno (ok stays ok).
+  [[nodiscard]] Status WithFile(std::string path, int error_number) const;
+  [[nodiscard]] const std::optional<ErrorFile>& file() const { return file_; }
   bool operator==(const Status&) const = default;
 
  private:
@@ -59,6 +72,7 @@ class [[nodiscard]] Status {
   ErrorKind kind_ = ErrorKind::kInvalidInput;
   std::string message_;
   std::optional<ErrorBytes> bytes_;
+  std::optional<ErrorFile> file_;
 };
 
 // A value, or the Status that says why there is none. A Result built from an ok Status is an

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from typing import Any, Optional, Sequence
 
 
@@ -27,7 +28,8 @@ class CheckpointError(LoadplanError, OSError):
 
 class InputFileError(LoadplanError, OSError):
     """A manifest file that cannot be read: missing, not a regular file (a FIFO, a device, a
-    directory: refused before any read), or over the parser's size limit."""
+    directory: refused before any read), or over the parser's size limit. ``path`` is the file;
+    ``errno`` the system's error number when the system refused it (None when loadplan did)."""
 
 
 class _MissingInputFile(InputFileError, FileNotFoundError):
@@ -63,14 +65,19 @@ class InternalError(LoadplanError, RuntimeError):
 
 
 def from_status(kind: str, message: str, during: str, requested: Optional[int] = None,
-                free: Optional[int] = None) -> LoadplanError:
+                free: Optional[int] = None, path: Optional[str] = None,
+                error_number: Optional[int] = None) -> LoadplanError:
     """The exception for a C++ ``base::Status`` (``kind`` is ``base::ErrorKindName``;
-    ``requested``/``free`` its typed bytes, for an out-of-memory error)."""
+    ``requested``/``free`` its typed bytes, for an out-of-memory error; ``path`` and
+    ``error_number`` the file an input error is about and its errno, ``base::ErrorFile``)."""
     if kind == "out of memory":
         return OutOfMemoryError(message, requested, free)
     if kind == "I/O error" and during == "read":
-        missing = message.endswith("No such file or directory")
-        return (_MissingInputFile if missing else InputFileError)(message)
+        missing = error_number == errno.ENOENT
+        error = (_MissingInputFile if missing else InputFileError)(message)
+        error.errno = error_number or None  # OSError's field (its message stays loadplan's)
+        error.path = path
+        return error
     if kind == "invalid input":
         return CheckpointError(message) if during in ("load", "import") else OptionError(message)
     classes = {

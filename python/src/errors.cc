@@ -15,8 +15,13 @@ void RaiseStatus(const base::Status& status, const char* during) {
     requested = nb::int_(b->requested);
     if (b->free) free = nb::int_(*b->free);
   }
+  nb::object path = nb::none(), error_number = nb::none();  // the file, when carried
+  if (const std::optional<base::ErrorFile>& f = status.file()) {
+    path = nb::str(f->path.c_str());
+    error_number = nb::int_(f->error_number);
+  }
   nb::object error = from_status(std::string(base::ErrorKindName(status.kind())), status.message(),
-                                 during, requested, free);
+                                 during, requested, free, path, error_number);
   PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr())), error.ptr());
   throw nb::python_error();
 }

@@ -106,7 +106,8 @@ inline std::vector<std::pair<std::string, TensorSlice>> Slices(const Tensor& t) 
 struct TempCheckpoint {
   fs::path dir;
   explicit TempCheckpoint(const std::vector<Tensor>& tensors) {
-    dir = fs::temp_directory_path() / fmt::format("lp_slices_{}_{}", ::getpid(), tensors.size() ? tensors[0].shape[0] : 0);
+    dir = fs::temp_directory_path() /
+          fmt::format("lp_slices_{}_{}", ::getpid(), tensors.size() ? tensors[0].shape[0] : 0);
     fs::remove_all(dir);
     fs::create_directories(dir);
     std::vector<backend::TensorSpec> specs;
@@ -116,7 +117,8 @@ struct TempCheckpoint {
       std::copy_n(tensors[i].bytes.begin() + static_cast<std::ptrdiff_t>(off), out.size(),
                   out.begin());
     };
-    EXPECT_TRUE(backend::WriteSafetensors((dir / "model.safetensors").string(), specs, {}, fill).ok());
+    EXPECT_TRUE(
+        backend::WriteSafetensors((dir / "model.safetensors").string(), specs, {}, fill).ok());
   }
   ~TempCheckpoint() {
     std::error_code ec;

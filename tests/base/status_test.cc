@@ -1,5 +1,10 @@
-// base::StatusFromLines / StatusLines: all-at-once checks report one status, one problem a line.
+// base::Status's typed fields (bytes, file) through rewording; base::StatusFromLines / StatusLines:
+// all-at-once checks report one status, one problem a line.
 #include "base/status_lines.h"
+
+#include <cerrno>
+
+#include "base/input_file.h"
 
 #include <gtest/gtest.h>
 
@@ -19,6 +24,23 @@ TEST(Status, BytesSurviveRewordingAndContext) {
   EXPECT_FALSE(Status::Error("x").bytes().has_value());
   EXPECT_TRUE(Status::Ok().WithBytes(1, 2).ok());  // ok stays ok
   EXPECT_FALSE(Status::Ok().WithBytes(1, 2).bytes().has_value());
+}
+
+// The file an input error is about travels with it (Python's FileNotFoundError reads errno):
+// set by base::ReadInputFile, kept by rewording and context.
+TEST(Status, FileAndErrnoSurviveRewordingAndContext) {
+  const Status missing =
+      ReadInputFile("/nonexistent/loadplan/m.json", 1 << 20, "manifest").status();
+  ASSERT_TRUE(missing.file().has_value());
+  EXPECT_EQ(missing.file()->path, "/nonexistent/loadplan/m.json");
+  EXPECT_EQ(missing.file()->error_number, ENOENT);
+  EXPECT_EQ(missing.kind(), ErrorKind::kIo);
+  EXPECT_EQ(missing.WithContext("check").WithMessage("x").file(), missing.file());
+  const Status dir = ReadInputFile("/", 1 << 20, "manifest").status();  // loadplan's refusal
+  ASSERT_TRUE(dir.file().has_value());
+  EXPECT_EQ(dir.file()->error_number, 0);
+  EXPECT_FALSE(Status::Error("x").file().has_value());
+  EXPECT_TRUE(Status::Ok().WithFile("p", 2).ok());
 }
 
 TEST(StatusLines, NoProblemsIsOk) {

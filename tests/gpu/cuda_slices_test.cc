@@ -105,8 +105,7 @@ TEST_F(CudaSlices, EveryModeDtypeAndDimEqualsElementWiseSlicing) {
             for (const auto& [name, s] : test_support::Slices(tensor)) {
               if (s.dim != dim) continue;
               std::vector<uint8_t> got;
-              ASSERT_TRUE(
-                  created.backend->CopyOut(test_support::Buffer(plan, name).id, got).ok());
+              ASSERT_TRUE(created.backend->CopyOut(test_support::Buffer(plan, name).id, got).ok());
               EXPECT_EQ(got, test_support::Reference(tensor, s)) << what << ": " << name;
               ++compared;
             }

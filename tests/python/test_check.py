@@ -1,6 +1,8 @@
 """loadplan.check against `loadplan check --format json` (same diagnostics, same JSON)."""
 
+import errno
 import json
+import os
 
 import pytest
 
@@ -54,5 +56,19 @@ def test_not_json_is_a_diagnostic():
 
 
 def test_missing_file_raises_oserror(tmp_path):
-    with pytest.raises(FileNotFoundError):
+    """FileNotFoundError from the C++ error's typed errno and path (base::ErrorFile)."""
+    with pytest.raises(FileNotFoundError) as e:
         loadplan.check(tmp_path / "absent.json")
+    assert e.value.errno == errno.ENOENT and e.value.path == str(tmp_path / "absent.json")
+    assert str(e.value).startswith(f"cannot open {tmp_path / 'absent.json'}: No such file")
+
+
+def test_an_unreadable_file_is_an_oserror_with_its_errno(tmp_path):
+    locked = tmp_path / "locked.json"
+    locked.write_text("{}")
+    locked.chmod(0)
+    if os.access(locked, os.R_OK):  # root reads anything
+        pytest.skip("running as root: a mode of 0 does not refuse the read")
+    with pytest.raises(loadplan.InputFileError) as e:
+        loadplan.check(locked)
+    assert e.value.errno == errno.EACCES and not isinstance(e.value, FileNotFoundError)

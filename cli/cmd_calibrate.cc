@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "backend/cuda/calibrate.h"
+#include "backend/measure/calibrate.h"
 #include "cli/json_out.h"
 
 namespace loadplan::cli {

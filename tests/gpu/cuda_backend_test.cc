@@ -21,7 +21,7 @@
 #include "backend/checkpoint/checkpoint.h"
 #include "backend/checkpoint/safetensors_write.h"
 #include "backend/cuda/cuda_backend.h"
-#include "backend/cuda/probe.h"
+#include "backend/measure/probe.h"
 #include "backend/executor.h"
 #include "backend/host/host_backend.h"
 #include "backend/load_output.h"

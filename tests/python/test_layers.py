@@ -25,11 +25,12 @@ ALLOWED = {
 }
 ALLOWED["backend"] = ALLOWED["simulator"] | {"simulator", "kernels"}
 ALLOWED["backend/cuda"] = ALLOWED["backend"] | {"backend"}
+ALLOWED["backend/measure"] = ALLOWED["backend/cuda"] | {"backend/cuda"}
 ALLOWED["importer"] = LOW | {"verifier", "kernels/registry", "backend"}
 ALLOWED["api"] = ALLOWED["backend/cuda"] | {"backend/cuda", "simulator/check"}
 ALLOWED["render"] = ALLOWED["api"]
 ALLOWED["fuzz"] = ALLOWED["api"] | {"examples"}
-ALLOWED["cli"] = ALLOWED["api"] | {"api", "importer", "render", "examples", "fuzz"}
+ALLOWED["cli"] = ALLOWED["api"] | {"api", "importer", "render", "examples", "fuzz", "backend/measure"}
 ALLOWED["python/src"] = ALLOWED["api"] | {"api", "importer"}
 
 KNOWN = {  # (from, to): the way out, still to take

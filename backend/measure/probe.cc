@@ -1,5 +1,5 @@
 // The pinned H2D and host-read probes.
-#include "backend/cuda/probe.h"
+#include "backend/measure/probe.h"
 
 #include <fcntl.h>
 #include <unistd.h>

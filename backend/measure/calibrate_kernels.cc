@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "backend/cuda/calibrate_internal.h"
+#include "backend/measure/calibrate_internal.h"
 #include "backend/cuda/cuda_check.h"
 #include "kernels/launch.h"
 #include "kernels/registry/registry.h"

@@ -1,6 +1,6 @@
 // ProbeHostCopy: the bytes asked, a positive time, every thread count (more threads than
 // bytes included), and clear errors for what cannot be measured.
-#include "backend/host_copy_probe.h"
+#include "backend/measure/host_copy_probe.h"
 
 #include <cstdint>
 

@@ -1,5 +1,5 @@
 // The host memory copy probe.
-#include "backend/host_copy_probe.h"
+#include "backend/measure/host_copy_probe.h"
 
 #include <algorithm>
 #include <chrono>

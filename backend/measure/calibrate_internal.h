@@ -4,7 +4,7 @@
 #include <functional>
 #include <string>
 
-#include "backend/cuda/calibrate.h"
+#include "backend/measure/calibrate.h"
 
 namespace loadplan::backend {
 

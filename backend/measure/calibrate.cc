@@ -1,6 +1,6 @@
 // The host side of `loadplan calibrate`: context, copies, the scratch file's reads and the I/O
 // pool's pipeline rates (hot and evicted). Kernel rates are in calibrate_kernels.cc.
-#include "backend/cuda/calibrate.h"
+#include "backend/measure/calibrate.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -17,11 +17,11 @@
 
 #include <fmt/format.h>
 
-#include "backend/cuda/calibrate_internal.h"
+#include "backend/measure/calibrate_internal.h"
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/cuda_backend_impl.h"
 #include "backend/cuda/io_pool.h"
-#include "backend/cuda/probe.h"
+#include "backend/measure/probe.h"
 
 namespace loadplan::backend {
 namespace {

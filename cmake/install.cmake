@@ -16,7 +16,7 @@ if(TARGET loadplan_api)
   install(TARGETS loadplan_package ${loadplan_libraries} EXPORT loadplanTargets
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
           LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-  foreach(dir base expr verifier simulator kernels backend api examples)
+  foreach(dir base expr verifier builders simulator kernels backend api examples)
     install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/loadplan
             FILES_MATCHING PATTERN "*.h")
   endforeach()

@@ -3,13 +3,20 @@
 #include <fmt/format.h>
 
 #include "examples/examples.h"
-#include "examples/kernels.h"
-#include "examples/moe.h"
+#include "builders/kernels.h"
+#include "builders/moe.h"
 
 namespace loadplan::examples {
 namespace {
 
 using base::Dtype;
+using builders::AddExpertLayer;
+using builders::AddMoeCalls;
+using builders::AddRouterWeights;
+using builders::AddStandardKernels;
+using builders::ExpertDims;
+using builders::LayerTensor;
+using builders::MakeExpertDims;
 using verifier::ManifestBuilder;
 using verifier::ProgramBuilder;
 

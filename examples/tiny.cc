@@ -2,7 +2,7 @@
 // one derive call into one carry (tied embedding / output table); one weight, one
 // state, one serving program.
 #include "examples/examples.h"
-#include "examples/kernels.h"
+#include "builders/kernels.h"
 
 namespace loadplan::examples {
 
@@ -11,7 +11,7 @@ verifier::BuildResult Tiny() {
   constexpr int64_t kVocab = 64, kHidden = 32;
   verifier::ManifestBuilder b("tiny");
   b.Var("batch", 1, 8).Load(1, 0);
-  AddStandardKernels(b, {"mxfp4_dequant", "embedding", "rmsnorm", "lm_head"});
+  builders::AddStandardKernels(b, {"mxfp4_dequant", "embedding", "rmsnorm", "lm_head"});
   b.Checkpoint("w.blocks", "embed.blocks", Dtype::kU8, {kVocab, kHidden / 32, 16},
                {.encoding = "fp4_e2m1x2"});
   b.Checkpoint("w.scales", "embed.scales", Dtype::kU8, {kVocab, kHidden / 32},

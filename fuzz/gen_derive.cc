@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <rapidcheck.h>
 
-#include "examples/kernels.h"
+#include "builders/kernels.h"
 #include "fuzz/gen_draft.h"
 
 namespace loadplan::fuzz::detail {
@@ -30,7 +30,7 @@ const std::vector<std::string> kDeriveStems = {"derive.w", "derive.l0", "d",    
 
 void EnsureKernel(Draft& d, const std::string& name) {
   if (d.m.FindKernel(name) != nullptr) return;
-  for (const verifier::Kernel& k : examples::StandardKernels()) {
+  for (const verifier::Kernel& k : builders::StandardKernels()) {
     if (k.name == name) d.m.kernels.push_back(k);
   }
   std::sort(d.m.kernels.begin(), d.m.kernels.end(),

@@ -3,7 +3,7 @@
 
 #include <set>
 
-#include "examples/kernels.h"
+#include "builders/kernels.h"
 #include "verifier/diag.h"
 
 namespace loadplan::fuzz::mut {
@@ -64,7 +64,7 @@ bool SameContract(const Kernel& a, const Kernel& b) {
 }
 
 const Kernel* StandardKernel(std::string_view name) {
-  static const std::vector<Kernel> kStandard = examples::StandardKernels();
+  static const std::vector<Kernel> kStandard = builders::StandardKernels();
   for (const Kernel& k : kStandard) {
     if (k.name == name) return &k;
   }

@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "examples/kernels.h"
+#include "builders/kernels.h"
 #include "importer/families.h"
 #include "importer/hf_config.h"
 #include "importer/kv_cache.h"
@@ -329,7 +329,7 @@ base::Result<ImportResult> ImportModel(const std::string& dir, const ImportOptio
   const LayoutConversion* conversion =
       options.layout == Layout::kTransformers ? ConversionOf(c.model_type) : nullptr;
   if (base::Status st = BindTheRest(conversion, *table, *recipe, *layout, b); !st.ok()) return st;
-  examples::AddStandardKernels(
+  builders::AddStandardKernels(
       b, std::vector<std::string_view>(recipe->kernels.begin(), recipe->kernels.end()));
   ms.build = Lap(t);  // the recipe and the builder calls; BuildVerified adds Build()
   ConfigCheck check = checking.get();

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "examples/moe.h"
+#include "builders/moe.h"
 #include "importer/recipes.h"
 
 namespace loadplan::importer {
@@ -45,13 +45,13 @@ base::Result<RecipeOutcome> ApplyMxfp4GptOss(const HfConfig& c, const TensorTabl
       continue;
     }
     // fc1 blocks [E, 2I, H/32, 16]: E experts, I intermediate, H hidden.
-    examples::ExpertDims d;
+    builders::ExpertDims d;
     if (std::string err =
-            examples::MakeExpertDims(fc1->shape[0], fc1->shape[2] * 32, fc1->shape[1] / 2, d);
+            builders::MakeExpertDims(fc1->shape[0], fc1->shape[2] * 32, fc1->shape[1] / 2, d);
         !err.empty()) {
       return base::Status::Error(fmt::format("{}: {}", fc1->name, err));
     }
-    examples::AddExpertLayer(b, static_cast<int>(layer), p.substr(0, p.size() - 1), d,
+    builders::AddExpertLayer(b, static_cast<int>(layer), p.substr(0, p.size() - 1), d,
                              /*exported=*/true);
     for (const char* f : {"gate_up_proj_blocks", "gate_up_proj_scales", "gate_up_proj_bias",
                           "down_proj_blocks", "down_proj_scales", "down_proj_bias"}) {

@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "examples/kernels.h"
+#include "builders/kernels.h"
 #include "verifier/codes.h"
 #include "verifier/verify.h"
 #include "verifier/writer.h"
@@ -190,7 +190,7 @@ TEST(Examples, GptOssTextStaysSmall) {
 
 // The standard contracts at gpt-oss's scalars give the recipe's element counts (docs/kernels.md).
 TEST(Kernels, MxfpContractsMatchDesignShapes) {
-  const auto kernels = StandardKernels();
+  const auto kernels = builders::StandardKernels();
   const verifier::Assignment fc1 = {
       {"experts", 128}, {"rows", 5760}, {"cols", 1440}, {"i_pad", 2944}, {"k_pad", 2944}};
   auto extent = [&](std::string_view k, std::string_view p, const verifier::Assignment& at) {

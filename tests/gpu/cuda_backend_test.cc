@@ -29,7 +29,7 @@
 #include "backend/checkpoint/synthetic.h"
 #include "base/status_lines.h"
 #include "examples/examples.h"
-#include "examples/kernels.h"
+#include "builders/kernels.h"
 #include "simulator/plan_totals.h"
 #include "simulator/planner/planner.h"
 #include "tests/gpu/small_gpt_oss.h"
@@ -322,7 +322,7 @@ TEST_F(CudaBackendTest, TensorListsFillEachPartAtItsOffset) {
   std::vector<std::string> parts;
   for (int i = 7; i >= 0; --i) parts.push_back(fmt::format("model.x.experts.{}.w", i));
   verifier::ManifestBuilder b("parts");
-  examples::AddStandardKernels(b, {"copy"});
+  builders::AddStandardKernels(b, {"copy"});
   b.CheckpointParts("x.raw", parts, base::Dtype::kU8, {8, kPart});
   b.Carry("x", base::Dtype::kU8, {8 * kPart}, {.exported = true});
   b.CheckpointParts("g", {"model.g.2", "model.g.0", "model.g.1"}, base::Dtype::kBF16, {3, 1000});

@@ -16,7 +16,7 @@
 #include "backend/memory/memory_backend.h"
 #include "backend/checkpoint/synthetic.h"
 #include "examples/examples.h"
-#include "examples/kernels.h"
+#include "builders/kernels.h"
 #include "kernels/reference.h"
 #include "simulator/planner/planner.h"
 #include "tests/verified_plan.h"
@@ -236,7 +236,7 @@ verifier::BuildResult DequantToBf16Model() {
   using base::Dtype;
   verifier::ManifestBuilder b("dequant-bf16");
   b.Var("batch", 1, 4).Load(1, 0);
-  examples::AddStandardKernels(b, {"mxfp4_experts_bf16", "fp8_block_bf16", "lm_head"});
+  builders::AddStandardKernels(b, {"mxfp4_experts_bf16", "fp8_block_bf16", "lm_head"});
   b.Checkpoint("e.blocks", "mlp.experts.gate_up_proj_blocks", Dtype::kU8, {2, 64, 2, 16},
                {.encoding = "fp4_e2m1x2"});
   b.Checkpoint("e.scales", "mlp.experts.gate_up_proj_scales", Dtype::kU8, {2, 64, 2},

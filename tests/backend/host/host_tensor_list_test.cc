@@ -23,7 +23,7 @@
 #include "backend/checkpoint/synthetic.h"
 #include "backend/executor.h"
 #include "backend/host/host_backend.h"
-#include "examples/kernels.h"
+#include "builders/kernels.h"
 #include "tests/verified_plan.h"
 #include "verifier/builder.h"
 #include "verifier/verify.h"
@@ -40,7 +40,7 @@ using simulator::PlannedBuffer;
 // g: a weight of two BF16 tensors (4 + 8 elements) nothing reads.
 verifier::Manifest PartsManifest() {
   verifier::ManifestBuilder b("parts");
-  examples::AddStandardKernels(b, {"copy"});
+  builders::AddStandardKernels(b, {"copy"});
   b.CheckpointParts("e.raw", {"m.e.2", "m.e.0", "m.e.1"}, Dtype::kU8, {3, 40});
   b.Carry("e", Dtype::kU8, {120}, {.exported = true});
   b.CheckpointParts("g", {"m.g.up", "m.g.gate"}, Dtype::kBF16, {2, 6});

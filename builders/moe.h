@@ -7,7 +7,7 @@
 
 #include "verifier/builder.h"
 
-namespace loadplan::examples {
+namespace loadplan::builders {
 
 // Expert sizes of one layer. Checkpoint layout: fc1 (gate_up) [E, 2I, H/32, 16]
 // FP4 pairs, fc2 (down) [E, H, I/32, 16]; pads are multiples of 128.
@@ -46,4 +46,4 @@ struct MoeCall {
 };
 void AddMoeCalls(verifier::ProgramBuilder& p, const MoeCall& c, const ExpertDims& d);
 
-}  // namespace loadplan::examples
+}  // namespace loadplan::builders

@@ -1,11 +1,11 @@
 // MXFP4 expert layers (checkpoint tensors, carries, derive programs) and MoE serving calls.
-#include "examples/moe.h"
+#include "builders/moe.h"
 
 #include <array>
 
 #include <fmt/format.h>
 
-namespace loadplan::examples {
+namespace loadplan::builders {
 namespace {
 
 using base::Dtype;
@@ -172,4 +172,4 @@ void AddMoeCalls(verifier::ProgramBuilder& p, const MoeCall& c, const ExpertDims
          {c.tokens, c.top_k});
 }
 
-}  // namespace loadplan::examples
+}  // namespace loadplan::builders

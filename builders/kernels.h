@@ -11,7 +11,7 @@
 #include "verifier/builder.h"
 #include "verifier/manifest.h"
 
-namespace loadplan::examples {
+namespace loadplan::builders {
 
 // Every standard contract, sorted by name.
 std::vector<verifier::KernelSpec> StandardKernelSpecs();
@@ -21,4 +21,4 @@ std::vector<verifier::Kernel> StandardKernels();
 // Build() reports each call of it as an unknown kernel.
 void AddStandardKernels(verifier::ManifestBuilder& b, const std::vector<std::string_view>& names);
 
-}  // namespace loadplan::examples
+}  // namespace loadplan::builders

@@ -1,12 +1,12 @@
 // The standard kernel contracts. Extents are in elements of the parameter's dtype
 // and reference only the kernel's scalar parameters (docs/manifest.md, kernels).
-#include "examples/kernels.h"
+#include "builders/kernels.h"
 
 #include <algorithm>
 
 #include "kernels/registry/registry.h"
 
-namespace loadplan::examples {
+namespace loadplan::builders {
 namespace {
 
 using base::Dtype;
@@ -115,4 +115,4 @@ void AddStandardKernels(verifier::ManifestBuilder& b, const std::vector<std::str
   }
 }
 
-}  // namespace loadplan::examples
+}  // namespace loadplan::builders

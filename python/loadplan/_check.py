@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, List, Mapping, Tuple, Union
+from typing import Any, Dict, List, Mapping, Sequence, Tuple, Union
 
 from . import _loadplan
 from ._errors import ManifestError
@@ -47,28 +47,50 @@ class Diagnostic:
         return f"{self.file}: {self.severity}[{self.code}] {self.pointer}: {self.message}"
 
 
+def display_name(source: ManifestSource) -> str:
+    """How diagnostics name a manifest: its path, or "<dict>" / "<string>"."""
+    if isinstance(source, Mapping):
+        return "<dict>"
+    if isinstance(source, (bytes, bytearray)) or (
+            isinstance(source, str) and source.lstrip().startswith(("{", "["))):
+        return "<string>"
+    return str(os.fspath(source))
+
+
 def manifest_text(source: ManifestSource) -> Tuple[str, str]:
     """(text, display name) of a manifest given as a path, JSON text or a dict."""
     if isinstance(source, Mapping):
-        return json.dumps(source), "<dict>"
+        return json.dumps(source), display_name(source)
     if isinstance(source, (bytes, bytearray)):
-        return bytes(source).decode("utf-8", errors="replace"), "<string>"
+        return bytes(source).decode("utf-8", errors="replace"), display_name(source)
     if isinstance(source, str) and source.lstrip().startswith(("{", "[")):
-        return source, "<string>"
+        return source, display_name(source)
     path = os.fspath(source)
-    return _loadplan.read_manifest(path), str(path)
+    return _loadplan.read_manifest(path), display_name(source)
 
 
-def _diagnostic(d: Dict[str, Any]) -> Diagnostic:
-    notes = tuple(Note(pointer=n.get("pointer", ""), message=n.get("message", ""))
-                  for n in d.get("notes", []))
-    return Diagnostic(code=d["code"], severity=d["severity"], pointer=d.get("pointer", ""),
-                      message=d.get("message", ""), hint=d.get("hint", ""), notes=notes,
-                      file=d.get("file", ""))
+def _diagnostic(t: Tuple[Any, ...]) -> Diagnostic:
+    """A Diagnostic from the verifier's tuple (python/src/check.cc: DiagnosticTuples)."""
+    code, severity, pointer, message, hint, notes, file = t
+    return Diagnostic(code=code, severity=severity, pointer=pointer, message=message, hint=hint,
+                      notes=tuple(Note(pointer=p, message=m) for p, m in notes), file=file)
 
 
 def check_text(text: str, file: str) -> List[Diagnostic]:
-    return [_diagnostic(d) for d in json.loads(_loadplan.check_json(text, file))]
+    return [_diagnostic(t) for t in _loadplan.check_diagnostics(text, file)]
+
+
+def raise_manifest_error(tuples: Sequence[Tuple[Any, ...]], file: str) -> None:
+    """The ManifestError of diagnostics the load's own verification found (no second pass)."""
+    _raise_errors([_diagnostic(t) for t in tuples], file)
+
+
+def _raise_errors(diags: List[Diagnostic], file: str) -> None:
+    errors = [d for d in diags if d.is_error]
+    if errors:
+        lines = "\n".join(str(d) for d in errors[:10])
+        more = f"\n... and {len(errors) - 10} more" if len(errors) > 10 else ""
+        raise ManifestError(f"{file}: {len(errors)} verification error(s)\n{lines}{more}", diags)
 
 
 def check(source: ManifestSource) -> List[Diagnostic]:
@@ -84,9 +106,5 @@ def verified_text(source: ManifestSource) -> Tuple[str, str, List[Diagnostic]]:
     """Text, display name and diagnostics of a manifest; ManifestError when it has errors."""
     text, file = manifest_text(source)
     diags = check_text(text, file)
-    errors = [d for d in diags if d.is_error]
-    if errors:
-        lines = "\n".join(str(d) for d in errors[:10])
-        more = f"\n... and {len(errors) - 10} more" if len(errors) > 10 else ""
-        raise ManifestError(f"{file}: {len(errors)} verification error(s)\n{lines}{more}", diags)
+    _raise_errors(diags, file)
     return text, file, diags

@@ -10,6 +10,7 @@
 
 #include "base/status.h"
 #include "simulator/planner/planner.h"
+#include "verifier/diag.h"
 
 namespace loadplan::python {
 
@@ -26,6 +27,10 @@ void BindImport(nb::module_& m);  // import.cc
 base::Result<simulator::PlanOptions> PlanOptionsOf(std::optional<int64_t> lanes,
                                                    std::optional<int64_t> prefetch,
                                                    const std::string& placement, bool naive);
+
+// A manifest's diagnostics as the tuples loadplan._check makes Diagnostic values of (check.cc):
+// (code, severity, pointer, message, hint, ((pointer, message), ...), file). Needs the GIL.
+nb::list DiagnosticTuples(const std::vector<verifier::Diagnostic>& diags, const std::string& file);
 
 // Raises the exception loadplan._errors.from_status(kind, message, during) builds for `status`
 // (ManifestError, CheckpointError, DeviceError, OutOfMemoryError, ...). Needs the GIL.

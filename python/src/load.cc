@@ -37,8 +37,8 @@ base::Result<api::LoadedModel> Run(const LoadArgs& a) {
   return api::Load(a.manifest, a.checkpoint, a.options);
 }
 
-// The manifest verified once, here (without the GIL). With errors, the Python side builds the
-// ManifestError with its diagnostics and display name from `source` (the error path only).
+// The manifest verified once, here (without the GIL). With errors, the ManifestError carries
+// this verification's diagnostics (loadplan._check.raise_manifest_error: no second pass).
 verifier::VerifiedManifest VerifiedOrRaise(const std::string& text, const nb::object& source) {
   verifier::CheckOutput in;
   {
@@ -46,7 +46,9 @@ verifier::VerifiedManifest VerifiedOrRaise(const std::string& text, const nb::ob
     in = api::CheckText(text);
   }
   if (in.result.verified) return *in.result.verified;
-  nb::module_::import_("loadplan._check").attr("verified_text")(source);  // raises ManifestError
+  nb::module_ check = nb::module_::import_("loadplan._check");
+  const std::string file = nb::cast<std::string>(check.attr("display_name")(source));
+  check.attr("raise_manifest_error")(DiagnosticTuples(in.result.diags, file), file);
   RaiseStatus(base::Status::Error("the manifest has errors but no error diagnostic",
                                   base::ErrorKind::kInternal),
               "load");

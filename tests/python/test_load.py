@@ -35,6 +35,16 @@ def test_manifest_errors_come_before_the_device():
         loadplan.load("{ not json", "/nonexistent")
 
 
+def test_a_loads_manifest_error_carries_its_own_verifications_diagnostics():
+    """The load verifies once: its ManifestError holds that pass's diagnostics, the same
+    values check() gives (built from the verifier's structs, no JSON text between)."""
+    bad = {"schema": "loadplan-manifest", "name": "x", "buffers": {"a": {"kind": "weight"}}}
+    with pytest.raises(loadplan.ManifestError) as e:
+        loadplan.load(bad, "/nonexistent")
+    assert list(e.value.diagnostics) == loadplan.check(bad)
+    assert e.value.diagnostics[0].file == "<dict>" and e.value.diagnostics[0].code.startswith("S")
+
+
 def test_errors_map_every_kind():
     from loadplan._errors import from_status
     assert isinstance(from_status("invalid input", "m", "load"), loadplan.CheckpointError)

@@ -13,7 +13,7 @@ def test_typed_package_files():
     root = Path(loadplan.__file__).parent
     assert (root / "py.typed").exists()
     stub = (root / "_loadplan.pyi").read_text()
-    for name in ("def check_json", "def plan_json", "def load", "class Model"):
+    for name in ("def check_diagnostics", "def plan_json", "def load", "class Model"):
         assert name in stub
 
 

@@ -247,6 +247,7 @@ std::vector<PlanViolation> CheckPlan(const verifier::Manifest& in, const LoadPla
   checkdetail::Ctx c{m, plan, out};
   if (!checkdetail::CheckIndices(c)) return out;
   checkdetail::CheckBuffers(c);
+  checkdetail::CheckSlices(c);
   checkdetail::CheckCalls(c);
   if (!out.empty()) return out;  // arguments, layout and steps are judged against a matching clock
   checkdetail::CheckArgs(c);

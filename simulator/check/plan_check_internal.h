@@ -38,6 +38,7 @@ StepSites IndexSteps(const LoadPlan& plan);
 
 bool CheckIndices(Ctx& c);
 void CheckBuffers(Ctx& c);
+void CheckSlices(Ctx& c);  // plan_check_slices.cc
 void CheckCalls(Ctx& c);
 void CheckLayout(Ctx& c);
 void CheckArgs(Ctx& c);

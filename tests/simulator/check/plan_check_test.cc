@@ -188,6 +188,31 @@ TEST(PlanCheck, TensorListsMustMatchTheManifest) {
   EXPECT_EQ(Kinds(p), std::set<K>{K::kBuffers});  // a list where the manifest has a tensor
 }
 
+// A sliced buffer (issue 30): the plan carries the manifest's slice, and the slice's runs
+// cover the buffer's bytes in FillRuns' count.
+TEST(PlanCheck, SlicesMustMatchTheManifestAndCoverTheBuffer) {
+  verifier::Manifest m = Small();
+  verifier::Buffer& w = m.buffers[2];
+  ASSERT_EQ(w.name, "w");
+  w.shape = {verifier::Expr::Const(10), verifier::Expr::Const(10)};
+  w.slice = verifier::TensorSlice{.dim = 1, .start = 10, .length = 10};  // 10 runs of 10 bytes
+  LoadPlan p = SmallPlan();
+  p.buffers[2].shape = std::vector<uint64_t>{10, 10};
+  p.buffers[2].slice = w.slice;
+  EXPECT_EQ(Kinds(p, m), std::set<K>{});
+  LoadPlan other = p;  // another slice than the manifest's
+  other.buffers[2].slice->start = 0;
+  EXPECT_EQ(Kinds(other, m), std::set<K>{K::kBuffers});
+  LoadPlan unsliced = p;
+  unsliced.buffers[2].slice.reset();
+  EXPECT_EQ(Kinds(unsliced, m), std::set<K>{K::kBuffers});
+  verifier::Manifest short_slice = m;  // a shape that does not hold the slice
+  short_slice.buffers[2].slice->length = 5;
+  LoadPlan short_plan = p;
+  short_plan.buffers[2].slice = short_slice.buffers[2].slice;
+  EXPECT_EQ(Kinds(short_plan, short_slice), std::set<K>{K::kBuffers});
+}
+
 TEST(PlanCheck, BuffersAndCallsMustMatchTheManifest) {
   LoadPlan p = SmallPlan();
   p.buffers[0].bytes = 10;

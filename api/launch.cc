@@ -1,6 +1,9 @@
 // RankFromEnvironment and ChooseStage: the launcher's variables, a deployment's stage.
 #include "api/launch.h"
 
+#include <algorithm>
+#include <filesystem>
+
 #include <charconv>
 #include <cstdlib>
 #include <string_view>
@@ -70,35 +73,24 @@ Result<LaunchRank> RankFromEnvironment() {
   return RankFromEnvironment([](const char* name) { return std::getenv(name); });
 }
 
-Result<StageChoice> ChooseStage(const std::string& path, const LaunchRank& rank) {
+namespace {
+
+// The deployment file at `path`, parsed (kInvalidInput with its diagnostics when it does not).
+Result<simulator::Deployment> DeploymentAt(const std::string& path) {
   const Result<std::string> text =
       verifier::ReadManifestFile(path, verifier::ParseLimits{}.max_bytes);
   if (!text.ok()) return text.status();
-  const simulator::DeploymentParse parsed = simulator::ParseDeployment(*text, path);
+  simulator::DeploymentParse parsed = simulator::ParseDeployment(*text, path);
   if (!parsed.deployment) {
     std::string why;
     for (const verifier::Diagnostic& d : parsed.diags)
       why += fmt::format("{}{} {}: {}", why.empty() ? "" : "; ", d.code, d.pointer, d.message);
     return Status::Error(fmt::format("{}: {}", path, why));
   }
-  const simulator::Deployment& d = *parsed.deployment;
-  if (rank.launcher == kExplicitRank) {  // load(rank=r): one rank, whatever runs the others
-    if (rank.rank >= d.stages.size()) {
-      return Status::Error(
-          fmt::format("rank (rank=) {} is not a stage of deployment {} ({}): it has {} (0 to {})",
-                      rank.rank, d.name, path, d.stages.size(), d.stages.size() - 1),
-          base::ErrorKind::kOption);
-    }
-  } else if (rank.world_size != d.stages.size()) {
-    return Status::Error(fmt::format(
-        "{}: deployment {} has {} stages, but {} started ({}): start one process per stage "
-        "(torchrun --nproc-per-node {}, or mpirun -np {})",
-        path, d.name, d.stages.size(),
-        rank.world_size == 1 ? std::string("1 process was")
-                             : fmt::format("{} processes were", rank.world_size),
-        rank.launcher.empty() ? "no launcher: 1" : fmt::format("{}'s world size", rank.launcher),
-        d.stages.size(), d.stages.size()));
-  }
+  return std::move(*parsed.deployment);
+}
+
+StageChoice StageOf(const simulator::Deployment& d, const LaunchRank& rank) {
   const simulator::DeploymentStage& s = d.stages[rank.rank];
   return StageChoice{.deployment = d.name,
                      .stage = rank.rank,
@@ -107,6 +99,77 @@ Result<StageChoice> ChooseStage(const std::string& path, const LaunchRank& rank)
                      .device = static_cast<int>(rank.local_rank),
                      .device_memory = s.device_memory ? s.device_memory : d.device_memory,
                      .rank = rank};
+}
+
+}  // namespace
+
+Result<StageChoice> ChooseStage(const std::string& path, const LaunchRank& rank) {
+  const Result<simulator::Deployment> d = DeploymentAt(path);
+  if (!d.ok()) return d.status();
+  if (rank.world_size != d->stages.size()) {
+    return Status::Error(fmt::format(
+        "{}: deployment {} has {} stages, but {} started ({}): start one process per stage "
+        "(torchrun --nproc-per-node {}, or mpirun -np {})",
+        path, d->name, d->stages.size(),
+        rank.world_size == 1 ? std::string("1 process was")
+                             : fmt::format("{} processes were", rank.world_size),
+        rank.launcher.empty() ? "no launcher: 1" : fmt::format("{}'s world size", rank.launcher),
+        d->stages.size(), d->stages.size()));
+  }
+  return StageOf(*d, rank);
+}
+
+Result<StageChoice> ChooseRank(const std::string& path, uint32_t rank, int device) {
+  const Result<simulator::Deployment> d = DeploymentAt(path);
+  if (!d.ok()) return d.status();
+  if (rank >= d->stages.size()) {
+    return Status::Error(
+        fmt::format("rank (rank=) {} is not a stage of deployment {} ({}): it has {} (0 to {})",
+                    rank, d->name, path, d->stages.size(), d->stages.size() - 1),
+        base::ErrorKind::kOption);
+  }
+  return StageOf(*d, LaunchRank{.rank = rank,
+                                .local_rank = static_cast<uint32_t>(std::max(device, 0)),
+                                .world_size = static_cast<uint32_t>(d->stages.size()),
+                                .launcher = "explicit"});
+}
+
+bool IsDeploymentFile(const std::string& path) {
+  if (path.empty()) return false;
+  const Result<std::string> text =
+      verifier::ReadManifestFile(path, verifier::ParseLimits{}.max_bytes);
+  return text.ok() && simulator::LooksLikeDeployment(*text);
+}
+
+Result<LoadSource> ResolveSource(const std::string& source, std::optional<uint32_t> rank,
+                                 int device) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(source, ec)) {
+    if (rank) {
+      return Status::Error(fmt::format("rank (rank=) {}: {} is a model folder, not a deployment "
+                                       "file; rank= picks a stage or tensor-parallel rank of one",
+                                       *rank, source),
+                           base::ErrorKind::kOption);
+    }
+    return LoadSource{.folder = source, .device = device};
+  }
+  if (!IsDeploymentFile(source)) {
+    if (rank) {
+      return Status::Error(fmt::format("rank (rank=) {}: {} is a manifest, not a deployment "
+                                       "file; rank= picks a stage or tensor-parallel rank of one",
+                                       *rank, source),
+                           base::ErrorKind::kOption);
+    }
+    return LoadSource{.manifest = source, .device = device};
+  }
+  Result<StageChoice> stage = [&]() -> Result<StageChoice> {
+    if (rank) return ChooseRank(source, *rank, device);
+    const Result<LaunchRank> launched = RankFromEnvironment();
+    if (!launched.ok()) return launched.status();
+    return ChooseStage(source, *launched);
+  }();
+  if (!stage.ok()) return stage.status();
+  return LoadSource{.manifest = stage->manifest, .device = stage->device, .stage = *stage};
 }
 
 }  // namespace loadplan::api

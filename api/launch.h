@@ -13,10 +13,6 @@
 
 namespace loadplan::api {
 
-// LaunchRank::launcher for a rank the caller names (Python's load(rank=r)): no world size is
-// checked, only that the deployment has that stage.
-inline constexpr std::string_view kExplicitRank = "explicit";
-
 struct LaunchRank {
   uint32_t rank = 0, local_rank = 0, world_size = 1;
   // Which launcher's variables gave them: "torchrun" (RANK, LOCAL_RANK, WORLD_SIZE),
@@ -47,5 +43,26 @@ struct StageChoice {
 // size is not the number of stages (one process per stage: "torchrun --nproc-per-node 8").
 [[nodiscard]] base::Result<StageChoice> ChooseStage(const std::string& path,
                                                     const LaunchRank& rank);
+// Stage (or tensor-parallel rank) `rank` of deployment file `path`, named by the caller
+// (Python's load(rank=r)), on GPU `device`, whatever runs the other ranks: kOption when the
+// deployment has no such stage.
+[[nodiscard]] base::Result<StageChoice> ChooseRank(const std::string& path, uint32_t rank,
+                                                   int device);
+
+// A readable file whose top level has "stages": a deployment (simulator::LooksLikeDeployment).
+// The one test every front end makes (`run`, `plan`, Python's load()).
+[[nodiscard]] bool IsDeploymentFile(const std::string& path);
+
+// What a load of `source` reads, as a user names it: a model folder (imported: the folder is
+// also the checkpoint), a deployment file (the stage `rank` names on `device`, else the
+// launcher's: ChooseRank / ChooseStage), or a manifest file (as it is, on `device`).
+struct LoadSource {
+  std::string manifest;  // the manifest file to read; empty for a model folder
+  std::string folder;    // the model folder to import; empty otherwise
+  int device = 0;
+  std::optional<StageChoice> stage;  // set for a deployment
+};
+[[nodiscard]] base::Result<LoadSource> ResolveSource(const std::string& source,
+                                                     std::optional<uint32_t> rank, int device);
 
 }  // namespace loadplan::api

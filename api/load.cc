@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include "api/loadplan.h"
+
+#include "api/launch.h"
+#include "importer/import.h"
 #include "backend/executor.h"
 #include "simulator/plan_totals.h"
 #include "simulator/timing/profile.h"
@@ -144,16 +147,36 @@ base::Result<LoadedModel> Load(const verifier::VerifiedManifest& manifest,
   return Load(manifest, **checkpoint, options);
 }
 
-base::Result<LoadedModel> LoadFiles(const std::string& manifest_path,
-                                    const std::string& checkpoint_dir, const LoadOptions& options) {
-  base::Result<verifier::CheckOutput> checked = CheckFile(manifest_path);
-  if (!checked.ok()) return checked.status();
-  if (!checked->result.verified) {
-    return base::Status::Error(manifest_path + " does not verify:\n" +
-                                   verifier::FormatText(checked->result.diags, manifest_path),
-                               base::ErrorKind::kInvalidInput);
+namespace {
+
+base::Result<LoadedModel> LoadVerifiedOutput(const verifier::CheckOutput& checked,
+                                             const std::string& name, const std::string& dir,
+                                             const LoadOptions& options) {
+  if (!checked.result.verified) {
+    return base::Status::Error(
+        name + " does not verify:\n" + verifier::FormatText(checked.result.diags, name),
+        base::ErrorKind::kInvalidInput);
   }
-  return Load(*checked->result.verified, checkpoint_dir, options);
+  return Load(*checked.result.verified, dir, options);
+}
+
+}  // namespace
+
+base::Result<LoadedModel> LoadFiles(const std::string& source, const std::string& checkpoint_dir,
+                                    const LoadOptions& options, std::optional<uint32_t> rank) {
+  const base::Result<LoadSource> resolved = ResolveSource(source, rank, options.device);
+  if (!resolved.ok()) return resolved.status();
+  LoadOptions o = options;
+  o.device = resolved->device;
+  if (!resolved->folder.empty()) {  // a model folder: its manifest, and its own checkpoint
+    const base::Result<importer::ImportResult> imported = importer::ImportModel(resolved->folder);
+    if (!imported.ok()) return imported.status();
+    return LoadVerifiedOutput(CheckText(imported->text), resolved->folder,
+                              checkpoint_dir.empty() ? resolved->folder : checkpoint_dir, o);
+  }
+  base::Result<verifier::CheckOutput> checked = CheckFile(resolved->manifest);
+  if (!checked.ok()) return checked.status();
+  return LoadVerifiedOutput(*checked, resolved->manifest, checkpoint_dir, o);
 }
 
 }  // namespace loadplan::api

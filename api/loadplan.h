@@ -182,10 +182,14 @@ base::Result<LoadedModel> Load(const verifier::VerifiedManifest& manifest,
 // Opens the checkpoint folder (safetensors files or a sharded index), plans and loads.
 base::Result<LoadedModel> Load(const verifier::VerifiedManifest& manifest,
                                const std::string& checkpoint_dir, const LoadOptions& options = {});
-// Reads, verifies, plans and loads: a manifest with errors is kInvalidInput whose message
-// lists the diagnostics (CheckFile gives them as data).
-base::Result<LoadedModel> LoadFiles(const std::string& manifest_path,
-                                    const std::string& checkpoint_dir,
-                                    const LoadOptions& options = {});
+// The front door, what `loadplan run` and Python's load() take (api/launch.h, ResolveSource):
+// `source` a manifest file; a deployment file (the stage `rank` names, else the launcher's
+// environment's, on that stage's GPU: options.device is replaced); or a Hugging Face model
+// folder (imported with the default options; the folder is the checkpoint when
+// `checkpoint_dir` is empty). Reads, verifies, plans and loads: a manifest with errors is
+// kInvalidInput whose message lists the diagnostics (CheckFile gives them as data).
+base::Result<LoadedModel> LoadFiles(const std::string& source, const std::string& checkpoint_dir,
+                                    const LoadOptions& options = {},
+                                    std::optional<uint32_t> rank = std::nullopt);
 
 }  // namespace loadplan::api

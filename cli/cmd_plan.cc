@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "api/launch.h"
 #include "backend/cuda/free_memory.h"
 #include "base/bytes.h"
 #include "cli/cmd_plan_deploy.h"
@@ -126,7 +127,7 @@ Outcome<PlanReport> MakePlanReport(const PlanCliOptions& options, const CheckedI
 }
 
 int RunPlan(const PlanCliOptions& options) {
-  if (IsDeploymentFile(options.file)) return RunPlanDeployment(options);
+  if (api::IsDeploymentFile(options.file)) return RunPlanDeployment(options);
   const Outcome<CheckedInput> in = LoadVerified(
       options.file, {.command = "loadplan plan", .format = options.format, .colour = true});
   if (!in.ok()) return in.exit_code();

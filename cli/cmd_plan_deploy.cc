@@ -304,13 +304,6 @@ bool PrintDeployment(const Deployment& d, const PlanCliOptions& options,
 
 }  // namespace
 
-bool IsDeploymentFile(const std::string& path) {
-  if (path.empty()) return false;
-  const base::Result<std::string> text =
-      verifier::ReadManifestFile(path, verifier::ParseLimits{}.max_bytes);
-  return text.ok() && simulator::LooksLikeDeployment(*text);
-}
-
 int RunPlanDeployment(const PlanCliOptions& options) {
   if (const int rc = RejectOptions(options); rc != 0) return rc;
   const base::Result<std::string> text =

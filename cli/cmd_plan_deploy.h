@@ -18,9 +18,6 @@ namespace loadplan::cli {
 [[nodiscard]] Outcome<PlanReport> MakePlanReport(const PlanCliOptions& options,
                                                  const CheckedInput& in);
 
-// A readable JSON file whose top level has "stages" (simulator::LooksLikeDeployment).
-[[nodiscard]] bool IsDeploymentFile(const std::string& path);
-
 // Exit code: 0 every stage planned and fits its device (or no device is given); 1 a stage does
 // not fit, the deployment file has errors (X1), a stage manifest has verification errors, or a
 // boundary does not match (X3..X6); 2 a stage manifest cannot be read or is not JSON (X2), a

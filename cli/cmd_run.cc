@@ -241,19 +241,25 @@ void Probe(const RunCliOptions& o, const Setup& s, run::Report& r) {
   r.host_copy = backend::ProbeHostCopy(uint64_t{1} << 30, s.load.io_threads);
 }
 
-// A deployment file: this process's stage (RANK) on its GPU (LOCAL_RANK), from the launcher's
-// environment; --save-derived goes to a folder of its own per stage. 0, or the exit code.
+// What the manifest argument names (api::ResolveSource, as Python's load()): a deployment
+// file's stage for this process (RANK on GPU LOCAL_RANK, from the launcher's environment;
+// --save-derived goes to a folder of its own per stage), or the manifest itself. A model folder
+// is imported first (`loadplan import`), as the error says. 0, or the exit code.
 int ChooseStageOf(RunCliOptions& o, std::optional<api::StageChoice>& stage) {
-  if (!IsDeploymentFile(o.manifest)) return 0;
-  const base::Result<api::LaunchRank> rank = api::RankFromEnvironment();
-  if (!rank.ok()) return Fail(2, rank.status().message());
-  base::Result<api::StageChoice> c = api::ChooseStage(o.manifest, *rank);
-  if (!c.ok()) return Fail(2, c.status().message());
-  o.manifest = c->manifest;
-  o.device = c->device;
+  if (o.manifest.empty()) return 0;  // the embedded example
+  base::Result<api::LoadSource> source = api::ResolveSource(o.manifest, std::nullopt, o.device);
+  if (!source.ok()) return Fail(2, source.status().message());
+  if (!source->folder.empty()) {
+    return Fail(2, fmt::format("{} is a model folder: make its manifest with `loadplan import "
+                               "{} -o MANIFEST` and run that (Python's load() imports it itself)",
+                               o.manifest, o.manifest));
+  }
+  if (!source->stage) return 0;
+  o.manifest = source->manifest;
+  o.device = source->device;
   if (!o.save_derived.empty())
-    o.save_derived = fmt::format("{}/stage-{}", o.save_derived, c->stage);
-  stage = std::move(*c);
+    o.save_derived = fmt::format("{}/stage-{}", o.save_derived, source->stage->stage);
+  stage = std::move(source->stage);
   return 0;
 }
 

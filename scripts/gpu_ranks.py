@@ -47,7 +47,7 @@ def expected(where, buffer):
 
 
 def check_rank(deploy, ckpt, rank, where):
-    stage = loadplan._loadplan.choose_stage(deploy, rank, 0)
+    stage = loadplan._loadplan.resolve_source(deploy, rank, 0)["stage"]
     manifest = json.load(open(stage["manifest"]))
     t0 = time.perf_counter()
     model = loadplan.load(deploy, ckpt, rank=rank)

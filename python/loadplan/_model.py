@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Mapping
 from typing import Any, Callable, Dict, Iterator, Optional
 
 from . import _loadplan
-from ._check import ManifestSource, manifest_text
+from ._check import ManifestSource, display_name, manifest_text
 from ._errors import OptionError
 
 Progress = Callable[[int, int], None]
@@ -86,7 +85,8 @@ def _bar() -> Progress:
     return show
 
 
-def load(manifest: ManifestSource, checkpoint: "str | os.PathLike[str]", device: int = 0, *,
+def load(manifest: ManifestSource, checkpoint: "str | os.PathLike[str] | None" = None,
+         device: int = 0, *,
          io_threads: Optional[int] = None, chunk_bytes: Optional[int] = None,
          machine: "str | os.PathLike[str] | None" = None, memory_limit: Optional[int] = None,
          reserve: int = 0, naive: bool = False, derive: bool = True, direct_io: bool = False,
@@ -95,7 +95,8 @@ def load(manifest: ManifestSource, checkpoint: "str | os.PathLike[str]", device:
          progress: Optional[Progress] = None) -> Model:
     """Verifies, plans and loads a checkpoint folder onto GPU ``device``; returns a Model.
 
-    ``manifest`` may be a deployment file (docs/deploy.md): under torchrun or mpirun, one
+    ``manifest`` may be a Hugging Face model folder: imported with the default options
+    (import_model), the folder is then also the checkpoint. It may be a deployment file (docs/deploy.md): under torchrun or mpirun, one
     process per stage, it loads stage RANK on GPU LOCAL_RANK (``device`` does not apply) and
     the Model's ``stage`` says which; with ``rank=r`` it loads stage (or tensor-parallel rank)
     r on ``device``, whatever the environment says. Otherwise ``stage`` is None.
@@ -115,15 +116,23 @@ def load(manifest: ManifestSource, checkpoint: "str | os.PathLike[str]", device:
     check `loadplan run` makes, with its bounds on io_threads, chunk_bytes: OptionError). Raises ManifestError,
     CheckpointError, DeviceError, OutOfMemoryError (a MemoryError) or CancelledError.
     """
-    text, _ = manifest_text(manifest)  # verified once, by the load itself
     stage = None
-    if _is_deployment(manifest, text):  # this process's stage, on its GPU (docs/deploy.md)
-        stage = _loadplan.choose_stage(os.fspath(manifest), rank, device)
-        manifest, device = stage["manifest"], stage["device"]
-        text, _ = manifest_text(manifest)
+    if _is_path(manifest):  # what it names, as `loadplan run` reads it (api::ResolveSource)
+        source = _loadplan.resolve_source(os.fspath(manifest), rank, device)
+        stage, device = source["stage"], source["device"]
+        if source["folder"]:  # a model folder: imported, and its own checkpoint
+            from ._import import import_model
+            manifest = import_model(source["folder"]).manifest
+            checkpoint = checkpoint if checkpoint is not None else source["folder"]
+        else:
+            manifest = source["manifest"]
     elif rank is not None:
-        raise OptionError(f"rank (rank=) {rank}: {manifest!r} is a manifest, not a deployment "
-                          "file; rank= picks a stage or tensor-parallel rank of a deployment")
+        raise OptionError(f"rank (rank=) {rank}: {display_name(manifest)} is a manifest, not a "
+                          "deployment file; rank= picks a stage or tensor-parallel rank of one")
+    if checkpoint is None:
+        raise OptionError("checkpoint: a manifest needs the checkpoint folder it reads (only a "
+                          "model folder is its own)")
+    text, _ = manifest_text(manifest)  # verified once, by the load itself
     if progress is None and sys.stderr.isatty():
         progress = _bar()
     core = _loadplan.load(manifest, text, os.fspath(checkpoint), device, io_threads, chunk_bytes,
@@ -135,14 +144,7 @@ def load(manifest: ManifestSource, checkpoint: "str | os.PathLike[str]", device:
     return model
 
 
-def _is_deployment(source: ManifestSource, text: str) -> bool:
-    """A deployment file given by its path: a JSON object with a top-level "stages" key."""
-    if isinstance(source, (Mapping, bytes, bytearray)) or (
-            isinstance(source, str) and source.lstrip().startswith(("{", "["))):
-        return False
-    if '"stages"' not in text:  # every load asks: a manifest is not parsed here a second time
-        return False
-    try:
-        return isinstance(j := json.loads(text), dict) and "stages" in j
-    except ValueError:
-        return False
+def _is_path(source: ManifestSource) -> bool:
+    """A manifest, deployment file or model folder named by its path (not a dict or JSON text)."""
+    return not isinstance(source, (Mapping, bytes, bytearray)) and not (
+        isinstance(source, str) and source.lstrip().startswith(("{", "[")))

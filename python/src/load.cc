@@ -195,29 +195,33 @@ nb::object Load(nb::object source, std::string text, std::string checkpoint, int
   return nb::cast(PyModel{std::move(**s.result)}, nb::rv_policy::move);
 }
 
-// The stage of a deployment file this process loads (api::ChooseStage over the launcher's
-// environment): {"manifest", "device", "stage", "stages", "deployment", "launcher", ...}.
-nb::dict ChooseStage(const std::string& path, std::optional<int64_t> explicit_rank, int device) {
-  base::Result<api::LaunchRank> rank = api::RankFromEnvironment();
-  if (explicit_rank) {  // load(rank=r): that stage on `device`, the environment aside
-    const uint64_t r = Unsigned(*explicit_rank, "rank", "rank=");
-    rank = api::LaunchRank{.rank = static_cast<uint32_t>(std::min<uint64_t>(r, UINT32_MAX)),
-                           .local_rank = static_cast<uint32_t>(std::max(device, 0)),
-                           .launcher = std::string(api::kExplicitRank)};
-  }
-  if (!rank.ok()) RaiseStatus(rank.status(), "stage");
-  const base::Result<api::StageChoice> c = api::ChooseStage(path, *rank);
-  if (!c.ok()) RaiseStatus(c.status(), "stage");
+// What a load of `path` reads (api::ResolveSource, as `loadplan run`): {"manifest", "folder",
+// "device", "stage"}; "stage" is None, or {"stage", "stages", "deployment", "manifest",
+// "device", "rank", "local_rank", "world_size", "launcher"} for a deployment file's stage.
+nb::dict ResolveSource(const std::string& path, std::optional<int64_t> rank, int device) {
+  std::optional<uint32_t> r;
+  if (rank)
+    r = static_cast<uint32_t>(std::min<uint64_t>(Unsigned(*rank, "rank", "rank="), UINT32_MAX));
+  const base::Result<api::LoadSource> s = api::ResolveSource(path, r, device);
+  if (!s.ok()) RaiseStatus(s.status(), "stage");
   nb::dict d;
-  d["manifest"] = c->manifest;
-  d["device"] = c->device;
-  d["stage"] = c->stage;
-  d["stages"] = c->stages;
-  d["deployment"] = c->deployment;
-  d["rank"] = c->rank.rank;
-  d["local_rank"] = c->rank.local_rank;
-  d["world_size"] = c->rank.world_size;
-  d["launcher"] = c->rank.launcher;
+  d["manifest"] = s->manifest;
+  d["folder"] = s->folder;
+  d["device"] = s->device;
+  d["stage"] = nb::none();
+  if (const std::optional<api::StageChoice>& c = s->stage) {
+    nb::dict st;
+    st["manifest"] = c->manifest;
+    st["device"] = c->device;
+    st["stage"] = c->stage;
+    st["stages"] = c->stages;
+    st["deployment"] = c->deployment;
+    st["rank"] = c->rank.rank;
+    st["local_rank"] = c->rank.local_rank;
+    st["world_size"] = c->rank.world_size;
+    st["launcher"] = c->rank.launcher;
+    d["stage"] = st;
+  }
   return d;
 }
 
@@ -242,10 +246,10 @@ void BindLoad(nb::module_& m) {
         "A machine profile's I/O pair and context bytes (loadplan calibrate --choose-io).");
   m.attr("DEFAULT_IO_THREADS") = backend::kDefaultIoThreads;  // backend/load_defaults.h
   m.attr("DEFAULT_CHUNK_BYTES") = backend::kDefaultChunkBytes;
-  m.def("choose_stage", &ChooseStage, nb::arg("path"), nb::arg("rank").none() = nb::none(),
+  m.def("resolve_source", &ResolveSource, nb::arg("path"), nb::arg("rank").none() = nb::none(),
         nb::arg("device") = 0,
-        "The stage of a deployment file this process loads: stage RANK on GPU LOCAL_RANK, from "
-        "torchrun's, mpirun's or srun's environment (docs/deploy.md).");
+        "What a load of PATH reads (api::ResolveSource): a model folder, a deployment file's stage "
+        "(rank=, else the launcher's environment), or the manifest itself.");
   m.def("load", &Load, nb::arg("source"), nb::arg("text"), nb::arg("checkpoint"), nb::arg("device"),
         nb::arg("io_threads").none(), nb::arg("chunk_bytes").none(), nb::arg("machine").none(),
         nb::arg("memory_limit").none(), nb::arg("reserve"), nb::arg("naive"), nb::arg("derive"),

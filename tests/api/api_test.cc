@@ -50,6 +50,34 @@ TEST(Api, LoadFilesListsTheDiagnosticsOfABadManifest) {
       << r.status().message();
 }
 
+// The front door resolves what it is given before any device: a deployment's stage by rank
+// (past the stages: kOption), rank= with a plain manifest or a model folder (kOption), a
+// folder that is no model (the importer's error), a deployment's stage read and verified.
+TEST(Api, LoadFilesResolvesDeploymentsRanksAndFolders) {
+  const std::string dir = TempPath("loadplan-api-source");
+  fs::create_directories(dir);
+  const std::string tiny = dir + "/tiny.json", bad = dir + "/bad.json";
+  std::ofstream(tiny) << examples::ExampleText("tiny");
+  std::ofstream(bad) << R"({"schema": 1})";
+  const std::string deploy = dir + "/deploy.json";
+  std::ofstream(deploy) << R"({"deployment": "d", "tensor_parallel": 2, "stages": [)"
+                        << R"({"manifest": "tiny.json"}, {"manifest": "bad.json"}]})";
+  const auto kind = [](const base::Result<LoadedModel>& r) { return r.status().kind(); };
+  EXPECT_EQ(kind(LoadFiles(deploy, "/nonexistent", {}, 2)), base::ErrorKind::kOption);
+  EXPECT_EQ(kind(LoadFiles(tiny, "/nonexistent", {}, 0)), base::ErrorKind::kOption);
+  EXPECT_EQ(kind(LoadFiles(dir, "", {}, 0)), base::ErrorKind::kOption);  // a folder and a rank
+  const base::Result<LoadedModel> stage1 = LoadFiles(deploy, "/nonexistent", {}, 1);
+  EXPECT_NE(stage1.status().message().find("bad.json does not verify"), std::string::npos)
+      << stage1.status().message();
+  const base::Result<LoadedModel> stage0 = LoadFiles(deploy, "/nonexistent", {}, 0);
+  EXPECT_EQ(kind(stage0), base::ErrorKind::kIo) << stage0.status().message();  // the checkpoint
+  const base::Result<LoadedModel> folder = LoadFiles(dir, "");  // no shard: the import says so
+  ASSERT_FALSE(folder.ok());
+  EXPECT_NE(folder.status().message().find("found 0"), std::string::npos)
+      << folder.status().message();
+  fs::remove_all(dir);
+}
+
 TEST(Api, LoadOfAMissingCheckpointIsIo) {
   const verifier::CheckOutput out = CheckText(examples::ExampleText("tiny"));
   ASSERT_TRUE(out.result.verified.has_value());

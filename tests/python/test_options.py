@@ -97,9 +97,14 @@ def test_rank_picks_a_stage_of_a_deployment_or_is_an_option_error(tmp_path, chec
     deploy = tmp_path / "deploy.json"
     deploy.write_text(json.dumps({"deployment": "d", "tensor_parallel": 2,
                                   "stages": [{"manifest": str(TINY)}, {"manifest": str(TINY)}]}))
-    stage = loadplan._loadplan.choose_stage(str(deploy), 1, 0)
+    stage = loadplan._loadplan.resolve_source(str(deploy), 1, 0)["stage"]
     assert (stage["stage"], stage["stages"], stage["device"]) == (1, 2, 0)
+    assert loadplan._loadplan.resolve_source(str(TINY), None, 0)["stage"] is None
     with pytest.raises(loadplan.OptionError, match=r"rank \(rank=\) 2 is not a stage of deployment d"):
         loadplan.load(deploy, checkpoint, rank=2)
     with pytest.raises(loadplan.OptionError, match=r"rank \(rank=\) 0: .* is a manifest, not a deployment"):
         loadplan.load(TINY, checkpoint, rank=0)
+    with pytest.raises(loadplan.OptionError, match=r"rank \(rank=\) 0: .* is a model folder"):
+        loadplan.load(tmp_path, rank=0)
+    with pytest.raises(loadplan.OptionError, match=r"checkpoint: a manifest needs the checkpoint"):
+        loadplan.load(TINY)

@@ -67,6 +67,28 @@ std::optional<uint64_t> Dim(const verifier::Buffer& b, size_t d) {
   return static_cast<uint64_t>(*v);
 }
 
+// gpt-oss's MXFP4 intermediate, as vLLM and SGLang narrow it (gpt_oss.py, _load_weights_mxfp4):
+// ceil(blocks / T) 32-wide blocks a rank, the last rank the rest, so 90 blocks split 8 ways as
+// 7 x 12 + 6. `unit` is a block's extent along the dimension (64 interleaved gate/up rows, or
+// 1 down block); kInvalidInput when the rank is left no block.
+base::Result<verifier::TensorSlice> IntermediatePart(const verifier::Buffer& b, size_t dim,
+                                                     uint64_t extent, uint64_t unit, uint64_t t,
+                                                     uint64_t r) {
+  if (extent % unit != 0) {
+    return base::Status::Error(fmt::format(
+        "{}: dimension {} ({}) is not whole 32-wide MXFP4 blocks", b.name, dim, extent));
+  }
+  const uint64_t blocks = extent / unit, per = (blocks + t - 1) / t;
+  const uint64_t start = std::min(r * per, blocks), end = std::min((r + 1) * per, blocks);
+  if (start >= end) {
+    return base::Status::Error(fmt::format(
+        "{}: {} intermediate blocks leave rank {} of --tensor-parallel {} none ({} a rank, as "
+        "vLLM deals them)",
+        b.name, blocks, r, t, per));
+  }
+  return verifier::TensorSlice{.dim = dim, .start = start * unit, .length = (end - start) * unit};
+}
+
 // [start, +length) of `extent` for this rank: the T-th part, or the KV head it serves.
 base::Result<verifier::TensorSlice> PartOf(const verifier::Buffer& b, Split s, size_t dim,
                                            const HfConfig& c, int64_t tp, int64_t rank) {
@@ -75,6 +97,8 @@ base::Result<verifier::TensorSlice> PartOf(const verifier::Buffer& b, Split s, s
     return base::Status::Error(fmt::format("{}: dimension {} is not a fixed number", b.name, dim));
   }
   const uint64_t t = static_cast<uint64_t>(tp), r = static_cast<uint64_t>(rank);
+  if (s == Split::kIntermediate) return IntermediatePart(b, dim, *extent, 64, t, r);
+  if (s == Split::kIntermediateBlocks) return IntermediatePart(b, dim, *extent, 1, t, r);
   if (s == Split::kKvHeads && c.kv_heads > 0 && c.kv_heads < tp) {
     if (tp % c.kv_heads != 0 || *extent % static_cast<uint64_t>(c.kv_heads) != 0) {
       return base::Status::Error(fmt::format(

@@ -245,11 +245,48 @@ TEST(TensorParallel, GptOssFusedExpertsSplitByIntermediate) {
     backend::HostBackend host(plan, *checkpoint);
     EXPECT_TRUE(backend::Execute(plan, host).status.ok());
   }
-  const auto four = SplitTensorParallel(full->manifest, *config, 8, 0);  // 4 blocks by 8
-  ASSERT_FALSE(four.ok());
-  EXPECT_NE(four.status().message().find("down_proj_blocks: dimension 2 (4) does not divide"),
+  // 4 blocks over 8 ranks, as vLLM deals them (1 a rank): ranks 4-7 get none, refused.
+  const auto none = SplitTensorParallel(full->manifest, *config, 8, 4);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("4 intermediate blocks leave rank 4 of "
+                                         "--tensor-parallel 8 none"),
             std::string::npos)
-      << four.status().message();
+      << none.status().message();
+}
+
+// An intermediate of 5 MXFP4 blocks over 2 ranks, as vLLM deals it: ceil(5/2) = 3 blocks to
+// rank 0, the other 2 to rank 1 (gpt-oss-120b's 90 over 8: 7 x 12 + 6); every rank loads.
+TEST(TensorParallel, GptOssUnevenIntermediateGoesAsVllmDealsIt) {
+  ModelFolder f;
+  nlohmann::json c = LlamaConfig(1);
+  c["model_type"] = "gpt_oss";
+  c["num_local_experts"] = 2;
+  c["intermediate_size"] = 160;
+  f.Config(c);
+  const std::string p = "model.layers.0.";
+  f.SingleFilled({{p + "mlp.experts.gate_up_proj_blocks", base::Dtype::kU8, {2, 320, 2, 16}},
+                  {p + "mlp.experts.gate_up_proj_bias", base::Dtype::kBF16, {2, 320}},
+                  {p + "mlp.experts.down_proj_blocks", base::Dtype::kU8, {2, 64, 5, 16}},
+                  {p + "mlp.experts.down_proj_scales", base::Dtype::kU8, {2, 64, 5}}});
+  const Imported in = ImportFolder(f);
+  ASSERT_TRUE(in.ok());
+  const uint64_t rows[2][2] = {{0, 192}, {192, 128}}, blocks[2][2] = {{0, 3}, {3, 2}};
+  for (int64_t r = 0; r < 2; ++r) {
+    const auto rank = SplitTensorParallel(in.full->manifest, *in.config, 2, r);
+    ASSERT_TRUE(rank.ok()) << rank.status().message();
+    const auto slice = [&](const std::string& n) {
+      return testing::Find(rank->manifest, p + n)->slice;
+    };
+    EXPECT_EQ(slice("mlp.experts.gate_up_proj_blocks"),
+              (verifier::TensorSlice{.dim = 1, .start = rows[r][0], .length = rows[r][1]}));
+    EXPECT_EQ(slice("mlp.experts.gate_up_proj_bias"),
+              (verifier::TensorSlice{.dim = 1, .start = rows[r][0], .length = rows[r][1]}));
+    EXPECT_EQ(slice("mlp.experts.down_proj_scales"),
+              (verifier::TensorSlice{.dim = 2, .start = blocks[r][0], .length = blocks[r][1]}));
+    const simulator::LoadPlan plan = test_support::PlanOf(rank->manifest);
+    backend::HostBackend host(plan, *in.checkpoint);
+    EXPECT_TRUE(backend::Execute(plan, host).status.ok());
+  }
 }
 
 }  // namespace

@@ -93,9 +93,7 @@ base::Result<LoadedModel> LoadPlanned(std::shared_ptr<const simulator::LoadPlan>
   if (!plan) return base::Status::Error("LoadPlanned: no plan");
   if (base::Status st = CheckLoadOptions(options); !st.ok()) return st;
   backend::PrepareCudaProcess();  // eager module loading, when CUDA is not yet initialised
-  if (std::string why = backend::NoDeviceReason(options.device); !why.empty()) {
-    return base::Status::Error(why, base::ErrorKind::kDevice);
-  }
+  if (base::Status usable = backend::DeviceUsable(options.device); !usable.ok()) return usable;
   if (options.reserve) {  // before anything is allocated
     if (base::Result<DeviceRoom> room = CheckRoom(*plan, options.device, *options.reserve);
         !room.ok())
@@ -103,15 +101,16 @@ base::Result<LoadedModel> LoadPlanned(std::shared_ptr<const simulator::LoadPlan>
   }
   backend::CudaBackend::CreateResult created =
       backend::CudaBackend::Create(*plan, checkpoint, CudaOptionsOf(options));
-  if (!created.backend) return created.status;
-  const backend::ExecuteResult run = backend::Execute(*plan, *created.backend);
+  if (!created.ok()) return created.status();
+  std::unique_ptr<backend::CudaBackend>& gpu = *created;
+  const backend::ExecuteResult run = backend::Execute(*plan, *gpu);
   if (!run.status.ok()) {
     if (run.cleanup.ok()) return run.status;
     return run.status.WithMessage(run.status.message() + "; cleanup: " + run.cleanup.message());
   }
-  base::Result<backend::DeviceAllocation> pool = created.backend->TakeResident();
+  base::Result<backend::DeviceAllocation> pool = gpu->TakeResident();
   if (!pool.ok()) {
-    base::Status freed = created.backend->FreeResident();
+    base::Status freed = gpu->FreeResident();
     return freed.ok() ? pool.status()
                       : base::Status::Error(pool.status().message() + "; " + freed.message(),
                                             base::ErrorKind::kInternal);
@@ -120,9 +119,9 @@ base::Result<LoadedModel> LoadPlanned(std::shared_ptr<const simulator::LoadPlan>
   model.report_ = {.predicted_peak = simulator::LoadPeakBytes(*plan),
                    .resident_bytes = plan->resident_bytes_rounded,
                    .fill_bytes = simulator::FillBytes(*plan),
-                   .memory = created.backend->Memory(),
-                   .times = created.backend->Times()};
-  created.backend.reset();  // I/O threads, streams and pinned buffers go before the model is used
+                   .memory = gpu->Memory(),
+                   .times = gpu->Times()};
+  gpu.reset();  // I/O threads, streams and pinned buffers go before the model is used
   model.pool_ = std::move(*pool);
   model.tensors_ = TensorsOf(*plan, model.pool_);
   model.plan_ = std::move(plan);

@@ -124,10 +124,10 @@ CudaBackend::~CudaBackend() = default;
 
 CudaBackend::CreateResult CudaBackend::Create(const simulator::LoadPlan& plan,
                                               const Checkpoint& checkpoint, CudaOptions options) {
-  if (Status problems = Preflight(plan, checkpoint); !problems.ok()) return {nullptr, problems};
+  if (Status problems = Preflight(plan, checkpoint); !problems.ok()) return problems;
   auto impl = std::make_unique<Impl>(plan, checkpoint, std::move(options));
-  if (Status st = impl->Init(); !st.ok()) return {nullptr, st};
-  return {std::unique_ptr<CudaBackend>(new CudaBackend(std::move(impl))), Status::Ok()};
+  if (Status st = impl->Init(); !st.ok()) return st;
+  return std::unique_ptr<CudaBackend>(new CudaBackend(std::move(impl)));
 }
 
 base::Result<DeviceAllocation> CudaBackend::TakeResident() {
@@ -167,16 +167,20 @@ CudaTimes CudaBackend::Times() const {
           .launches = static_cast<uint32_t>(impl_->launch_events.size())};
 }
 
-std::string NoDeviceReason(int device) {
+Status DeviceUsable(int device) {
   int n = 0;
   const cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess) {
     (void)cudaGetLastError();
-    return fmt::format("no CUDA device ({})", cudaGetErrorName(e));
+    return Status::Error(fmt::format("no CUDA device ({})", cudaGetErrorName(e)),
+                         base::ErrorKind::kDevice);
   }
-  if (n == 0) return "no CUDA device";
-  if (device < 0 || device >= n) return fmt::format("no CUDA device {} ({} present)", device, n);
-  return "";
+  if (n == 0) return Status::Error("no CUDA device", base::ErrorKind::kDevice);
+  if (device < 0 || device >= n) {
+    return Status::Error(fmt::format("no CUDA device {} ({} present)", device, n),
+                         base::ErrorKind::kDevice);
+  }
+  return Status::Ok();
 }
 
 void PrepareCudaProcess() { ::setenv("CUDA_MODULE_LOADING", "EAGER", 0); }

@@ -80,7 +80,7 @@ struct CudaTimes {
 
 class CudaBackend final : public Backend {
  public:
-  struct CreateResult;
+  using CreateResult = base::Result<std::unique_ptr<CudaBackend>>;
   // Binds to the device, creates the streams and the I/O pool, takes the memory baseline.
   // Refuses (before any device allocation) a plan whose bindings or kernel contracts do not
   // match (Preflight). `plan` and `checkpoint` must outlive the backend.
@@ -122,13 +122,9 @@ class CudaBackend final : public Backend {
   std::unique_ptr<Impl> impl_;
 };
 
-struct CudaBackend::CreateResult {
-  std::unique_ptr<CudaBackend> backend;
-  Status status;
-};
-
-// "" when device `device` is usable; else why not ("no CUDA device (cudaErrorInsufficientDriver)").
-std::string NoDeviceReason(int device = 0);
+// Ok when device `device` is usable; else kDevice saying why not ("no CUDA device
+// (cudaErrorInsufficientDriver)").
+Status DeviceUsable(int device = 0);
 
 // Sets CUDA_MODULE_LOADING=EAGER (unless already set) so that every kernel module loads at
 // context creation, before the memory baseline. Call before the process's first CUDA call.

@@ -9,8 +9,7 @@
 namespace loadplan::backend {
 
 base::Result<DeviceMemInfo> QueryDeviceMemory(int device) {
-  if (const std::string why = NoDeviceReason(device); !why.empty())
-    return base::Status::Error(why, base::ErrorKind::kDevice);
+  if (base::Status usable = DeviceUsable(device); !usable.ok()) return usable;
   LOADPLAN_CUDA_TRY(cudaSetDevice(device));
   cudaDeviceProp prop{};
   LOADPLAN_CUDA_TRY(cudaGetDeviceProperties(&prop, device));
@@ -21,8 +20,7 @@ base::Result<DeviceMemInfo> QueryDeviceMemory(int device) {
 
 base::Result<double> StartDevice(int device) {
   const auto t0 = std::chrono::steady_clock::now();
-  if (const std::string why = NoDeviceReason(device); !why.empty())
-    return base::Status::Error(why, base::ErrorKind::kDevice);
+  if (base::Status usable = DeviceUsable(device); !usable.ok()) return usable;
   LOADPLAN_CUDA_TRY(cudaSetDevice(device));
   LOADPLAN_CUDA_TRY(cudaFree(nullptr));
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

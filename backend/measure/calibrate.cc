@@ -180,8 +180,7 @@ namespace {
 // The context: its start time and the device memory it takes, the device's name.
 Status CalibrateContext(const CalibrateOptions& o, MachineProfile& p, const Note& note) {
   const auto t_ctx = Clock::now();
-  if (std::string why = NoDeviceReason(o.device); !why.empty())
-    return Status::Error(why, base::ErrorKind::kDevice);
+  if (Status usable = DeviceUsable(o.device); !usable.ok()) return usable;
   LOADPLAN_CUDA_TRY(cudaSetDevice(o.device));
   LOADPLAN_CUDA_TRY(cudaFree(nullptr));
   p.context_start_s = Since(t_ctx);

@@ -35,7 +35,7 @@ class ApiGpuTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     backend::PrepareCudaProcess();
-    if (!backend::NoDeviceReason().empty()) return;
+    if (!backend::DeviceUsable().ok()) return;
     dir_ = (fs::path(::testing::TempDir()) / ("loadplan-api-gpu-" + std::to_string(::getpid())))
                .string();
     model_ = new backend::Model(backend::MakeModel(dir_));
@@ -46,7 +46,7 @@ class ApiGpuTest : public ::testing::Test {
     if (!dir_.empty()) fs::remove_all(dir_);
   }
   void SetUp() override {
-    if (const std::string why = backend::NoDeviceReason(); !why.empty()) GTEST_SKIP() << why;
+    if (const base::Status why = backend::DeviceUsable(); !why.ok()) GTEST_SKIP() << why.message();
     ASSERT_NE(model_, nullptr);
     ASSERT_EQ(model_->error, "");
     ASSERT_EQ(cudaFree(nullptr), cudaSuccess);

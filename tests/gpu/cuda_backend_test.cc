@@ -69,7 +69,7 @@ uint64_t FreeBytes() {
 class CudaBackendTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    if (!NoDeviceReason().empty()) return;
+    if (!DeviceUsable().ok()) return;
     dir_ = (fs::path(::testing::TempDir()) / fmt_dir()).string();
     model_ = new Model(MakeModel(dir_));
     if (model_->error.empty()) WarmUp();
@@ -82,9 +82,9 @@ class CudaBackendTest : public ::testing::Test {
     for (const bool direct : {false, true}) {
       const CudaOptions o{.io_threads = 3, .chunk_bytes = 64 << 10, .direct_io = direct};
       const CudaBackend::CreateResult created = CudaBackend::Create(plan, *model_->checkpoint, o);
-      if (!created.backend || !Execute(plan, *created.backend).status.ok()) continue;
+      if (!created.ok() || !Execute(plan, **created).status.ok()) continue;
       std::vector<uint8_t> bytes;
-      for (BufferId i : Compared(plan, true, true)) (void)created.backend->CopyOut(i, bytes);
+      for (BufferId i : Compared(plan, true, true)) (void)(*created)->CopyOut(i, bytes);
     }
     (void)ProbeH2DBesideHostRead(*model_->checkpoint, 3, 64 << 10, 4, 0);
   }
@@ -96,7 +96,7 @@ class CudaBackendTest : public ::testing::Test {
   static std::string fmt_dir() { return "loadplan-cuda-test-" + std::to_string(::getpid()); }
 
   void SetUp() override {
-    if (const std::string why = NoDeviceReason(); !why.empty()) GTEST_SKIP() << why;
+    if (const base::Status why = DeviceUsable(); !why.ok()) GTEST_SKIP() << why.message();
     ASSERT_NE(model_, nullptr);
     ASSERT_EQ(model_->error, "");
   }
@@ -112,8 +112,8 @@ class CudaBackendTest : public ::testing::Test {
   };
   Run RunGpu(const LoadPlan& plan, CudaOptions o) const {
     Run r{.created = CudaBackend::Create(plan, Ckpt(), std::move(o))};
-    if (!r.created.backend) return r;
-    r.exec = Execute(plan, *r.created.backend);
+    if (!r.created.ok()) return r;
+    r.exec = Execute(plan, **r.created);
     return r;
   }
 
@@ -125,7 +125,7 @@ class CudaBackendTest : public ::testing::Test {
     EXPECT_NE(m.find(".safetensors: tensor "), std::string::npos) << m;
     EXPECT_NE(m.find(text), std::string::npos) << m;
     EXPECT_TRUE(bad.exec.cleanup.ok()) << bad.exec.cleanup.message();
-    EXPECT_EQ(FreeBytes(), bad.created.backend->Memory().baseline_free);
+    EXPECT_EQ(FreeBytes(), (*bad.created)->Memory().baseline_free);
     return m;
   }
 
@@ -154,12 +154,12 @@ class CudaBackendTest : public ::testing::Test {
 
   // Expects a run that failed at step `step`, cleaned up, and gave every byte back.
   static void ExpectCleanFailure(const Run& r, uint32_t step) {
-    ASSERT_NE(r.created.backend, nullptr) << r.created.status.message();
+    ASSERT_TRUE(r.created.ok()) << r.created.status().message();
     EXPECT_FALSE(r.exec.status.ok());
     EXPECT_EQ(r.exec.failed_step, simulator::StepIndex{step}) << r.exec.status.message();
     EXPECT_TRUE(r.exec.cleanup.ok()) << r.exec.cleanup.message();
-    EXPECT_EQ(r.created.backend->LiveBytes(), 0u);
-    EXPECT_EQ(FreeBytes(), r.created.backend->Memory().baseline_free);
+    EXPECT_EQ((*r.created)->LiveBytes(), 0u);
+    EXPECT_EQ(FreeBytes(), (*r.created)->Memory().baseline_free);
   }
 
   static inline Model* model_ = nullptr;
@@ -171,9 +171,9 @@ CudaOptions Small() { return {.io_threads = 3, .chunk_bytes = 64 << 10}; }
 TEST_F(CudaBackendTest, DerivedCarriesAndWeightsEqualHostBackend) {
   const LoadPlan plan = MakePlan();
   const Run r = RunGpu(plan, Small());
-  ASSERT_NE(r.created.backend, nullptr) << r.created.status.message();
+  ASSERT_TRUE(r.created.ok()) << r.created.status().message();
   ASSERT_TRUE(r.exec.status.ok()) << r.exec.status.message();
-  const Bytes gpu = GpuBytes(plan, *r.created.backend);
+  const Bytes gpu = GpuBytes(plan, **r.created);
   const Bytes host = HostBytes(plan);
   EXPECT_EQ(Compared(plan, true, false).size(), 12u);  // 6 derived expert tensors per layer
   ASSERT_EQ(gpu.size(), host.size());
@@ -183,9 +183,9 @@ TEST_F(CudaBackendTest, DerivedCarriesAndWeightsEqualHostBackend) {
   }
   const std::vector<uint8_t>& fc1 = gpu.at("l0.fc1_w");
   EXPECT_NE(std::count(fc1.begin(), fc1.end(), 0), static_cast<long>(fc1.size()));  // not vacuous
-  EXPECT_EQ(r.created.backend->Times().launches, plan.calls.size());
+  EXPECT_EQ((*r.created)->Times().launches, plan.calls.size());
   // The library's comparison (what `loadplan run --check` prints) agrees.
-  const CudaBackend& backend = *r.created.backend;
+  const CudaBackend& backend = **r.created;
   const HostComparison cmp = CompareWithHost(
       plan, Ckpt(),
       [&backend](BufferId b, uint64_t offset, std::span<uint8_t> out) {
@@ -199,17 +199,17 @@ TEST_F(CudaBackendTest, DerivedCarriesAndWeightsEqualHostBackend) {
 TEST_F(CudaBackendTest, MeasuredPeakEqualsPrediction) {
   const LoadPlan plan = MakePlan();
   const Run r = RunGpu(plan, Small());
-  ASSERT_NE(r.created.backend, nullptr) << r.created.status.message();
+  ASSERT_TRUE(r.created.ok()) << r.created.status().message();
   ASSERT_TRUE(r.exec.status.ok()) << r.exec.status.message();
   const uint64_t predicted = plan.resident_bytes_rounded + plan.arena_bytes_rounded;
   ASSERT_GT(plan.arena_bytes_rounded, 0u);
-  EXPECT_EQ(r.created.backend->PeakBytes(), predicted);
-  const CudaMemory mem = r.created.backend->Memory();
+  EXPECT_EQ((*r.created)->PeakBytes(), predicted);
+  const CudaMemory mem = (*r.created)->Memory();
   EXPECT_EQ(mem.peak_allocated, predicted);
   EXPECT_GE(mem.peak_used_delta + plan.granularity, predicted);
   EXPECT_LE(mem.peak_used_delta, predicted + plan.granularity);
-  EXPECT_EQ(r.created.backend->LiveBytes(), plan.resident_bytes_rounded);  // the arena went back
-  const CudaTimes t = r.created.backend->Times();
+  EXPECT_EQ((*r.created)->LiveBytes(), plan.resident_bytes_rounded);  // the arena went back
+  const CudaTimes t = (*r.created)->Times();
   EXPECT_EQ(t.bytes_filled, simulator::FillBytes(plan));
   EXPECT_GT(t.wall_s, 0);
 }
@@ -261,11 +261,11 @@ TEST_F(CudaBackendTest, LanesPrefetchPlacementAndChunksGiveIdenticalBytes) {
         const CudaOptions o{.io_threads = lanes + 1,
                             .chunk_bytes = prefetch == 3 ? 4096u : 96u << 10};
         const Run r = RunGpu(plan, o);
-        ASSERT_NE(r.created.backend, nullptr) << r.created.status.message();
+        ASSERT_TRUE(r.created.ok()) << r.created.status().message();
         ASSERT_TRUE(r.exec.status.ok()) << r.exec.status.message();
-        EXPECT_EQ(r.created.backend->PeakBytes(),
+        EXPECT_EQ((*r.created)->PeakBytes(),
                   plan.resident_bytes_rounded + plan.arena_bytes_rounded);
-        EXPECT_TRUE(GpuBytes(plan, *r.created.backend) == want);
+        EXPECT_TRUE(GpuBytes(plan, **r.created) == want);
       }
     }
   }
@@ -275,12 +275,12 @@ TEST_F(CudaBackendTest, NaiveLoadGivesTheSameBytesAtTheNaivePeak) {
   const LoadPlan plan = MakePlan({.naive = true});
   EXPECT_EQ(plan.arena_bytes_rounded, 0u);
   const Run r = RunGpu(plan, Small());
-  ASSERT_NE(r.created.backend, nullptr) << r.created.status.message();
+  ASSERT_TRUE(r.created.ok()) << r.created.status().message();
   ASSERT_TRUE(r.exec.status.ok()) << r.exec.status.message();
-  EXPECT_EQ(r.created.backend->PeakBytes(), plan.resident_bytes_rounded);
+  EXPECT_EQ((*r.created)->PeakBytes(), plan.resident_bytes_rounded);
   EXPECT_GT(plan.resident_bytes, MakePlan().resident_bytes);  // both round to 4 MiB here
   const Bytes staged = HostBytes(MakePlan(), true, false);
-  const Bytes got = GpuBytes(plan, *r.created.backend, true, false);
+  const Bytes got = GpuBytes(plan, **r.created, true, false);
   EXPECT_TRUE(got == staged);
 }
 
@@ -289,9 +289,9 @@ TEST_F(CudaBackendTest, NoDeriveLoadsTheWeights) {
   CudaOptions o = Small();
   o.derive = false;
   const Run r = RunGpu(plan, o);
-  ASSERT_NE(r.created.backend, nullptr) << r.created.status.message();
+  ASSERT_TRUE(r.created.ok()) << r.created.status().message();
   ASSERT_TRUE(r.exec.status.ok()) << r.exec.status.message();
-  EXPECT_TRUE(GpuBytes(plan, *r.created.backend, false, true) == HostBytes(plan, false, true));
+  EXPECT_TRUE(GpuBytes(plan, **r.created, false, true) == HostBytes(plan, false, true));
 }
 
 TEST_F(CudaBackendTest, PreflightReportsEveryBindingMismatchBeforeAllocating) {
@@ -305,8 +305,8 @@ TEST_F(CudaBackendTest, PreflightReportsEveryBindingMismatchBeforeAllocating) {
   EXPECT_EQ(base::StatusLines(Preflight(bad, Ckpt())).size(), 2u);
   const uint64_t before = FreeBytes();
   const CudaBackend::CreateResult c = CudaBackend::Create(bad, Ckpt(), Small());
-  EXPECT_EQ(c.backend, nullptr);
-  EXPECT_FALSE(c.status.ok());
+  EXPECT_FALSE(c.ok());
+  EXPECT_FALSE(c.status().ok());
   EXPECT_EQ(FreeBytes(), before);
 }
 
@@ -360,13 +360,13 @@ TEST_F(CudaBackendTest, TensorListsFillEachPartAtItsOffset) {
     SCOPED_TRACE(direct_io ? "direct" : "buffered");
     const CudaOptions o{.io_threads = 3, .chunk_bytes = 16 << 10, .direct_io = direct_io};
     const CudaBackend::CreateResult c = CudaBackend::Create(plan, **ckpt, o);
-    ASSERT_NE(c.backend, nullptr) << c.status.message();
-    const ExecuteResult r = Execute(plan, *c.backend);
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    const ExecuteResult r = Execute(plan, **c);
     ASSERT_TRUE(r.status.ok()) << r.status.message();
     std::vector<uint8_t> got;
-    ASSERT_TRUE(c.backend->CopyOut(x, got).ok());
+    ASSERT_TRUE((*c)->CopyOut(x, got).ok());
     EXPECT_TRUE(got == concat(parts));
-    ASSERT_TRUE(c.backend->CopyOut(g, got).ok());
+    ASSERT_TRUE((*c)->CopyOut(g, got).ok());
     EXPECT_TRUE(got == concat({"model.g.2", "model.g.0", "model.g.1"}));
   }
   for (const std::string& nope : {std::string("model.x.experts.9.w"), std::string()}) {
@@ -379,8 +379,8 @@ TEST_F(CudaBackendTest, TensorListsFillEachPartAtItsOffset) {
     }
     const uint64_t before = FreeBytes();
     const CudaBackend::CreateResult c = CudaBackend::Create(bad, **ckpt, Small());
-    EXPECT_EQ(c.backend, nullptr);
-    const std::string& m = c.status.message();
+    EXPECT_FALSE(c.ok());
+    const std::string& m = c.status().message();
     EXPECT_NE(m.find("buffer x.raw (/buffers/x.raw)"), std::string::npos) << m;
     EXPECT_NE(m.find(nope.empty() ? "its 7 listed tensors hold 458752 bytes together, the "
                                     "buffer 524288"
@@ -400,16 +400,16 @@ TEST_F(CudaBackendTest, ReadErrorStopsTheLoadAndGivesEverythingBack) {
   for (const SafetensorsFile& f : broken.checkpoint->files())
     fs::resize_file(f.path(), 4096);  // after Open
   const CudaBackend::CreateResult c = CudaBackend::Create(plan, *broken.checkpoint, Small());
-  ASSERT_NE(c.backend, nullptr) << c.status.message();
-  const ExecuteResult r = Execute(plan, *c.backend);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  const ExecuteResult r = Execute(plan, **c);
   EXPECT_FALSE(r.status.ok());
   EXPECT_NE(r.status.message().find("changed since it was opened: it is 4096 bytes now"),
             std::string::npos)
       << r.status.message();
   EXPECT_EQ(r.status.kind(), base::ErrorKind::kIo);
   EXPECT_TRUE(r.cleanup.ok()) << r.cleanup.message();
-  EXPECT_EQ(c.backend->LiveBytes(), 0u);
-  EXPECT_EQ(FreeBytes(), c.backend->Memory().baseline_free);
+  EXPECT_EQ((*c)->LiveBytes(), 0u);
+  EXPECT_EQ(FreeBytes(), (*c)->Memory().baseline_free);
   fs::remove_all(dir);
 }
 
@@ -427,7 +427,7 @@ TEST_F(CudaBackendTest, ReadFaultsNameTheFileTensorAndOffsetAndGiveEverythingBac
   const Bytes want = HostBytes(plan);
   const Run clean = RunGpu(plan, Small());
   ASSERT_TRUE(clean.exec.status.ok()) << clean.exec.status.message();
-  const uint64_t reads = clean.created.backend->Times().chunks;
+  const uint64_t reads = (*clean.created)->Times().chunks;
   ASSERT_GT(reads, 4u);
   const size_t fds = OpenFds();
   for (const uint64_t k : {uint64_t{0}, reads / 3, reads / 2, reads - 1}) {
@@ -436,19 +436,19 @@ TEST_F(CudaBackendTest, ReadFaultsNameTheFileTensorAndOffsetAndGiveEverythingBac
       CudaOptions o = Small();
       o.io_faults = f;
       const Run r = RunGpu(plan, o);
-      ASSERT_NE(r.created.backend, nullptr) << r.created.status.message();
+      ASSERT_TRUE(r.created.ok()) << r.created.status().message();
       EXPECT_FALSE(r.exec.status.ok());
       const std::string m = ExpectReadFaultGaveBack(
           r, f.eio_at_read ? "read failed: Input/output error" : "the file ended after");
       EXPECT_NE(m.find(" byte offset "), std::string::npos) << m;
-      EXPECT_EQ(r.created.backend->LiveBytes(), 0u);
+      EXPECT_EQ((*r.created)->LiveBytes(), 0u);
     }
     CudaOptions o = Small();
     o.io_faults = {.short_at_read = k, .eintr_every = true};
     const Run r = RunGpu(plan, o);
-    ASSERT_NE(r.created.backend, nullptr) << r.created.status.message();
+    ASSERT_TRUE(r.created.ok()) << r.created.status().message();
     ASSERT_TRUE(r.exec.status.ok()) << r.exec.status.message();
-    EXPECT_TRUE(GpuBytes(plan, *r.created.backend) == want);
+    EXPECT_TRUE(GpuBytes(plan, **r.created) == want);
   }
   EXPECT_EQ(OpenFds(), fds);
 }
@@ -465,15 +465,15 @@ TEST_F(CudaBackendTest, DirectReadsGiveTheHostsBytesAndTheSameErrors) {
     SCOPED_TRACE(chunk);
     const CudaOptions o{.io_threads = 3, .chunk_bytes = chunk, .direct_io = true};
     const Run r = RunGpu(plan, o);
-    ASSERT_NE(r.created.backend, nullptr) << r.created.status.message();
+    ASSERT_TRUE(r.created.ok()) << r.created.status().message();
     ASSERT_TRUE(r.exec.status.ok()) << r.exec.status.message();
-    EXPECT_TRUE(GpuBytes(plan, *r.created.backend) == want);
-    const uint64_t reads = r.created.backend->Times().chunks;
+    EXPECT_TRUE(GpuBytes(plan, **r.created) == want);
+    const uint64_t reads = (*r.created)->Times().chunks;
     for (const uint64_t k : {uint64_t{0}, reads / 2}) {
       CudaOptions f = o;
       f.io_faults = {.eio_at_read = k};
       const Run bad = RunGpu(plan, f);
-      ASSERT_NE(bad.created.backend, nullptr) << bad.created.status.message();
+      ASSERT_TRUE(bad.created.ok()) << bad.created.status().message();
       ExpectReadFaultGaveBack(bad, "direct read failed: Input/output error");
     }
   }
@@ -490,15 +490,15 @@ TEST_F(CudaBackendTest, ChunksReadInPiecesGiveTheHostsBytes) {
   constexpr uint64_t kChunk = 64 << 10, kPiece = 10'000;
   const CudaOptions o{.io_threads = 1, .chunk_bytes = kChunk, .read_bytes = kPiece};
   const Run r = RunGpu(plan, o);
-  ASSERT_NE(r.created.backend, nullptr) << r.created.status.message();
+  ASSERT_TRUE(r.created.ok()) << r.created.status().message();
   ASSERT_TRUE(r.exec.status.ok()) << r.exec.status.message();
-  EXPECT_TRUE(GpuBytes(plan, *r.created.backend) == want);
+  EXPECT_TRUE(GpuBytes(plan, **r.created) == want);
   bool past_first_piece = false;
   for (uint64_t k = 1; k <= 48; ++k) {  // 48 reads: past the small tensors into a large one
     CudaOptions f = o;
     f.io_faults = {.eio_at_read = k};
     const Run bad = RunGpu(plan, f);
-    ASSERT_NE(bad.created.backend, nullptr) << bad.created.status.message();
+    ASSERT_TRUE(bad.created.ok()) << bad.created.status().message();
     const std::string m = ExpectReadFaultGaveBack(bad, "read failed: Input/output error");
     const size_t at = m.find(" byte offset ");
     ASSERT_NE(at, std::string::npos) << m;
@@ -509,9 +509,9 @@ TEST_F(CudaBackendTest, ChunksReadInPiecesGiveTheHostsBytes) {
   EXPECT_TRUE(past_first_piece) << "no fault fell past a chunk's first piece";
   const Run refused = RunGpu(
       plan, {.io_threads = 1, .chunk_bytes = kChunk, .read_bytes = kPiece, .direct_io = true});
-  EXPECT_EQ(refused.created.backend, nullptr);
-  EXPECT_NE(refused.created.status.message().find("buffered reads"), std::string::npos)
-      << refused.created.status.message();
+  EXPECT_FALSE(refused.created.ok());
+  EXPECT_NE(refused.created.status().message().find("buffered reads"), std::string::npos)
+      << refused.created.status().message();
 }
 
 // run --ceilings' "both at once" probe: the reads' bytes are the host-read probe's, whole

@@ -40,7 +40,7 @@ uint64_t FreeBytes() {
 class CudaSlices : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    if (!NoDeviceReason().empty()) return;
+    if (!DeviceUsable().ok()) return;
     dir_ = new test_support::TempCheckpoint(*tensors_);
     base::Result<std::unique_ptr<Checkpoint>> c = Checkpoint::Open(dir_->dir.string());
     if (c.ok()) ckpt_ = c->release();
@@ -51,7 +51,7 @@ class CudaSlices : public ::testing::Test {
     for (const bool direct : {false, true}) {
       const CudaOptions o{.io_threads = 2, .chunk_bytes = 4096, .direct_io = direct};
       CudaBackend::CreateResult created = CudaBackend::Create(plan, *ckpt_, o);
-      if (created.backend) (void)Execute(plan, *created.backend);
+      if (created.ok()) (void)Execute(plan, **created);
     }
   }
   static void TearDownTestSuite() {
@@ -61,7 +61,7 @@ class CudaSlices : public ::testing::Test {
     dir_ = nullptr;
   }
   void SetUp() override {
-    if (const std::string why = NoDeviceReason(); !why.empty()) GTEST_SKIP() << why;
+    if (const base::Status why = DeviceUsable(); !why.ok()) GTEST_SKIP() << why.message();
     ASSERT_NE(ckpt_, nullptr);
   }
 
@@ -87,10 +87,10 @@ TEST_F(CudaSlices, EveryModeDtypeAndDimEqualsElementWiseSlicing) {
                               .slice_read = mode,
                               .slice_costs = {.read_rate = 1e10}};
           CudaBackend::CreateResult created = CudaBackend::Create(plan, *ckpt_, o);
-          ASSERT_NE(created.backend, nullptr) << what << ": " << created.status.message();
-          const ExecuteResult r = Execute(plan, *created.backend);
+          ASSERT_TRUE(created.ok()) << what << ": " << created.status().message();
+          const ExecuteResult r = Execute(plan, **created);
           ASSERT_TRUE(r.status.ok()) << what << ": " << r.status.message();
-          const CudaTimes t = created.backend->Times();
+          const CudaTimes t = (*created)->Times();
           EXPECT_EQ(t.slices_as_runs + t.slices_as_span, dim == 0 ? 0u : 6u) << what;
           if (dim > 0 && mode == SliceRead::kRuns) {
             EXPECT_EQ(t.slices_as_runs, 6u) << what;
@@ -105,7 +105,7 @@ TEST_F(CudaSlices, EveryModeDtypeAndDimEqualsElementWiseSlicing) {
             for (const auto& [name, s] : test_support::Slices(tensor)) {
               if (s.dim != dim) continue;
               std::vector<uint8_t> got;
-              ASSERT_TRUE(created.backend->CopyOut(test_support::Buffer(plan, name).id, got).ok());
+              ASSERT_TRUE((*created)->CopyOut(test_support::Buffer(plan, name).id, got).ok());
               EXPECT_EQ(got, test_support::Reference(tensor, s)) << what << ": " << name;
               ++compared;
             }
@@ -135,15 +135,15 @@ TEST_F(CudaSlices, AReadFaultAtAnyReadOfEitherModeGivesEverythingBack) {
                           .io_faults = {.eio_at_read = k},
                           .slice_read = mode};
       CudaBackend::CreateResult created = CudaBackend::Create(plan, *ckpt_, o);
-      ASSERT_NE(created.backend, nullptr) << created.status.message();
-      const ExecuteResult r = Execute(plan, *created.backend);
+      ASSERT_TRUE(created.ok()) << created.status().message();
+      const ExecuteResult r = Execute(plan, **created);
       const std::string what = fmt::format("{} read {}", SliceReadName(mode), k);
       ASSERT_FALSE(r.status.ok()) << what;
       EXPECT_EQ(r.status.kind(), base::ErrorKind::kIo) << what << ": " << r.status.message();
       EXPECT_NE(r.status.message().find("tensor bf16"), std::string::npos) << r.status.message();
       EXPECT_TRUE(r.cleanup.ok()) << r.cleanup.message();
-      EXPECT_EQ(created.backend->LiveBytes(), 0u) << what;
-      EXPECT_EQ(FreeBytes(), created.backend->Memory().baseline_free) << what;
+      EXPECT_EQ((*created)->LiveBytes(), 0u) << what;
+      EXPECT_EQ(FreeBytes(), (*created)->Memory().baseline_free) << what;
     }
   }
 }

@@ -3,7 +3,7 @@
 // main's return (the runtime's exit handlers destroy the primary context) or through
 // std::_Exit after an explicit cudaDeviceReset, or std::_Exit alone (the kernel driver tears
 // the context down when the process's descriptors close). The wall time around the process,
-// measured by its caller (scripts/gpu-check PARTS=paths), less what it prints, is the exec and
+// measured by its caller (scripts/gpu/gpu-check PARTS=paths), less what it prints, is the exec and
 // the exit.
 //
 //   bench_context_exit MODE GIB      MODE: return | reset-exit | exit

@@ -5,7 +5,7 @@
         [--config T:C[:FLAG]... | default[:FLAG]...]... [--peer NAME[:job]]... [--disk BS_MIB:STREAMS]...
 
 STORAGE is cold, tmpfs or page-cache (a label; cold also evicts CKPT_DIR's shards from the page
-cache before every row, as scripts/gpu-check's peers part). Each round runs every row once, in
+cache before every row, as scripts/gpu/gpu-check's peers part). Each round runs every row once, in
 the order given, each in a fresh process: a config T:C is `loadplan run --no-derive --io-threads
 T --chunk-mib C` (`default` takes run's own); FLAGs: direct (`--direct`), rR (`--read-mib R`), job
 (derive on: the whole job). A peer is bench/peers/peer_load.py NAME (raw load; NAME:job adds its

@@ -4,7 +4,7 @@
     python3 bench/deploy/aggregate.py RANK_REPORT... [--ceilings CEILINGS.json] [--json OUT]
 
 Each RANK_REPORT is one rank's report of the same launch (torchrun or mpirun, one process per
-GPU; `scripts/gpu-check` PARTS=multi writes them as rank-K.json). The aggregate rate is the
+GPU; `scripts/gpu/gpu-check` PARTS=multi writes them as rank-K.json). The aggregate rate is the
 bytes every rank filled ÷ the window from the first rank's load start (`runs[].started_unix_s`)
 to the last rank's end (start + `wall_s`): the ranks' loads are not assumed to line up. Each
 rank's peak is checked against its stage's prediction. Each report must hold one run (--repeat

@@ -1,6 +1,6 @@
 """The MXFP4 expert prep (gpt-oss) with torch ops, as a peer loader's user would run it.
 
-The recipe is docs/kernels.md "The MXFP4 recipe specification"; scripts/recipe_check.py
+The recipe is docs/kernels.md "The MXFP4 recipe specification"; scripts/dev/recipe_check.py
 has it as numpy (fc1_rows, fc2_rows, block_shuffle, swizzle, widen_bf16) and
 bench/peers/test_mxfp4_prep.py checks these functions against those, byte for byte.
 

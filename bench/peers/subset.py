@@ -9,7 +9,7 @@ model.safetensors.index.json over their tensors and manifest.json: MANIFEST's bu
 those tensors, the derive programs whose sources are all among them with their carries (marked
 export: nothing in the subset reads them), and no other program. Every loader then reads the
 same bytes: the peers every tensor of OUT_DIR's shards, loadplan the subset manifest's. The cold
-part of scripts/gpu-check uses it when the budget does not cover the whole checkpoint.
+part of scripts/gpu/gpu-check uses it when the budget does not cover the whole checkpoint.
 Prints one JSON line: shards, bytes, tensors, derive programs.
 """
 import glob

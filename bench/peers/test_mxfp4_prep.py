@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/peers/mxfp4_prep.py (torch) against scripts/recipe_check.py (numpy), byte for byte.
+"""bench/peers/mxfp4_prep.py (torch) against scripts/dev/recipe_check.py (numpy), byte for byte.
 
 Random bytes (NaN and infinity BF16 patterns included) on small shapes, edge shapes (no row
 padding, one expert of gpt-oss-120b's full size) and the whole prep() over a small
@@ -16,7 +16,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts", "dev"))
 import recipe_check  # noqa: E402  (the recipe as numpy)
 
 try:

@@ -2,7 +2,7 @@
 //
 // librsvg (Debian librsvg2-2, ~50 shared libraries with cairo, pango and glib) is loaded at
 // run time with dlopen on the first PNG asked for, not linked: the `loadplan` binary that
-// scripts/gpu-pack ships to the GPU machine carries no part of it, and a machine without it
+// scripts/gpu/gpu-pack ships to the GPU machine carries no part of it, and a machine without it
 // gets a clear error for PNG while SVG, DOT and JSON work.
 #pragma once
 

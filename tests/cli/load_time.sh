@@ -32,7 +32,7 @@ expect 2 "--fit lots: not a size" "$L" plan m2.json --fit lots
 expect 0 '"choice": 0' "$L" plan m2.json --fit 8GiB --format json
 expect 1 '"needs_bytes"' "$L" plan m2.json --fit 1GiB --format json
 expect 0 'choice: +staged, lanes 2' "$L" plan m2.json --fit 8GiB --lanes 2
-# calibrate: no GPU on CI; with one it measures (scripts/gpu-check's predict part).
+# calibrate: no GPU on CI; with one it measures (scripts/gpu/gpu-check's predict part).
 if ! command -v nvidia-smi >/dev/null || ! nvidia-smi >/dev/null 2>&1; then
   expect 3 "no CUDA device" "$L" calibrate -o p.json --dir "$work"  # as run: 3, no device
   expect 3 "no CUDA device" "$L" calibrate --choose-io -o p.json --dir "$work"

@@ -14,7 +14,7 @@ namespace loadplan::fuzz {
 namespace {
 
 const std::vector<std::string>& Seeds() {
-  // $LOADPLAN_SOURCE_DIR (set by scripts/properties-long) where the binary runs elsewhere.
+  // $LOADPLAN_SOURCE_DIR (set by scripts/dev/properties-long) where the binary runs elsewhere.
   const char* dir = std::getenv("LOADPLAN_SOURCE_DIR");
   static const std::vector<std::string> kSeeds =
       SeedTexts(dir != nullptr ? dir : LOADPLAN_SOURCE_DIR);

@@ -1,5 +1,5 @@
 // Writes CPU-reference inputs and outputs of every MXFP4 kernel (and fp8_block_bf16) as .npy files
-// plus cases.txt, for scripts/recipe_check.py, which recomputes the recipe from
+// plus cases.txt, for scripts/dev/recipe_check.py, which recomputes the recipe from
 // the recipe text (docs/kernels.md) with numpy and compares. Directory: $LOADPLAN_RECIPE_DIR
 // (then gpt-oss-120b sized cases are added), else a temporary one (small cases,
 // so the writer itself stays tested).

@@ -1,5 +1,5 @@
 """The Python blocks of docs/python.md that need no GPU run as written (the GPU ones run on
-the H200 through scripts/gpu-python), so the docs cannot show code that does not work."""
+the H200 through scripts/gpu/gpu-python), so the docs cannot show code that does not work."""
 
 import os
 import re

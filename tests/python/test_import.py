@@ -78,7 +78,7 @@ def _fits(manifest, batch, ctx, device):
 
 @pytest.mark.parametrize("model", ["llama-3.1-8b", "gpt-oss-120b"])
 def test_models_doc_rows_are_what_plan_computes(tmp_path, model):
-    """docs/models.md's rows for the two models it computes by hand (scripts/models-doc made
+    """docs/models.md's rows for the two models it computes by hand (scripts/regen/models-doc made
     the table): recomputed here with the package."""
     row = next(line for line in (ROOT / "docs" / "models.md").read_text().splitlines()
                if line.startswith(f"| {model} |"))

@@ -2,7 +2,7 @@
 where both are installed, transformers' own small models saved as safetensors, imported with
 layout="transformers", their tensors read as the manifest binds them (stacked experts: the
 tensors one after another) and attached to the meta model give logits torch.equal to
-transformers' from_pretrained. The GPU path (loadplan.load) runs in scripts/gpu-check's zoo."""
+transformers' from_pretrained. The GPU path (loadplan.load) runs in scripts/gpu/gpu-check's zoo."""
 
 import importlib.util
 import json

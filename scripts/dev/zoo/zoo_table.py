@@ -2,7 +2,7 @@
 """check_zoo.py's JSON -> the markdown table of docs/models.md ("The zoo"): one row per
 causal-LM model_type, the totals first.
 
-    python3 scripts/zoo/zoo_table.py ZOO_CHECK.json [--zoo ZOO_DIR/zoo.json]
+    python3 scripts/dev/zoo/zoo_table.py ZOO_CHECK.json [--zoo ZOO_DIR/zoo.json]
 """
 import json
 import sys

@@ -5,7 +5,7 @@ hidden 64, 2 layers, 4 heads, vocabulary 256, 4 experts), saves each as sharded 
 the parameters and buffers its model holds (the layout loadplan's ``--layout transformers``
 must produce), tied parameters, and the cache after a prefill.
 
-    python3 scripts/zoo/make_zoo.py OUT_DIR [--types llama,qwen3_moe] [--deadline-s 420]
+    python3 scripts/dev/zoo/make_zoo.py OUT_DIR [--types llama,qwen3_moe] [--deadline-s 420]
 
 Writes OUT_DIR/<model_type>/ (config.json, model.safetensors.index.json, shards) and
 OUT_DIR/zoo.json ({model_type: record}). Needs torch and transformers (the GPU machine has

@@ -2,7 +2,7 @@
 """Every rank of a tensor-parallel deployment loaded on the one GPU, one after another, each
 compared byte for byte with torch's slicing of what safetensors reads whole (issue 30).
 
-    python3 scripts/gpu_ranks.py DEPLOY.json CKPT_DIR [--json OUT]
+    python3 scripts/gpu/gpu_ranks.py DEPLOY.json CKPT_DIR [--json OUT]
 
 Per rank: loadplan.load(DEPLOY, CKPT, rank=r) (its own peak against the prediction, GB/s,
 bytes read), then for every buffer of the rank's manifest bound to a tensor: the loaded bytes

@@ -2,7 +2,7 @@
 """Python's load of a deployment file under a launcher (docs/deploy.md): run by torchrun, one
 process per stage; prints the stage this process loaded, its GPU and the load's rate.
 
-    torchrun --nproc-per-node N scripts/deploy_check.py DEPLOY.json CHECKPOINT [--nccl]
+    torchrun --nproc-per-node N scripts/gpu/deploy_check.py DEPLOY.json CHECKPOINT [--nccl]
 
 --nccl then checks the stage boundaries through NCCL (torch.distributed, NVLink multicast off
 as the GPU machines require): each stage k < N-1 sends a fresh tensor of each exported

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The zoo check: every family scripts/zoo/make_zoo.py saved, through loadplan.
+"""The zoo check: every family scripts/dev/zoo/make_zoo.py saved, through loadplan.
 
-    python3 scripts/zoo/check_zoo.py ZOO_DIR [--device cuda|cpu] [--types a,b] [--json F] [--md F]
+    python3 scripts/dev/zoo/check_zoo.py ZOO_DIR [--device cuda|cpu] [--types a,b] [--json F] [--md F]
 
 Per family (a folder ZOO_DIR/<model_type> and its record in ZOO_DIR/zoo.json):
   import  loadplan.import_model(folder, layout="transformers") makes a manifest that verifies

@@ -10,9 +10,9 @@ that tests/kernels/recipe_dump_test.cc wrote, and compares with the outputs of
 our CPU reference, byte for byte.
 
     # dump (gpt-oss-120b sized cases included) and check in one go:
-    python3 scripts/recipe_check.py --run build/tests/recipe_dump_test
+    python3 scripts/dev/recipe_check.py --run build/tests/recipe_dump_test
     # or check a directory dumped earlier (LOADPLAN_RECIPE_DIR=DIR recipe_dump_test):
-    python3 scripts/recipe_check.py DIR
+    python3 scripts/dev/recipe_check.py DIR
 
 Exit status 0 when every case matches, 1 otherwise.
 """

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """On the GPU machine: loadplan.load (the Python package) against safetensors + the recipe.
 
-    python3 scripts/python_gpu_check.py compare MANIFEST CKPT
+    python3 scripts/gpu/python_gpu_check.py compare MANIFEST CKPT
         loads MANIFEST's checkpoint into torch through loadplan.load and checks every derived
         carry byte for byte against the same prep done independently: the source tensors read
-        with safetensors (torch) and the recipe recomputed with numpy (scripts/recipe_check.py);
+        with safetensors (torch) and the recipe recomputed with numpy (scripts/dev/recipe_check.py);
         also zero copy (two from_dlpack views share one pointer) and memory after `del`.
-    python3 scripts/python_gpu_check.py speed MANIFEST CKPT LOADPLAN_CLI ROUNDS
+    python3 scripts/gpu/python_gpu_check.py speed MANIFEST CKPT LOADPLAN_CLI ROUNDS
         GB/s of loadplan.load beside `loadplan run` on the same checkpoint, alternating.
 Exit status 0 when everything matches.
 """
@@ -22,7 +22,7 @@ import numpy as np
 import torch
 from safetensors import safe_open
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dev"))
 import recipe_check  # noqa: E402  (the recipe as numpy, independent of our C++)
 
 import loadplan  # noqa: E402

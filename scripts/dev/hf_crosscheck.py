@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """On the GPU machine: `loadplan import` + `loadplan.load` against the reference (transformers).
 
-    python3 scripts/hf_crosscheck.py --loadplan build/cli/loadplan --out DIR [--only 1,2,3,4]
+    python3 scripts/dev/hf_crosscheck.py --loadplan build/cli/loadplan --out DIR [--only 1,2,3,4]
         [--gpu 0] [--import-args "--max-batch 4 --max-ctx 1024"] [--timeout 600]
-    python3 scripts/hf_crosscheck.py --emulate --out DIR     (no GPU, no loadplan: see below)
+    python3 scripts/dev/hf_crosscheck.py --emulate --out DIR     (no GPU, no loadplan: see below)
 
 1. llama / qwen3_moe: tiny seeded random models save_pretrained'd into sharded safetensors
    (an index), `loadplan import DIR -o m.json`, loadplan.load(...).state_dict("torch") assigned
@@ -46,7 +46,7 @@ import time
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))  # scripts/: hf_skeleton.py
 import hf_skeleton  # noqa: E402  (stdlib only)
 
 import numpy as np  # noqa: E402

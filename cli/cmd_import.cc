@@ -91,14 +91,28 @@ int RunTensorParallel(const ImportCliOptions& o, const importer::ImportOptions& 
                  "folder)\n");
     return 2;
   }
-  base::Result<importer::TensorParallelImport> r = importer::ImportTensorParallel(
-      o.dir, o.tensor_parallel.value_or(1), options, o.expert_parallel.value_or(1));
+  if (o.pipeline && o.expert_parallel) {
+    std::fprintf(stderr,
+                 "loadplan import: --expert-parallel with --pipeline is not supported "
+                 "(pipeline stages of tensor-parallel ranks are: --pipeline P "
+                 "--tensor-parallel T)\n");
+    return 2;
+  }
+  base::Result<importer::TensorParallelImport> r =
+      o.pipeline ? importer::ImportPipelineTensorParallel(o.dir, *o.pipeline,
+                                                          o.tensor_parallel.value_or(1), options)
+                 : importer::ImportTensorParallel(o.dir, o.tensor_parallel.value_or(1), options,
+                                                  o.expert_parallel.value_or(1));
   if (!r.ok()) return Fail(r.status());
+  const auto file = [&](size_t k) {  // rank k's manifest file
+    const auto t = static_cast<size_t>(o.tensor_parallel.value_or(1));
+    return o.pipeline ? importer::GridFileName(k / t, k % t) : importer::RankFileName(k);
+  };
   std::error_code ec;
   std::filesystem::create_directories(o.out, ec);
   const std::filesystem::path dir(o.out);
   for (size_t k = 0; k < r->texts.size(); ++k) {
-    const std::string path = (dir / importer::RankFileName(k)).string();
+    const std::string path = (dir / file(k)).string();
     if (base::Status st = WriteOutput(path, r->texts[k]); !st.ok()) {
       std::fprintf(stderr, "loadplan import: %s\n", st.message().c_str());
       return 2;
@@ -119,7 +133,7 @@ int RunTensorParallel(const ImportCliOptions& o, const importer::ImportOptions& 
         rk.experts.empty()
             ? ""
             : fmt::format(", experts {}..{}", rk.experts.front(), rk.experts.back()).c_str(),
-        (dir / importer::RankFileName(k)).string().c_str());
+        (dir / file(k)).string().c_str());
   }
   std::fprintf(stderr, "wrote %s (loadplan plan %s)\n", deploy.c_str(), deploy.c_str());
   return 0;
@@ -147,8 +161,8 @@ int RunImport(const ImportCliOptions& o) {
   options.recipe = *recipe;
   options.kv_dtype = *kv;
   options.layout = *layout;
-  if (o.pipeline) return RunPipeline(o, options, t0);
   if (o.tensor_parallel || o.expert_parallel) return RunTensorParallel(o, options, t0);
+  if (o.pipeline) return RunPipeline(o, options, t0);
   base::Result<importer::ImportResult> r = importer::ImportModel(o.dir, options);
   if (!r.ok()) return Fail(r.status());
   if (base::Status st = WriteOutput(o.out.empty() ? "-" : o.out, r->text); !st.ok()) {

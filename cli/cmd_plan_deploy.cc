@@ -55,6 +55,45 @@ int RejectOptions(const PlanCliOptions& o) {
   return 2;
 }
 
+// "stage 2", "rank 5", or in a grid of pipeline stages of tensor-parallel ranks "stage 1 rank 0".
+std::string StageLabel(const Deployment& d, size_t k, const std::string& path) {
+  const auto t = static_cast<size_t>(d.tensor_parallel);
+  if (t <= 1) return fmt::format("stage {} ({})", k, path);
+  if (d.stages.size() == t) return fmt::format("rank {} ({})", k, path);
+  return fmt::format("stage {} rank {} ({})", k / t, k % t, path);
+}
+
+// A pointer into a column's stages ("/stages/<j>/...") as one into the deployment's: stage j of
+// rank `rank` is /stages/<j t + rank>.
+std::string GridPointer(const std::string& ptr, size_t t, size_t rank) {
+  constexpr std::string_view kStages = "/stages/";
+  if (!ptr.starts_with(kStages)) return ptr;
+  size_t end = kStages.size(), j = 0;
+  while (end < ptr.size() && ptr[end] >= '0' && ptr[end] <= '9') j = j * 10 + (ptr[end++] - '0');
+  if (end == kStages.size()) return ptr;
+  return fmt::format("{}{}{}", kStages, j * t + rank, ptr.substr(end));
+}
+
+// The boundary checks of pipeline stages: between stage p and p+1 of each tensor-parallel rank
+// t (its column of the grid); none within one stage's ranks.
+std::vector<Diagnostic> GridBoundaries(const Deployment& d, const std::vector<Stage>& stages) {
+  const auto t = static_cast<size_t>(std::max<int64_t>(d.tensor_parallel, 1));
+  std::vector<Diagnostic> out;
+  for (size_t rank = 0; rank < t; ++rank) {
+    std::vector<simulator::StageView> column;
+    for (size_t k = rank; k < stages.size(); k += t) {
+      column.push_back(
+          {.manifest = &stages[k].in.check.result.verified->manifest(), .label = stages[k].label});
+    }
+    for (Diagnostic& x : simulator::CheckBoundaries(column)) {
+      x.pointer = GridPointer(x.pointer, t, rank);
+      for (verifier::Note& n : x.notes) n.pointer = GridPointer(n.pointer, t, rank);
+      out.push_back(std::move(x));
+    }
+  }
+  return out;
+}
+
 // Reads and checks every stage; the worst exit code over them (2 unreadable, 1 errors).
 int LoadStages(const Deployment& d, const std::string& file, Format format,
                std::vector<Stage>& stages, json& collected) {
@@ -62,9 +101,7 @@ int LoadStages(const Deployment& d, const std::string& file, Format format,
   std::vector<Diagnostic> unreadable;
   for (size_t k = 0; k < d.stages.size(); ++k) {
     const DeploymentStage& spec = d.stages[k];
-    Stage s{
-        .in = LoadAndCheck(spec.path),
-        .label = fmt::format("{} {} ({})", d.tensor_parallel > 1 ? "rank" : "stage", k, spec.path)};
+    Stage s{.in = LoadAndCheck(spec.path), .label = StageLabel(d, k, spec.path)};
     const int code = ExitCodeOf(s.in);
     worst = std::max(worst, code);
     if (!s.in.read.ok()) {
@@ -183,11 +220,20 @@ ReadTotals ReadTotalsOf(const std::vector<Stage>& stages) {
 std::string TableText(const Deployment& d, const std::string& file,
                       const std::vector<Stage>& stages) {
   const bool tp = d.tensor_parallel > 1;
-  std::string out = tp ? fmt::format("deployment {} ({}): {} ranks of tensor parallel {}\n", d.name,
-                                     file, stages.size(), d.tensor_parallel)
-                       : fmt::format("deployment {} ({}): {} stage{}, {} boundar{} verified\n",
-                                     d.name, file, stages.size(), stages.size() == 1 ? "" : "s",
-                                     stages.size() - 1, stages.size() == 2 ? "y" : "ies");
+  const size_t pipeline =
+      stages.size() / static_cast<size_t>(std::max<int64_t>(d.tensor_parallel, 1));
+  std::string out =
+      tp && pipeline > 1
+          ? fmt::format(
+                "deployment {} ({}): {} ranks, {} pipeline stages x {} tensor-parallel "
+                "ranks, {} boundaries verified\n",
+                d.name, file, stages.size(), pipeline, d.tensor_parallel,
+                (pipeline - 1) * static_cast<size_t>(d.tensor_parallel))
+      : tp ? fmt::format("deployment {} ({}): {} ranks of tensor parallel {}\n", d.name, file,
+                         stages.size(), d.tensor_parallel)
+           : fmt::format("deployment {} ({}): {} stage{}, {} boundar{} verified\n", d.name, file,
+                         stages.size(), stages.size() == 1 ? "" : "s", stages.size() - 1,
+                         stages.size() == 2 ? "y" : "ies");
   out += fmt::format("  {:<4}{:<24}{:>14}{:>14}{:>14}  {:<30}{}\n", "GPU", "manifest", "load peak",
                      "once peak", "serve peak", "device", "fits");
   for (size_t k = 0; k < stages.size(); ++k) {
@@ -322,11 +368,7 @@ int RunPlanDeployment(const PlanCliOptions& options) {
   std::vector<Stage> stages;
   if (const int rc = LoadStages(d, options.file, options.format, stages, collected); rc != 0)
     return Fail(options.format, collected, rc);
-  std::vector<simulator::StageView> views;
-  for (const Stage& s : stages)
-    views.push_back({.manifest = &s.in.check.result.verified->manifest(), .label = s.label});
-  const std::vector<Diagnostic> b =  // ranks of one tensor-parallel group have no boundaries
-      d.tensor_parallel > 1 ? std::vector<Diagnostic>{} : simulator::CheckBoundaries(views);
+  const std::vector<Diagnostic> b = GridBoundaries(d, stages);
   if (!b.empty()) {
     Report(b, options.file, options.format, collected);
     return Fail(options.format, collected, 1);

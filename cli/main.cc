@@ -191,9 +191,9 @@ void AddImportSplits(CLI::App* cmd, cli::ImportCliOptions& o) {
                   "stage-0.json ... and deploy.json (docs/import.md)");
   cmd->add_option("--tensor-parallel", o.tensor_parallel,
                   "Split into T tensor-parallel ranks, each reading its slices of the "
-                  "checkpoint: -o DIR gets rank-0.json ... and deploy.json (docs/deploy.md)")
-      ->check(IntIn(1, 4096))
-      ->excludes("--pipeline");
+                  "checkpoint: -o DIR gets rank-0.json ... and deploy.json (docs/deploy.md); "
+                  "with --pipeline P, each stage into T: stage-P-rank-T.json ...")
+      ->check(IntIn(1, 4096));
   cmd->add_option("--expert-parallel", o.expert_parallel,
                   "With per-expert MoE tensors: deal the experts whole over T x E ranks "
                   "(attention tensor-parallel within T), -o DIR as --tensor-parallel")

@@ -1,6 +1,8 @@
 // SplitTensorParallel: one tensor-parallel rank's manifest (tensor_parallel.h).
 #include "importer/tensor_parallel.h"
 
+#include "importer/pipeline.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <optional>
@@ -220,6 +222,34 @@ base::Result<TensorParallelRank> SplitTensorParallel(const verifier::Manifest& f
 
 std::string RankFileName(size_t rank) { return fmt::format("rank-{}.json", rank); }
 
+namespace {
+
+// Rank `r` of `m`, verified, appended to `out` with its file name in `stages`.
+base::Status AddRank(const verifier::Manifest& m, const HfConfig& c, int64_t tp, int64_t r,
+                     int64_t ep, const std::string& file, TensorParallelImport& out,
+                     nlohmann::json& stages) {
+  base::Result<TensorParallelRank> rank = SplitTensorParallel(m, c, tp, r, ep);
+  if (!rank.ok()) return rank.status();
+  const verifier::VerifyResult v = verifier::Verify(rank->manifest);
+  if (!v.ok()) {
+    return base::Status::Error(
+        fmt::format("{} does not verify: {}", file,
+                    v.diags.empty() ? "" : v.diags.front().code + " " + v.diags.front().message),
+        base::ErrorKind::kInternal);
+  }
+  out.texts.push_back(verifier::WriteManifest(rank->manifest));
+  out.ranks.push_back(std::move(*rank));
+  stages.push_back({{"manifest", file}});
+  return base::Status::Ok();
+}
+
+std::string DeploymentText(const std::string& name, int64_t tp, const nlohmann::json& stages) {
+  return nlohmann::json{{"deployment", name}, {"tensor_parallel", tp}, {"stages", stages}}.dump(2) +
+         "\n";
+}
+
+}  // namespace
+
 base::Result<TensorParallelImport> ImportTensorParallel(const std::string& dir, int64_t tp,
                                                         const ImportOptions& options, int64_t ep) {
   if (tp < 1 || tp > 4096 || ep < 1 || ep > 4096 || tp * ep > 4096) {
@@ -234,27 +264,45 @@ base::Result<TensorParallelImport> ImportTensorParallel(const std::string& dir, 
   TensorParallelImport out{.full = std::move(*full)};
   nlohmann::json stages = nlohmann::json::array();
   for (int64_t r = 0; r < tp * ep; ++r) {
-    base::Result<TensorParallelRank> rank = SplitTensorParallel(out.full.manifest, *c, tp, r, ep);
-    if (!rank.ok()) return rank.status();
-    const verifier::VerifyResult v = verifier::Verify(rank->manifest);
-    if (!v.ok()) {
-      return base::Status::Error(
-          fmt::format("rank {} does not verify: {}", r,
-                      v.diags.empty() ? "" : v.diags.front().code + " " + v.diags.front().message),
-          base::ErrorKind::kInternal);
-    }
-    out.texts.push_back(verifier::WriteManifest(rank->manifest));
-    out.ranks.push_back(std::move(*rank));
-    stages.push_back({{"manifest", RankFileName(static_cast<size_t>(r))}});
+    const std::string file = RankFileName(static_cast<size_t>(r));
+    if (base::Status st = AddRank(out.full.manifest, *c, tp, r, ep, file, out, stages); !st.ok())
+      return st;
   }
   out.deployment =
-      nlohmann::json{
-          {"deployment", ep > 1 ? fmt::format("{}-tp{}-ep{}", out.full.manifest.name, tp, ep)
-                                : fmt::format("{}-tp{}", out.full.manifest.name, tp)},
-          {"tensor_parallel", tp * ep},
-          {"stages", stages}}
-          .dump(2) +
-      "\n";
+      DeploymentText(ep > 1 ? fmt::format("{}-tp{}-ep{}", out.full.manifest.name, tp, ep)
+                            : fmt::format("{}-tp{}", out.full.manifest.name, tp),
+                     tp * ep, stages);
+  return out;
+}
+
+std::string GridFileName(size_t stage, size_t rank) {
+  return fmt::format("stage-{}-rank-{}.json", stage, rank);
+}
+
+base::Result<TensorParallelImport> ImportPipelineTensorParallel(const std::string& dir,
+                                                                int64_t pipeline, int64_t tp,
+                                                                const ImportOptions& options) {
+  if (tp < 1 || pipeline < 1 || tp * pipeline > 4096) {
+    return base::Status::Error(
+        fmt::format("--pipeline {} x --tensor-parallel {} is not 1 to 4096 ranks", pipeline, tp),
+        base::ErrorKind::kOption);
+  }
+  base::Result<PipelineImport> pipe = ImportPipeline(dir, pipeline, options);
+  if (!pipe.ok()) return pipe.status();
+  base::Result<HfConfig> c = ReadHfConfig((fs::path(dir) / "config.json").string(), options.strict);
+  if (!c.ok()) return c.status();
+  TensorParallelImport out{.full = std::move(pipe->full)};
+  nlohmann::json stages = nlohmann::json::array();
+  for (size_t p = 0; p < pipe->stages.size(); ++p) {
+    for (int64_t t = 0; t < tp; ++t) {
+      const std::string file = GridFileName(p, static_cast<size_t>(t));
+      if (base::Status st = AddRank(pipe->stages[p].manifest, *c, tp, t, 1, file, out, stages);
+          !st.ok())
+        return st;
+    }
+  }
+  out.deployment =
+      DeploymentText(fmt::format("{}-pp{}-tp{}", out.full.manifest.name, pipeline, tp), tp, stages);
   return out;
 }
 

@@ -56,4 +56,13 @@ base::Result<TensorParallelImport> ImportTensorParallel(const std::string& dir, 
                                                         int64_t ep = 1);
 std::string RankFileName(size_t rank);  // "rank-0.json"
 
+// `import DIR --pipeline P --tensor-parallel T`: ImportPipeline's P stages, each split into T
+// tensor-parallel ranks (SplitTensorParallel of the stage), P x T manifests in rank order
+// (rank p T + t is stage p's tensor-parallel rank t, as vLLM and Megatron number them) and the
+// deployment file ({"deployment", "tensor_parallel": T, "stages": [stage-0-rank-0.json, ...]}).
+base::Result<TensorParallelImport> ImportPipelineTensorParallel(const std::string& dir,
+                                                                int64_t pipeline, int64_t tp,
+                                                                const ImportOptions& options);
+std::string GridFileName(size_t stage, size_t rank);  // "stage-1-rank-0.json"
+
 }  // namespace loadplan::importer

@@ -138,18 +138,19 @@ std::optional<json> DocumentOf(std::string_view text, std::vector<verifier::Diag
   return j;
 }
 
-// "tensor_parallel": 1, or one rank per stage.
+// "tensor_parallel": T, the stages a whole number of tensor-parallel groups of T (P x T ranks in
+// rank order: pipeline stage p's rank t is stage p T + t).
 void TensorParallelAt(const json& j, size_t stages, Deployment& d,
                       std::vector<verifier::Diagnostic>& diags) {
   const auto tp = j.find("tensor_parallel");
   if (tp == j.end()) return;
   if (!tp->is_number_unsigned() || tp->get<uint64_t>() < 1 || tp->get<uint64_t>() > 4096) {
     Error(diags, "/tensor_parallel", "\"tensor_parallel\" must be an integer in [1, 4096]");
-  } else if (tp->get<uint64_t>() > 1 && tp->get<uint64_t>() != stages) {
+  } else if (stages % tp->get<uint64_t>() != 0) {
     Error(diags, "/tensor_parallel",
-          fmt::format("\"tensor_parallel\": {} needs one stage per rank, {} given (pipeline "
-                      "stages of tensor-parallel groups are not supported yet)",
-                      tp->get<uint64_t>(), stages));
+          fmt::format("\"tensor_parallel\": {} needs whole groups of {} ranks (P x {}), {} "
+                      "given",
+                      tp->get<uint64_t>(), tp->get<uint64_t>(), tp->get<uint64_t>(), stages));
   } else {
     d.tensor_parallel = static_cast<int64_t>(tp->get<uint64_t>());
   }

@@ -40,8 +40,9 @@ struct Deployment {
   std::string name;
   std::vector<DeploymentStage> stages;
   std::optional<std::string> device_memory;  // the default for stages without one
-  // "tensor_parallel": T > 1: the stages are the T ranks of one tensor-parallel group (each
-  // binds its slices of the checkpoint; no boundaries between them), not pipeline stages.
+  // "tensor_parallel": T > 1: the stages are P x T ranks, P pipeline stages of T
+  // tensor-parallel ranks each (stage p's rank t is stages[p T + t]; each binds its slices of
+  // the checkpoint; boundaries run between stage p's rank t and stage p+1's rank t).
   int64_t tensor_parallel = 1;
   bool operator==(const Deployment&) const = default;
 };

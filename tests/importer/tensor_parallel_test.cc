@@ -4,6 +4,7 @@
 // kv_heads < T); replicated tensors are listed; the KV cache holds the rank's heads.
 #include "importer/tensor_parallel.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -287,6 +288,48 @@ TEST(TensorParallel, GptOssUnevenIntermediateGoesAsVllmDealsIt) {
     backend::HostBackend host(plan, *in.checkpoint);
     EXPECT_TRUE(backend::Execute(plan, host).status.ok());
   }
+}
+
+}  // namespace
+}  // namespace loadplan::importer
+
+namespace loadplan::importer {
+namespace {
+
+// --pipeline 2 --tensor-parallel 2: 4 rank manifests in rank order (stage p's rank t is
+// rank 2p + t), each verifying and loading with the host backend; the deployment file parses
+// with "tensor_parallel": 2 over 4 stages; the ranks of one stage bind that stage's tensors.
+TEST(TensorParallel, PipelineStagesOfTensorParallelRanks) {
+  ModelFolder f;
+  f.Config(LlamaConfig());
+  f.SingleFilled(LlamaTensors());
+  const base::Result<TensorParallelImport> grid =
+      ImportPipelineTensorParallel(f.dir(), 2, 2, {.recipe = Recipe::kNone});
+  ASSERT_TRUE(grid.ok()) << grid.status().message();
+  ASSERT_EQ(grid->ranks.size(), 4u);
+  EXPECT_EQ(GridFileName(1, 0), "stage-1-rank-0.json");
+  const simulator::DeploymentParse d =
+      simulator::ParseDeployment(grid->deployment, "x/deploy.json");
+  ASSERT_TRUE(d.deployment.has_value()) << (d.diags.empty() ? "" : d.diags.front().message);
+  EXPECT_EQ(d.deployment->tensor_parallel, 2);
+  ASSERT_EQ(d.deployment->stages.size(), 4u);
+  EXPECT_EQ(d.deployment->stages[3].path, "x/stage-1-rank-1.json");
+  auto checkpoint = backend::Checkpoint::Open(f.dir());
+  ASSERT_TRUE(checkpoint.ok());
+  for (size_t k = 0; k < 4; ++k) {
+    const verifier::Manifest& m = grid->ranks[k].manifest;
+    EXPECT_NE(m.name.find(fmt::format("stage-{}", k / 2)), std::string::npos) << m.name;
+    const simulator::LoadPlan plan = test_support::PlanOf(m);
+    backend::HostBackend host(plan, **checkpoint);
+    EXPECT_TRUE(backend::Execute(plan, host).status.ok()) << m.name;
+  }
+  EXPECT_EQ(grid->ranks[0].bytes_read, grid->ranks[1].bytes_read);  // one stage's two halves
+  const simulator::DeploymentParse odd = simulator::ParseDeployment(
+      R"({"deployment": "d", "tensor_parallel": 2, "stages": [{"manifest": "a.json"},
+          {"manifest": "b.json"}, {"manifest": "c.json"}]})",
+      "deploy.json");
+  ASSERT_FALSE(odd.diags.empty());
+  EXPECT_NE(odd.diags.front().message.find("needs whole groups of 2 ranks"), std::string::npos);
 }
 
 }  // namespace

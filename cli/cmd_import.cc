@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -82,6 +83,25 @@ int RunPipeline(const ImportCliOptions& o, const importer::ImportOptions& option
   return 0;
 }
 
+// The ranks' manifests (rank k as file(k)) and deploy.json into `dir` (made if need be): 0, or
+// exit 2 naming what could not be written.
+int WriteRanks(const importer::TensorParallelImport& r, const std::filesystem::path& dir,
+               const std::function<std::string(size_t)>& file) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  for (size_t k = 0; k < r.texts.size(); ++k) {
+    if (base::Status st = WriteOutput((dir / file(k)).string(), r.texts[k]); !st.ok()) {
+      std::fprintf(stderr, "loadplan import: %s\n", st.message().c_str());
+      return 2;
+    }
+  }
+  if (base::Status st = WriteOutput((dir / "deploy.json").string(), r.deployment); !st.ok()) {
+    std::fprintf(stderr, "loadplan import: %s\n", st.message().c_str());
+    return 2;
+  }
+  return 0;
+}
+
 // --tensor-parallel T: the ranks and deploy.json into the folder o.out (made if need be).
 int RunTensorParallel(const ImportCliOptions& o, const importer::ImportOptions& options,
                       std::chrono::steady_clock::time_point t0) {
@@ -108,21 +128,9 @@ int RunTensorParallel(const ImportCliOptions& o, const importer::ImportOptions& 
     const auto t = static_cast<size_t>(o.tensor_parallel.value_or(1));
     return o.pipeline ? importer::GridFileName(k / t, k % t) : importer::RankFileName(k);
   };
-  std::error_code ec;
-  std::filesystem::create_directories(o.out, ec);
   const std::filesystem::path dir(o.out);
-  for (size_t k = 0; k < r->texts.size(); ++k) {
-    const std::string path = (dir / file(k)).string();
-    if (base::Status st = WriteOutput(path, r->texts[k]); !st.ok()) {
-      std::fprintf(stderr, "loadplan import: %s\n", st.message().c_str());
-      return 2;
-    }
-  }
+  if (const int rc = WriteRanks(*r, dir, file); rc != 0) return rc;
   const std::string deploy = (dir / "deploy.json").string();
-  if (base::Status st = WriteOutput(deploy, r->deployment); !st.ok()) {
-    std::fprintf(stderr, "loadplan import: %s\n", st.message().c_str());
-    return 2;
-  }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   PrintSummary(r->full, "", s);
   for (size_t k = 0; k < r->ranks.size(); ++k) {

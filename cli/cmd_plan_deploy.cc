@@ -217,23 +217,33 @@ ReadTotals ReadTotalsOf(const std::vector<Stage>& stages) {
   return t;
 }
 
+// Pipeline boundaries checked: P - 1 for each of the T ranks of a stage (0 for one group).
+size_t Boundaries(const Deployment& d, size_t n) {
+  const size_t t = static_cast<size_t>(std::max<int64_t>(d.tensor_parallel, 1));
+  return n / t == 0 ? 0 : (n / t - 1) * t;
+}
+
+// The table's first line: the stages and boundaries, the ranks, or the grid of both.
+std::string TableHeader(const Deployment& d, const std::string& file, size_t n) {
+  const size_t t = static_cast<size_t>(std::max<int64_t>(d.tensor_parallel, 1));
+  const size_t pipeline = n / t;
+  if (t > 1 && pipeline > 1) {
+    return fmt::format(
+        "deployment {} ({}): {} ranks, {} pipeline stages x {} tensor-parallel ranks, {} "
+        "boundaries verified\n",
+        d.name, file, n, pipeline, t, Boundaries(d, n));
+  }
+  if (t > 1) {
+    return fmt::format("deployment {} ({}): {} ranks of tensor parallel {}\n", d.name, file, n, t);
+  }
+  return fmt::format("deployment {} ({}): {} stage{}, {} boundar{} verified\n", d.name, file, n,
+                     n == 1 ? "" : "s", n - 1, n == 2 ? "y" : "ies");
+}
+
 std::string TableText(const Deployment& d, const std::string& file,
                       const std::vector<Stage>& stages) {
   const bool tp = d.tensor_parallel > 1;
-  const size_t pipeline =
-      stages.size() / static_cast<size_t>(std::max<int64_t>(d.tensor_parallel, 1));
-  std::string out =
-      tp && pipeline > 1
-          ? fmt::format(
-                "deployment {} ({}): {} ranks, {} pipeline stages x {} tensor-parallel "
-                "ranks, {} boundaries verified\n",
-                d.name, file, stages.size(), pipeline, d.tensor_parallel,
-                (pipeline - 1) * static_cast<size_t>(d.tensor_parallel))
-      : tp ? fmt::format("deployment {} ({}): {} ranks of tensor parallel {}\n", d.name, file,
-                         stages.size(), d.tensor_parallel)
-           : fmt::format("deployment {} ({}): {} stage{}, {} boundar{} verified\n", d.name, file,
-                         stages.size(), stages.size() == 1 ? "" : "s", stages.size() - 1,
-                         stages.size() == 2 ? "y" : "ies");
+  std::string out = TableHeader(d, file, stages.size());
   out += fmt::format("  {:<4}{:<24}{:>14}{:>14}{:>14}  {:<30}{}\n", "GPU", "manifest", "load peak",
                      "once peak", "serve peak", "device", "fits");
   for (size_t k = 0; k < stages.size(); ++k) {
@@ -327,8 +337,9 @@ bool PrintDeployment(const Deployment& d, const PlanCliOptions& options,
   for (const Stage& s : stages) fits = fits && s.report->Fits(*s.in.check.manifest).value_or(true);
   if (options.format == Format::kJson) {
     const bool tp = d.tensor_parallel > 1;
-    json j = {
-        {"deployment", d.name}, {"file", options.file}, {"boundaries", tp ? 0 : stages.size() - 1}};
+    json j = {{"deployment", d.name},
+              {"file", options.file},
+              {"boundaries", Boundaries(d, stages.size())}};
     if (tp) j["tensor_parallel"] = d.tensor_parallel;
     j["stages"] = json::array();
     for (size_t k = 0; k < stages.size(); ++k)

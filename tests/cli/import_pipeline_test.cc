@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 
@@ -216,6 +217,46 @@ TEST_F(ImportPipeline120b, CommandWritesStagesAndPp4FitsH200s) {
   EXPECT_EQ(j["fits"], true);
   ASSERT_EQ(j["stages"].size(), 4u);
   for (const nlohmann::json& s : j["stages"]) EXPECT_EQ(s["fits"], true) << s.dump();
+}
+
+// --pipeline 2 --tensor-parallel 2: four rank files (stage-p-rank-t.json), a plan of the grid
+// (2 boundaries, one per rank column); a broken boundary of stage 1 rank 1 is an error at the
+// deployment's own pointer, /stages/3.
+TEST_F(ImportPipeline120b, CommandWritesAGridOfPipelineStagesOfTensorParallelRanks) {
+  const fs::path out = root_ / "pp2tp2";
+  cli::ImportCliOptions o{.dir = Model(),
+                          .out = out.string(),
+                          .recipe = "none",
+                          .max_batch = 64,
+                          .max_ctx = 8192,
+                          .pipeline = 2,
+                          .tensor_parallel = 2};
+  ::testing::internal::CaptureStderr();
+  const int rc = cli::RunImport(o);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(rc, 0) << err;
+  for (const char* f :
+       {"stage-0-rank-0.json", "stage-0-rank-1.json", "stage-1-rank-0.json", "stage-1-rank-1.json"})
+    EXPECT_TRUE(fs::exists(out / f)) << f;
+  cli::PlanCliOptions plan{.file = (out / "deploy.json").string(), .format = cli::Format::kJson};
+  const auto run = [&plan](std::string& text) {
+    ::testing::internal::CaptureStdout();
+    ::testing::internal::CaptureStderr();
+    const int code = cli::RunPlan(plan);
+    text = ::testing::internal::GetCapturedStdout() + ::testing::internal::GetCapturedStderr();
+    return code;
+  };
+  std::string text;
+  ASSERT_EQ(run(text), 0) << text;
+  const nlohmann::json j = nlohmann::json::parse(text.substr(0, text.rfind('}') + 1));
+  EXPECT_EQ(j["boundaries"], 2);
+  EXPECT_EQ(j["tensor_parallel"], 2);
+  nlohmann::json broken = nlohmann::json::parse(std::ifstream(out / "stage-1-rank-1.json"));
+  broken["buffers"]["hidden_in"]["shape"][1] = 7;
+  std::ofstream(out / "stage-1-rank-1.json") << broken.dump();
+  plan.format = cli::Format::kText;
+  EXPECT_EQ(run(text), 1) << text;
+  EXPECT_NE(text.find("/stages/3"), std::string::npos) << text;
 }
 
 TEST_F(ImportPipeline120b, CommandNeedsAnOutputFolder) {

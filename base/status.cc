@@ -45,6 +45,13 @@ Status Status::WithFile(std::string path, int error_number) const {
   return s;
 }
 
+Status Status::WithProblems(std::vector<std::string> problems) const {
+  if (ok_) return *this;
+  Status s = *this;
+  s.problems_ = std::move(problems);
+  return s;
+}
+
 Status Status::WithContext(std::string_view where) const {
   if (ok_) return *this;
   Status s = *this;

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace loadplan::base {
 
@@ -65,6 +66,10 @@ class [[nodiscard]] Status {
   // The same error carrying the file it is about and the errno (ok stays ok).
   [[nodiscard]] Status WithFile(std::string path, int error_number) const;
   [[nodiscard]] const std::optional<ErrorFile>& file() const { return file_; }
+  // The same error carrying the problems an all-at-once check found, one entry each, in order
+  // (status_lines.h: StatusFromLines sets them; ok stays ok).
+  [[nodiscard]] Status WithProblems(std::vector<std::string> problems) const;
+  [[nodiscard]] const std::vector<std::string>& problems() const { return problems_; }
   bool operator==(const Status&) const = default;
 
  private:
@@ -73,6 +78,7 @@ class [[nodiscard]] Status {
   std::string message_;
   std::optional<ErrorBytes> bytes_;
   std::optional<ErrorFile> file_;
+  std::vector<std::string> problems_;
 };
 
 // A value, or the Status that says why there is none. A Result built from an ok Status is an

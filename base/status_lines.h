@@ -1,5 +1,6 @@
 // Checks that report every problem at once return one Status whose message lists them, one
-// per line, in order: these build such a status and split it back into its problems.
+// per line, in order, and which carries them as a list (Status::problems): these build such a
+// status and give its problems back (the list; a message's lines for a status made elsewhere).
 #pragma once
 
 #include <string>

@@ -7,7 +7,13 @@ from typing import Any, Optional, Sequence
 
 
 class LoadplanError(Exception):
-    """Base class of every loadplan exception."""
+    """Base class of every loadplan exception.
+
+    ``problems``: the problems an all-at-once check found (every binding a preflight refused),
+    one string each, from the C++ error's typed list; empty when the error is one problem.
+    """
+
+    problems: Sequence[str] = ()
 
 
 class ManifestError(LoadplanError, ValueError):

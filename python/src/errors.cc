@@ -20,8 +20,11 @@ void RaiseStatus(const base::Status& status, const char* during) {
     path = nb::str(f->path.c_str());
     error_number = nb::int_(f->error_number);
   }
+  nb::list problems;  // an all-at-once check's problems, one entry each (base::StatusLines)
+  for (const std::string& p : status.problems()) problems.append(nb::str(p.c_str()));
   nb::object error = from_status(std::string(base::ErrorKindName(status.kind())), status.message(),
                                  during, requested, free, path, error_number);
+  error.attr("problems") = problems;
   PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr())), error.ptr());
   throw nb::python_error();
 }

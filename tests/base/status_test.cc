@@ -43,6 +43,18 @@ TEST(Status, FileAndErrnoSurviveRewordingAndContext) {
   EXPECT_TRUE(Status::Ok().WithFile("p", 2).ok());
 }
 
+// An all-at-once check's problems travel as a list: kept through rewording and context, given
+// back as made (not split from the reworded message).
+TEST(StatusLines, ProblemsAreAListThatSurvivesRewording) {
+  const Status st = StatusFromLines({"tensor a is missing", "tensor b has 3 bytes, not 4"});
+  EXPECT_EQ(st.problems(),
+            (std::vector<std::string>{"tensor a is missing", "tensor b has 3 bytes, not 4"}));
+  const Status worded = st.WithContext("preflight").WithMessage("load: " + st.message());
+  EXPECT_EQ(StatusLines(worded), st.problems());
+  EXPECT_EQ(StatusLines(Status::Error("one\ntwo")), (std::vector<std::string>{"one", "two"}));
+  EXPECT_TRUE(Status::Ok().WithProblems({"x"}).problems().empty());
+}
+
 TEST(StatusLines, NoProblemsIsOk) {
   EXPECT_TRUE(StatusFromLines({}).ok());
   EXPECT_TRUE(StatusLines(Status::Ok()).empty());

@@ -48,6 +48,8 @@ expect 2 "config.json: a character device" timeout 10 "$L" import zero-config -o
 expect 2 "index.json: a character device" timeout 10 "$L" import zero-index -o m.json
 expect 2 "s.safetensors: a FIFO" timeout 10 "$L" import fifo-shard -o m.json
 expect 2 "cannot read fifo: a FIFO" timeout 10 "$L" place fifo
+# A model folder given to `run` (the front door, api::ResolveSource): import it first, exit 2.
+expect 2 "zero-config is a model folder: make its manifest with .loadplan import" timeout 10 "$L" run zero-config --checkpoint zero-config
 expect 2 "cannot read /dev/zero: a character device" timeout 10 "$L" place /dev/zero
 expect 2 "did you mean 'check'" "$L" chek x.json
 expect 2 "loadplan plan: unknown option '--lane'; did you mean '--lanes'\\?" "$L" plan "$tiny" --lane 2

@@ -153,14 +153,18 @@ Result<LoadSource> ResolveSource(const std::string& source, std::optional<uint32
     }
     return LoadSource{.folder = source, .device = device};
   }
-  if (!IsDeploymentFile(source)) {
+  // Read once: a manifest's text goes to the caller, which verifies it without reading again.
+  Result<std::string> text = verifier::ReadManifestFile(source, verifier::ParseLimits{}.max_bytes);
+  if (!text.ok() || !simulator::LooksLikeDeployment(*text)) {
     if (rank) {
       return Status::Error(fmt::format("rank (rank=) {}: {} is a manifest, not a deployment "
                                        "file; rank= picks a stage or tensor-parallel rank of one",
                                        *rank, source),
                            base::ErrorKind::kOption);
     }
-    return LoadSource{.manifest = source, .device = device};
+    // Unreadable: the caller reads it again and says why in its own words.
+    return LoadSource{
+        .manifest = source, .text = text.ok() ? std::move(*text) : std::string(), .device = device};
   }
   Result<StageChoice> stage = [&]() -> Result<StageChoice> {
     if (rank) return ChooseRank(source, *rank, device);

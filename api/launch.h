@@ -58,7 +58,10 @@ struct StageChoice {
 // launcher's: ChooseRank / ChooseStage), or a manifest file (as it is, on `device`).
 struct LoadSource {
   std::string manifest;  // the manifest file to read; empty for a model folder
-  std::string folder;    // the model folder to import; empty otherwise
+  // Its text, read while telling it from a deployment (verify this, not the file again); empty
+  // for a folder, a deployment's stage or a file that could not be read.
+  std::string text;
+  std::string folder;  // the model folder to import; empty otherwise
   int device = 0;
   std::optional<StageChoice> stage;  // set for a deployment
 };

@@ -173,6 +173,9 @@ base::Result<LoadedModel> LoadFiles(const std::string& source, const std::string
     return LoadVerifiedOutput(CheckText(imported->text), resolved->folder,
                               checkpoint_dir.empty() ? resolved->folder : checkpoint_dir, o);
   }
+  if (!resolved->text.empty()) {  // read once, by ResolveSource
+    return LoadVerifiedOutput(CheckText(resolved->text), resolved->manifest, checkpoint_dir, o);
+  }
   base::Result<verifier::CheckOutput> checked = CheckFile(resolved->manifest);
   if (!checked.ok()) return checked.status();
   return LoadVerifiedOutput(*checked, resolved->manifest, checkpoint_dir, o);

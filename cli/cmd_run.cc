@@ -148,14 +148,16 @@ int CheckRoom(const RunCliOptions& o, const simulator::LoadPlan& plan, run::Repo
   return 0;
 }
 
-// Manifest, plan, checkpoint and options, or the exit code (its reason printed).
+// Manifest, plan, checkpoint and options, or the exit code (its reason printed). `text`: the
+// manifest's text as ChooseStageOf read it (empty: read it here).
 Outcome<Setup> Prepare(const RunCliOptions& o,
-                       const std::optional<simulator::timing::MachineProfile>& machine) {
+                       const std::optional<simulator::timing::MachineProfile>& machine,
+                       std::string text) {
   if (const std::string problem = OptionProblem(o); !problem.empty())
     return Outcome<Setup>::Exit(Fail(2, problem));
   Outcome<api::LoadOptions> load = LoadOptionsOf(o, machine);  // usage before the manifest
   if (!load.ok()) return Outcome<Setup>::Exit(load.exit_code());
-  Outcome<CheckedInput> in = LoadVerified(o.manifest, {.command = "loadplan run"});
+  Outcome<CheckedInput> in = LoadVerified(o.manifest, {.command = "loadplan run"}, std::move(text));
   if (!in.ok()) return Outcome<Setup>::Exit(in.exit_code());
   simulator::PlanOptions po = o.plan;
   po.naive = o.naive;
@@ -244,8 +246,10 @@ void Probe(const RunCliOptions& o, const Setup& s, run::Report& r) {
 // What the manifest argument names (api::ResolveSource, as Python's load()): a deployment
 // file's stage for this process (RANK on GPU LOCAL_RANK, from the launcher's environment;
 // --save-derived goes to a folder of its own per stage), or the manifest itself. A model folder
-// is imported first (`loadplan import`), as the error says. 0, or the exit code.
-int ChooseStageOf(RunCliOptions& o, std::optional<api::StageChoice>& stage) {
+// is imported first (`loadplan import`), as the error says. `text`: a manifest's text, read
+// while telling it from a deployment (Prepare verifies it without reading the file again).
+// 0, or the exit code.
+int ChooseStageOf(RunCliOptions& o, std::optional<api::StageChoice>& stage, std::string& text) {
   if (o.manifest.empty()) return 0;  // the embedded example
   base::Result<api::LoadSource> source = api::ResolveSource(o.manifest, std::nullopt, o.device);
   if (!source.ok()) return Fail(2, source.status().message());
@@ -254,7 +258,10 @@ int ChooseStageOf(RunCliOptions& o, std::optional<api::StageChoice>& stage) {
                                "{} -o MANIFEST` and run that (Python's load() imports it itself)",
                                o.manifest, o.manifest));
   }
-  if (!source->stage) return 0;
+  if (!source->stage) {
+    text = std::move(source->text);
+    return 0;
+  }
   o.manifest = source->manifest;
   o.device = source->device;
   if (!o.save_derived.empty())
@@ -309,7 +316,8 @@ int RunRun(const RunCliOptions& given) {
   const double start_unix_s = base::UnixSeconds();
   RunCliOptions o = given;
   std::optional<api::StageChoice> stage;
-  if (const int rc = ChooseStageOf(o, stage); rc != 0) return rc;
+  std::string text;  // the manifest's, read once
+  if (const int rc = ChooseStageOf(o, stage, text); rc != 0) return rc;
   backend::PrepareCudaProcess();  // before the first CUDA call
   const Outcome<std::optional<simulator::timing::MachineProfile>> machine = MachineOf(o);
   if (!machine.ok()) return machine.exit_code();
@@ -319,7 +327,7 @@ int RunRun(const RunCliOptions& given) {
   // preparation waits for it (the future's end), then exits.
   std::future<base::Result<double>> context =
       std::async(std::launch::async, backend::StartDevice, o.device);
-  Outcome<Setup> prepared = Prepare(o, *machine);
+  Outcome<Setup> prepared = Prepare(o, *machine, std::move(text));
   const double prepare_s = Seconds(t0);
   if (!prepared.ok()) return prepared.exit_code();
   const Setup& s = *prepared;

@@ -13,12 +13,13 @@ namespace loadplan::cli {
 
 std::string DefaultExampleText() { return examples::ExampleText("gpt-oss-120b"); }
 
-CheckedInput LoadAndCheck(const std::string& path) {
+CheckedInput LoadAndCheck(const std::string& path, std::string text) {
   CheckedInput out;
   out.display_name = path.empty() ? kDefaultExampleName : path;
   const verifier::ParseLimits limits;
-  std::string text;
-  if (path.empty()) {
+  if (!text.empty()) {
+    // read already
+  } else if (path.empty()) {
     text = DefaultExampleText();
   } else {
     base::Result<std::string> loaded = verifier::ReadManifestFile(path, limits.max_bytes);

@@ -21,7 +21,8 @@ struct CheckedInput {
   base::Status read;  // an error: unreadable (exit 2), `check` empty
   verifier::CheckOutput check;
 };
-[[nodiscard]] CheckedInput LoadAndCheck(const std::string& path);
+// `text`: the file's text when the caller already read it (api::ResolveSource), checked as is.
+[[nodiscard]] CheckedInput LoadAndCheck(const std::string& path, std::string text = {});
 
 // `check`'s exit code for one input: 2 unreadable or not JSON, 1 verification errors, 0 clean.
 [[nodiscard]] int ExitCodeOf(const CheckedInput& in);

@@ -37,8 +37,9 @@ void PrintText(const CheckedInput& in, const Reporting& how) {
 
 }  // namespace
 
-Outcome<CheckedInput> LoadVerified(const std::string& file, const Reporting& how) {
-  CheckedInput in = LoadAndCheck(file);
+Outcome<CheckedInput> LoadVerified(const std::string& file, const Reporting& how,
+                                   std::string text) {
+  CheckedInput in = LoadAndCheck(file, std::move(text));
   const int code = ExitCodeOf(in);
   if (code == 0) {
     if (how.warnings_when_clean) PrintText(in, how);

@@ -63,7 +63,9 @@ struct Reporting {
 
 // Loads and checks `file` (empty: the embedded default example) and prints its diagnostics as
 // `how` says. Ok: a manifest that verifies (check.result.verified is set).
-[[nodiscard]] Outcome<CheckedInput> LoadVerified(const std::string& file, const Reporting& how);
+// `text`: the file's text when already read (LoadAndCheck).
+[[nodiscard]] Outcome<CheckedInput> LoadVerified(const std::string& file, const Reporting& how,
+                                                 std::string text = {});
 
 // Plans a verified manifest and checks the plan with the independent checker (exit 4 when
 // it finds a violation, printed as "<who>: internal error: ...").

@@ -116,7 +116,7 @@ def load(manifest: ManifestSource, checkpoint: "str | os.PathLike[str] | None" =
     check `loadplan run` makes, with its bounds on io_threads, chunk_bytes: OptionError). Raises ManifestError,
     CheckpointError, DeviceError, OutOfMemoryError (a MemoryError) or CancelledError.
     """
-    stage = None
+    stage, text = None, None
     if _is_path(manifest):  # what it names, as `loadplan run` reads it (api::ResolveSource)
         source = _loadplan.resolve_source(os.fspath(manifest), rank, device)
         stage, device = source["stage"], source["device"]
@@ -124,15 +124,16 @@ def load(manifest: ManifestSource, checkpoint: "str | os.PathLike[str] | None" =
             from ._import import import_model
             manifest = import_model(source["folder"]).manifest
             checkpoint = checkpoint if checkpoint is not None else source["folder"]
-        else:
-            manifest = source["manifest"]
+        else:  # the manifest (named by its path); its text as resolve_source read it, if it did
+            manifest, text = source["manifest"], source["text"] or None
     elif rank is not None:
         raise OptionError(f"rank (rank=) {rank}: {display_name(manifest)} is a manifest, not a "
                           "deployment file; rank= picks a stage or tensor-parallel rank of one")
     if checkpoint is None:
         raise OptionError("checkpoint: a manifest needs the checkpoint folder it reads (only a "
                           "model folder is its own)")
-    text, _ = manifest_text(manifest)  # verified once, by the load itself
+    if text is None:
+        text, _ = manifest_text(manifest)  # verified once, by the load itself
     if progress is None and sys.stderr.isatty():
         progress = _bar()
     core = _loadplan.load(manifest, text, os.fspath(checkpoint), device, io_threads, chunk_bytes,

@@ -206,6 +206,7 @@ nb::dict ResolveSource(const std::string& path, std::optional<int64_t> rank, int
   if (!s.ok()) RaiseStatus(s.status(), "stage");
   nb::dict d;
   d["manifest"] = s->manifest;
+  d["text"] = s->text;  // a manifest's text, read once (empty: read it)
   d["folder"] = s->folder;
   d["device"] = s->device;
   d["stage"] = nb::none();

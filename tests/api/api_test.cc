@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "api/launch.h"
 #include "api/loadplan.h"
 #include "backend/checkpoint/synthetic.h"
 #include "examples/examples.h"
@@ -62,6 +63,15 @@ TEST(Api, LoadFilesResolvesDeploymentsRanksAndFolders) {
   const std::string deploy = dir + "/deploy.json";
   std::ofstream(deploy) << R"({"deployment": "d", "tensor_parallel": 2, "stages": [)"
                         << R"({"manifest": "tiny.json"}, {"manifest": "bad.json"}]})";
+  // A manifest's text comes back with it (read once: the load verifies it, not the file again);
+  // a deployment's stage is named, not read.
+  const base::Result<LoadSource> manifest = ResolveSource(tiny, std::nullopt, 0);
+  ASSERT_TRUE(manifest.ok());
+  EXPECT_EQ(manifest->text, examples::ExampleText("tiny"));
+  const base::Result<LoadSource> stage = ResolveSource(deploy, 1, 0);
+  ASSERT_TRUE(stage.ok()) << stage.status().message();
+  EXPECT_TRUE(stage->text.empty());
+  EXPECT_EQ(stage->manifest, dir + "/bad.json");
   const auto kind = [](const base::Result<LoadedModel>& r) { return r.status().kind(); };
   EXPECT_EQ(kind(LoadFiles(deploy, "/nonexistent", {}, 2)), base::ErrorKind::kOption);
   EXPECT_EQ(kind(LoadFiles(tiny, "/nonexistent", {}, 0)), base::ErrorKind::kOption);

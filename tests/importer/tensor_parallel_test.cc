@@ -200,17 +200,22 @@ TEST(TensorParallel, ExpertParallelDealsWholeExpertsOverAllRanks) {
   ASSERT_FALSE(four.ok());  // 64 rows by 3, or 4 experts over 6 ranks
 }
 
+// A one-layer gpt_oss config with 2 experts and this intermediate size (Llama's attention).
+nlohmann::json GptOssConfig(int64_t intermediate) {
+  nlohmann::json c = LlamaConfig(1);
+  c["model_type"] = "gpt_oss";
+  c["num_local_experts"] = 2;
+  c["intermediate_size"] = intermediate;
+  return c;
+}
+
 // gpt-oss's checkpoint layout (recipe none): the fused MXFP4 experts split by intermediate (the
 // interleaved gate/up rows on dim 1, the down blocks on dim 2), the sinks by head, the down
 // bias and router whole; every rank verifies and the host backend loads it; an intermediate
 // whose blocks do not divide is refused naming the tensor.
 TEST(TensorParallel, GptOssFusedExpertsSplitByIntermediate) {
   ModelFolder f;
-  nlohmann::json c = LlamaConfig(1);
-  c["model_type"] = "gpt_oss";
-  c["num_local_experts"] = 2;
-  c["intermediate_size"] = 128;
-  f.Config(c);
+  f.Config(GptOssConfig(128));
   const std::string p = "model.layers.0.";
   const testing::Tensors t = {
       {p + "self_attn.sinks", base::Dtype::kBF16, {4}},
@@ -259,11 +264,7 @@ TEST(TensorParallel, GptOssFusedExpertsSplitByIntermediate) {
 // rank 0, the other 2 to rank 1 (gpt-oss-120b's 90 over 8: 7 x 12 + 6); every rank loads.
 TEST(TensorParallel, GptOssUnevenIntermediateGoesAsVllmDealsIt) {
   ModelFolder f;
-  nlohmann::json c = LlamaConfig(1);
-  c["model_type"] = "gpt_oss";
-  c["num_local_experts"] = 2;
-  c["intermediate_size"] = 160;
-  f.Config(c);
+  f.Config(GptOssConfig(160));
   const std::string p = "model.layers.0.";
   f.SingleFilled({{p + "mlp.experts.gate_up_proj_blocks", base::Dtype::kU8, {2, 320, 2, 16}},
                   {p + "mlp.experts.gate_up_proj_bias", base::Dtype::kBF16, {2, 320}},
@@ -289,12 +290,6 @@ TEST(TensorParallel, GptOssUnevenIntermediateGoesAsVllmDealsIt) {
     EXPECT_TRUE(backend::Execute(plan, host).status.ok());
   }
 }
-
-}  // namespace
-}  // namespace loadplan::importer
-
-namespace loadplan::importer {
-namespace {
 
 // --pipeline 2 --tensor-parallel 2: 4 rank manifests in rank order (stage p's rank t is
 // rank 2p + t), each verifying and loading with the host backend; the deployment file parses

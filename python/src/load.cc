@@ -226,25 +226,9 @@ nb::dict ResolveSource(const std::string& path, std::optional<int64_t> rank, int
   return d;
 }
 
-// A machine profile (`loadplan calibrate`, the strict parser `plan --machine` and `run
-// --machine` use): {"io_threads", "chunk_bytes", "context_device_bytes", "device", "measured"}.
-nb::dict MachineIo(const std::string& path) {
-  const base::Result<simulator::timing::MachineProfile> p = api::ReadMachineOption(path);
-  if (!p.ok()) RaiseStatus(p.status(), "options");  // the CLI's words (run --machine: exit 2)
-  nb::dict d;
-  d["io_threads"] = p->io_threads;
-  d["chunk_bytes"] = p->chunk_bytes;
-  d["context_device_bytes"] = p->context_device_bytes;
-  d["device"] = p->device;
-  d["measured"] = p->measured;
-  return d;
-}
-
 }  // namespace
 
 void BindLoad(nb::module_& m) {
-  m.def("machine_io", &MachineIo, nb::arg("path"),
-        "A machine profile's I/O pair and context bytes (loadplan calibrate --choose-io).");
   m.attr("DEFAULT_IO_THREADS") = backend::kDefaultIoThreads;  // backend/load_defaults.h
   m.attr("DEFAULT_CHUNK_BYTES") = backend::kDefaultChunkBytes;
   m.def("resolve_source", &ResolveSource, nb::arg("path"), nb::arg("rank").none() = nb::none(),

@@ -88,6 +88,30 @@ TEST(Api, LoadFilesResolvesDeploymentsRanksAndFolders) {
   fs::remove_all(dir);
 }
 
+// One precedence for the I/O pair (run --machine and Python's load(machine=)): given, else the
+// profile's, else the built-in defaults; a profile's read rate (page cache, or direct) decides
+// a slice's read.
+TEST(Api, ApplyMachineTakesTheGivenPairThenTheProfilesThenTheDefaults) {
+  simulator::timing::MachineProfile p{.io_threads = 8, .chunk_bytes = 8 << 20};
+  p.page_cache_read = 80e9;
+  p.direct_read = 2e9;
+  LoadOptions o;
+  ApplyMachine(nullptr, std::nullopt, std::nullopt, o);
+  EXPECT_EQ(o.io_threads, backend::kDefaultIoThreads);
+  EXPECT_EQ(o.chunk_bytes, backend::kDefaultChunkBytes);
+  EXPECT_EQ(o.slice_costs.read_rate, 0);  // the built-in profile's, at the load
+  ApplyMachine(&p, std::nullopt, std::nullopt, o);
+  EXPECT_EQ(o.io_threads, 8u);
+  EXPECT_EQ(o.chunk_bytes, 8u << 20);
+  EXPECT_EQ(o.slice_costs.read_rate, 80e9);
+  ApplyMachine(&p, 16, uint64_t{2} << 20, o);
+  EXPECT_EQ(o.io_threads, 16u);
+  EXPECT_EQ(o.chunk_bytes, 2u << 20);
+  o.direct_io = true;
+  ApplyMachine(&p, std::nullopt, std::nullopt, o);
+  EXPECT_EQ(o.slice_costs.read_rate, 2e9);
+}
+
 TEST(Api, LoadOfAMissingCheckpointIsIo) {
   const verifier::CheckOutput out = CheckText(examples::ExampleText("tiny"));
   ASSERT_TRUE(out.result.verified.has_value());

@@ -75,12 +75,9 @@ Result<LaunchRank> RankFromEnvironment() {
 
 namespace {
 
-// The deployment file at `path`, parsed (kInvalidInput with its diagnostics when it does not).
-Result<simulator::Deployment> DeploymentAt(const std::string& path) {
-  const Result<std::string> text =
-      verifier::ReadManifestFile(path, verifier::ParseLimits{}.max_bytes);
-  if (!text.ok()) return text.status();
-  simulator::DeploymentParse parsed = simulator::ParseDeployment(*text, path);
+// Deployment file `path`'s `text`, parsed (kInvalidInput with its diagnostics when it does not).
+Result<simulator::Deployment> DeploymentOf(const std::string& text, const std::string& path) {
+  simulator::DeploymentParse parsed = simulator::ParseDeployment(text, path);
   if (!parsed.deployment) {
     std::string why;
     for (const verifier::Diagnostic& d : parsed.diags)
@@ -88,6 +85,13 @@ Result<simulator::Deployment> DeploymentAt(const std::string& path) {
     return Status::Error(fmt::format("{}: {}", path, why));
   }
   return std::move(*parsed.deployment);
+}
+
+Result<simulator::Deployment> DeploymentAt(const std::string& path) {
+  const Result<std::string> text =
+      verifier::ReadManifestFile(path, verifier::ParseLimits{}.max_bytes);
+  if (!text.ok()) return text.status();
+  return DeploymentOf(*text, path);
 }
 
 StageChoice StageOf(const simulator::Deployment& d, const LaunchRank& rank) {
@@ -101,10 +105,9 @@ StageChoice StageOf(const simulator::Deployment& d, const LaunchRank& rank) {
                      .rank = rank};
 }
 
-}  // namespace
-
-Result<StageChoice> ChooseStage(const std::string& path, const LaunchRank& rank) {
-  const Result<simulator::Deployment> d = DeploymentAt(path);
+// The stage the launcher's `rank` loads of deployment `d` (read from `path`).
+Result<StageChoice> LaunchedStage(const Result<simulator::Deployment>& d, const std::string& path,
+                                  const LaunchRank& rank) {
   if (!d.ok()) return d.status();
   if (rank.world_size != d->stages.size()) {
     return Status::Error(fmt::format(
@@ -119,8 +122,9 @@ Result<StageChoice> ChooseStage(const std::string& path, const LaunchRank& rank)
   return StageOf(*d, rank);
 }
 
-Result<StageChoice> ChooseRank(const std::string& path, uint32_t rank, int device) {
-  const Result<simulator::Deployment> d = DeploymentAt(path);
+// Stage `rank` of deployment `d` (read from `path`), named by the caller, on `device`.
+Result<StageChoice> NamedStage(const Result<simulator::Deployment>& d, const std::string& path,
+                               uint32_t rank, int device) {
   if (!d.ok()) return d.status();
   if (rank >= d->stages.size()) {
     return Status::Error(
@@ -132,6 +136,16 @@ Result<StageChoice> ChooseRank(const std::string& path, uint32_t rank, int devic
                                 .local_rank = static_cast<uint32_t>(std::max(device, 0)),
                                 .world_size = static_cast<uint32_t>(d->stages.size()),
                                 .launcher = "explicit"});
+}
+
+}  // namespace
+
+Result<StageChoice> ChooseStage(const std::string& path, const LaunchRank& rank) {
+  return LaunchedStage(DeploymentAt(path), path, rank);
+}
+
+Result<StageChoice> ChooseRank(const std::string& path, uint32_t rank, int device) {
+  return NamedStage(DeploymentAt(path), path, rank, device);
 }
 
 bool IsDeploymentFile(const std::string& path) {
@@ -166,11 +180,12 @@ Result<LoadSource> ResolveSource(const std::string& source, std::optional<uint32
     return LoadSource{
         .manifest = source, .text = text.ok() ? std::move(*text) : std::string(), .device = device};
   }
+  const Result<simulator::Deployment> d = DeploymentOf(*text, source);  // the text read above
   Result<StageChoice> stage = [&]() -> Result<StageChoice> {
-    if (rank) return ChooseRank(source, *rank, device);
+    if (rank) return NamedStage(d, source, *rank, device);
     const Result<LaunchRank> launched = RankFromEnvironment();
     if (!launched.ok()) return launched.status();
-    return ChooseStage(source, *launched);
+    return LaunchedStage(d, source, *launched);
   }();
   if (!stage.ok()) return stage.status();
   return LoadSource{.manifest = stage->manifest, .device = stage->device, .stage = *stage};

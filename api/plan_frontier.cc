@@ -10,7 +10,7 @@ namespace cap = simulator::capacity;
 json PeakJson(const cap::PeakValue& v) {
   json out = {
       {"bytes", v.bytes ? json(*v.bytes) : json(nullptr)}, {"at", v.at}, {"exact", v.exact}};
-  if (!v.error.empty()) out["error"] = v.error;
+  if (!v.error.ok()) out["error"] = v.error.message();
   return out;
 }
 

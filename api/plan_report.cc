@@ -133,7 +133,7 @@ json PhasesJson(const PlanReport& r) {
          {"expr", verifier::ToString(ph.bytes)},
          {"min", BoundJson(ph.min)},
          {"max", BoundJson(ph.max)},
-         {"error", ph.error},
+         {"error", ph.error.message()},
          {"at", ph.at ? json{{"min", ph.at->min}, {"max", ph.at->max}} : json(nullptr)}});
   }
   return phases;

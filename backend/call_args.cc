@@ -43,9 +43,10 @@ std::string BufferMismatch(const simulator::LoadPlan& plan, const PlannedCall& c
   if (a == nullptr) return fmt::format("buffer param {} is not bound", spec.name);
   const simulator::PlannedBuffer& b = plan.buffer(a->buffer);
   const std::optional<uint64_t> want = ContractBytes(spec, scalars);
-  if (a->access == spec.access && spec.dtype == b.dtype && want == a->bytes) return {};
+  if (a->access == spec.access && spec.dtype == b.dtype && want && want == a->bytes) return {};
   return fmt::format("param {} binds {} {} ({} bytes), the backend implements {} {} ({} bytes)",
-                     spec.name, verifier::AccessName(a->access), base::DtypeName(b.dtype), a->bytes,
+                     spec.name, verifier::AccessName(a->access), base::DtypeName(b.dtype),
+                     a->bytes ? fmt::format("{}", *a->bytes) : std::string("?"),
                      verifier::AccessName(spec.access),
                      spec.dtype ? base::DtypeName(*spec.dtype) : "-",
                      want ? fmt::format("{}", *want) : std::string("?"));

@@ -45,6 +45,13 @@ Status Status::WithFile(std::string path, int error_number) const {
   return s;
 }
 
+Status Status::WithPlace(std::string name, uint64_t offset) const {
+  if (ok_) return *this;
+  Status s = *this;
+  s.place_ = ErrorPlace{.name = std::move(name), .offset = offset};
+  return s;
+}
+
 Status Status::WithProblems(std::vector<std::string> problems) const {
   if (ok_) return *this;
   Status s = *this;

@@ -45,6 +45,15 @@ struct ErrorFile {
   bool operator==(const ErrorFile&) const = default;
 };
 
+// Where in an input the error is: the named thing (a checkpoint tensor; empty for an
+// expression's own text) and the byte offset in it (a read fault's offset in the tensor's data,
+// a parse error's column), so a caller reports or retries it without reading the message.
+struct ErrorPlace {
+  std::string name;
+  uint64_t offset = 0;
+  bool operator==(const ErrorPlace&) const = default;
+};
+
 class [[nodiscard]] Status {
  public:
   Status() = default;  // ok
@@ -66,6 +75,9 @@ class [[nodiscard]] Status {
   // The same error carrying the file it is about and the errno (ok stays ok).
   [[nodiscard]] Status WithFile(std::string path, int error_number) const;
   [[nodiscard]] const std::optional<ErrorFile>& file() const { return file_; }
+  // The same error carrying where in its input it is (ok stays ok).
+  [[nodiscard]] Status WithPlace(std::string name, uint64_t offset) const;
+  [[nodiscard]] const std::optional<ErrorPlace>& place() const { return place_; }
   // The same error carrying the problems an all-at-once check found, one entry each, in order
   // (status_lines.h: StatusFromLines sets them; ok stays ok).
   [[nodiscard]] Status WithProblems(std::vector<std::string> problems) const;
@@ -78,6 +90,7 @@ class [[nodiscard]] Status {
   std::string message_;
   std::optional<ErrorBytes> bytes_;
   std::optional<ErrorFile> file_;
+  std::optional<ErrorPlace> place_;
   std::vector<std::string> problems_;
 };
 

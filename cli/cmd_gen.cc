@@ -31,8 +31,8 @@ uint64_t CheckpointBytes(const verifier::Manifest& m, std::optional<int> layers)
       return !layers || !backend::BeyondLayers(t, *layers);
     };
     if (std::none_of(tensors.begin(), tensors.end(), kept)) continue;
-    const verifier::EvalResult r = verifier::Evaluate(verifier::ByteSize(b), {});
-    total += static_cast<uint64_t>(r.value.value_or(0)) + 512 * tensors.size();
+    const std::optional<int64_t> r = verifier::ValueAt(verifier::ByteSize(b), {});
+    total += static_cast<uint64_t>(r.value_or(0)) + 512 * tensors.size();
   }
   return total;
 }

@@ -37,7 +37,7 @@ std::string Headroom(const cap::Limit& l, int64_t budget) {
 // fits) is over the budget.
 std::string Past(const cap::Limit& l, int64_t budget) {
   if (!l.past) return l.largest ? "(its max)" : "";
-  if (!l.past->error.empty()) return "does not evaluate";
+  if (!l.past->error.ok()) return "does not evaluate";
   if (!l.past->bytes) return "unknown";
   if (*l.past->bytes <= budget) return "fits (not proven beyond)";
   return "+" + Bytes(*l.past->bytes - budget);

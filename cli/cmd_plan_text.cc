@@ -108,7 +108,7 @@ std::string PhaseSection(const PlanReport& r) {
       out +=
           fmt::format("          at {}: {}\n", verifier::FormatAssignment(r.at), RangeText(ph.at));
     out += fmt::format("          = {}\n", Clip(verifier::ToString(ph.bytes)));
-    if (!ph.error.empty()) out += fmt::format("          error: {}\n", ph.error);
+    if (!ph.error.ok()) out += fmt::format("          error: {}\n", ph.error.message());
   }
   out += fmt::format("  peak: {} phase, {}\n", r.phases.peak_phase, BoundText(r.phases.peak));
   return out;

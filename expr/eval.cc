@@ -19,6 +19,12 @@ struct OpResult {
   const char* error = "";
 };
 
+// A node's value, or the error (internal: the recursion builds no Status per node).
+struct Evaluated {
+  std::optional<int64_t> value;
+  std::string error;
+};
+
 OpResult ApplyBinary(ExprOp op, int64_t a, int64_t b) {
   const Wide wa = a, wb = b;
   std::optional<int64_t> v;
@@ -39,7 +45,7 @@ OpResult ApplyBinary(ExprOp op, int64_t a, int64_t b) {
   return {.value = v};
 }
 
-EvalResult EvalNode(const Expr& e, const Assignment& at) {
+Evaluated EvalNode(const Expr& e, const Assignment& at) {
   switch (e.op) {
     case ExprOp::kConst: return {.value = e.value};
     case ExprOp::kVar: {
@@ -48,7 +54,7 @@ EvalResult EvalNode(const Expr& e, const Assignment& at) {
       return {.value = it->second};
     }
     case ExprOp::kNeg: {
-      EvalResult a = EvalNode(e.args[0], at);
+      Evaluated a = EvalNode(e.args[0], at);
       if (!a.value) return a;
       std::optional<int64_t> v = detail::CheckedSub(0, *a.value);
       if (!v) return {.error = fmt::format("overflow in {}", ToString(e))};
@@ -56,9 +62,9 @@ EvalResult EvalNode(const Expr& e, const Assignment& at) {
     }
     default: break;
   }
-  EvalResult a = EvalNode(e.args[0], at);
+  Evaluated a = EvalNode(e.args[0], at);
   if (!a.value) return a;
-  EvalResult b = EvalNode(e.args[1], at);
+  Evaluated b = EvalNode(e.args[1], at);
   if (!b.value) return b;
   OpResult r = ApplyBinary(e.op, *a.value, *b.value);
   if (!r.value) return {.error = fmt::format("{} in {}", r.error, ToString(e))};
@@ -71,6 +77,14 @@ std::optional<int64_t> detail::FoldBinary(ExprOp op, int64_t a, int64_t b) {
   return ApplyBinary(op, a, b).value;
 }
 
-EvalResult Evaluate(const Expr& e, const Assignment& at) { return EvalNode(e, at); }
+base::Result<int64_t> Evaluate(const Expr& e, const Assignment& at) {
+  Evaluated r = EvalNode(e, at);
+  if (!r.value) return base::Status::Error(std::move(r.error));
+  return *r.value;
+}
+
+std::optional<int64_t> ValueAt(const Expr& e, const Assignment& at) {
+  return EvalNode(e, at).value;
+}
 
 }  // namespace loadplan::expr

@@ -28,6 +28,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
+
 namespace loadplan::expr {
 
 enum class ExprOp : uint8_t {
@@ -66,12 +68,9 @@ Expr operator-(Expr a);  // kNeg
 inline constexpr int kMaxExprNesting = 256;  // parentheses, unary minus, calls
 inline constexpr int kMaxExprDepth = 1000;   // depth of the parsed tree
 
-struct ExprParseResult {
-  std::optional<Expr> expr;
-  std::string error;  // empty on success: "unexpected ')' at column 4"
-  size_t column = 0;  // 0-based offset of the error
-};
-ExprParseResult ParseExpr(std::string_view text);
+// The parsed tree, or an error ("unexpected ')' at column 4") whose place() carries the
+// 0-based column as its offset (the name empty: the text itself).
+base::Result<Expr> ParseExpr(std::string_view text);
 
 // Canonical text with minimal parentheses; ParseExpr(ToString(e)) == e for every
 // tree whose variable names match NAME. Binary operators are spaced: "a * (b + 1)".
@@ -97,11 +96,11 @@ Expr Sum(const std::vector<Expr>& terms);
 
 using Assignment = std::map<std::string, int64_t>;
 
-struct EvalResult {
-  std::optional<int64_t> value;
-  std::string error;  // "overflow in a*b", "division by zero", "unbound variable x"
-};
-EvalResult Evaluate(const Expr& e, const Assignment& at);
+// The value, or the error that stops it: "overflow in a * b", "division by zero in a / b",
+// "unbound variable x".
+base::Result<int64_t> Evaluate(const Expr& e, const Assignment& at);
+// The value, or nullopt where Evaluate fails (for callers that need no reason).
+std::optional<int64_t> ValueAt(const Expr& e, const Assignment& at);
 
 struct Range {
   int64_t min = 0;
@@ -134,7 +133,7 @@ struct Extremum {
 };
 struct Extrema {
   std::optional<Extremum> min, max;
-  std::string error;  // evaluation error (overflow / division by zero) with its witness in `at`
+  base::Status error;  // an evaluation error (overflow, division by zero), its witness in `at`
   Assignment at;
 };
 Extrema FindExtrema(const Expr& e, const Box& box, const ProofBudget& budget = {});
@@ -154,7 +153,7 @@ struct Proof {
   Truth truth = Truth::kUnknown;
   Assignment witness;  // for kFalse: a point where lhs > rhs (or evaluation fails)
   std::optional<int64_t> lhs_at, rhs_at;  // values at the witness
-  std::string error;  // evaluation error at the witness, if that is why it fails
+  base::Status error;  // the evaluation error at the witness, if that is why it fails
 };
 Proof ProveLessEq(const Expr& lhs, const Expr& rhs, const Box& box, const ProofBudget& budget = {});
 

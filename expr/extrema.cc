@@ -50,7 +50,8 @@ std::optional<Extremum> ToExtremum(const detail::SearchResult& r, bool proved,
 
 Extrema FindExtrema(const Expr& e, const Box& box, const ProofBudget& budget) {
   Assignment base = AtMinimum(box);
-  if (std::optional<std::string> bad = CheckBox(e, box)) return Extrema{.error = *bad, .at = base};
+  if (std::optional<std::string> bad = CheckBox(e, box))
+    return Extrema{.error = base::Status::Error(*bad), .at = base};
   Box used;
   for (const std::string& v : Variables(e)) used.emplace(v, box.at(v));
   Proof defined = ProveEvaluates(e, used, budget);
@@ -62,16 +63,16 @@ Extrema FindExtrema(const Expr& e, const Box& box, const ProofBudget& budget) {
   detail::Objective f{.shape = Simplify(e), .enclosures = {e}};
   f.differences = detail::ForwardDifferences(f.shape);
   f.eval = [&](const Assignment& a) -> detail::PointValue {
-    EvalResult r = Evaluate(e, a);
-    if (!r.value) return {.error = r.error};
-    return {.value = Wide{*r.value}};
+    base::Result<int64_t> r = Evaluate(e, a);
+    if (!r.ok()) return {.error = r.status().message()};
+    return {.value = Wide{*r}};
   };
   Extrema out;
   for (bool maximise : {false, true}) {
     f.maximise = maximise;
     detail::SearchResult r = detail::Optimise(f, used, std::nullopt, budget.max_boxes);
     if (r.status == detail::SearchResult::Status::kError) {
-      Extrema failed{.error = r.error, .at = base};
+      Extrema failed{.error = base::Status::Error(r.error), .at = base};
       for (const auto& [name, v] : r.best_at) failed.at[name] = v;
       return failed;
     }

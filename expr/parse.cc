@@ -22,12 +22,12 @@ class Parser {
  public:
   explicit Parser(std::string_view text) : text_(text) {}
 
-  ExprParseResult Run() {
+  base::Result<Expr> Run() {
     std::optional<Node> n = ParseSum(0);
     SkipSpace();
     if (n && pos_ < text_.size()) Unexpected();
-    if (!error_.empty()) return {.error = error_, .column = error_col_};
-    return {.expr = std::move(n->e)};
+    if (!error_.empty()) return base::Status::Error(error_).WithPlace("", error_col_);
+    return std::move(n->e);
   }
 
  private:
@@ -166,6 +166,6 @@ class Parser {
 
 }  // namespace
 
-ExprParseResult ParseExpr(std::string_view text) { return Parser(text).Run(); }
+base::Result<Expr> ParseExpr(std::string_view text) { return Parser(text).Run(); }
 
 }  // namespace loadplan::expr

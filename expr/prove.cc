@@ -69,8 +69,9 @@ Proof EvaluatesIn(const Expr& e, const Box& box, int max_boxes) {
     stack.pop_back();
     if (!detail::Enclose(e, b).may_fail) continue;
     for (Assignment& a : detail::SamplePoints(b, examined == 0)) {
-      EvalResult r = Evaluate(e, a);
-      if (!r.value) return Proof{.truth = Truth::kFalse, .witness = std::move(a), .error = r.error};
+      base::Result<int64_t> r = Evaluate(e, a);
+      if (!r.ok())
+        return Proof{.truth = Truth::kFalse, .witness = std::move(a), .error = r.status()};
     }
     std::optional<std::pair<Box, Box>> halves = detail::Split(b);
     if (!halves) continue;
@@ -81,7 +82,9 @@ Proof EvaluatesIn(const Expr& e, const Box& box, int max_boxes) {
 }
 
 Proof Failure(const Setup& s, Assignment at, std::string error) {
-  return Proof{.truth = Truth::kFalse, .witness = Complete(s, at), .error = std::move(error)};
+  return Proof{.truth = Truth::kFalse,
+               .witness = Complete(s, at),
+               .error = base::Status::Error(std::move(error))};
 }
 
 }  // namespace
@@ -89,11 +92,11 @@ Proof Failure(const Setup& s, Assignment at, std::string error) {
 Proof ProveEvaluates(const Expr& e, const Box& box, const ProofBudget& budget) {
   // Fast path: a variable-free expression that evaluates is what the search would
   // find on its single (empty) box, given a budget of one box and a valid box.
-  if (budget.max_boxes >= 1 && IsVariableFree(e) && ValidBox(box) && Evaluate(e, {}).value) {
+  if (budget.max_boxes >= 1 && IsVariableFree(e) && ValidBox(box) && ValueAt(e, {})) {
     return Proof{.truth = Truth::kTrue};
   }
   Setup s = Prepare({&e}, box);
-  if (!s.invalid.empty()) return Proof{.error = s.invalid};
+  if (!s.invalid.empty()) return Proof{.error = base::Status::Error(s.invalid)};
   if (!s.unbound.empty()) return Failure(s, {}, s.unbound);
   Proof p = EvaluatesIn(e, s.box, budget.max_boxes);
   if (p.truth == Truth::kFalse) {
@@ -112,9 +115,9 @@ bool ProvesNonNegative(const Expr& form, const Box& box, int max_boxes) {
   detail::Objective f{.shape = form};
   f.differences = detail::ForwardDifferences(form);
   f.eval = [&](const Assignment& a) -> detail::PointValue {
-    EvalResult r = Evaluate(form, a);
-    if (!r.value) return {.error = r.error};
-    return {.value = Wide{*r.value}};
+    base::Result<int64_t> r = Evaluate(form, a);
+    if (!r.ok()) return {.error = r.status().message()};
+    return {.value = Wide{*r}};
   };
   return detail::Optimise(f, box, Wide{0}, max_boxes).status ==
          detail::SearchResult::Status::kComplete;
@@ -150,19 +153,19 @@ Proof ProveOrdered(const Expr& lhs, const Expr& rhs, const Setup& s, const Proof
   detail::Objective f{.shape = std::move(d), .enclosures = {rhs - lhs}};
   f.differences = detail::ForwardDifferences(f.shape);
   f.eval = [&](const Assignment& a) -> detail::PointValue {
-    EvalResult l = Evaluate(lhs, a), r = Evaluate(rhs, a);
-    if (!l.value) return {.error = l.error};
-    if (!r.value) return {.error = r.error};
-    return {.value = Wide{*r.value} - Wide{*l.value}};
+    base::Result<int64_t> l = Evaluate(lhs, a);
+    if (!l.ok()) return {.error = l.status().message()};
+    base::Result<int64_t> r = Evaluate(rhs, a);
+    if (!r.ok()) return {.error = r.status().message()};
+    return {.value = Wide{*r} - Wide{*l}};
   };
   detail::SearchResult r = detail::Optimise(f, s.box, Wide{0}, budget.max_boxes);
   using Status = detail::SearchResult::Status;
   if (r.status == Status::kComplete) return Proof{.truth = Truth::kTrue};
   if (r.status == Status::kBudget) return Proof{};
   Proof p = Failure(s, r.best_at, r.error);
-  EvalResult l = Evaluate(lhs, p.witness), rr = Evaluate(rhs, p.witness);
-  p.lhs_at = l.value;
-  p.rhs_at = rr.value;
+  p.lhs_at = ValueAt(lhs, p.witness);
+  p.rhs_at = ValueAt(rhs, p.witness);
   return p;
 }
 
@@ -172,19 +175,19 @@ Proof ProveLessEq(const Expr& lhs, const Expr& rhs, const Box& box, const ProofB
   // Fast path: both sides variable-free, both evaluate and lhs <= rhs (anything else
   // takes the full path, which reports the witness and values).
   if (budget.max_boxes >= 1 && IsVariableFree(lhs) && IsVariableFree(rhs) && ValidBox(box)) {
-    std::optional<int64_t> l = Evaluate(lhs, {}).value, r = Evaluate(rhs, {}).value;
+    std::optional<int64_t> l = ValueAt(lhs, {}), r = ValueAt(rhs, {});
     if (l && r && *l <= *r) return Proof{.truth = Truth::kTrue};
   }
   Setup s = Prepare({&lhs, &rhs}, box);
-  if (!s.invalid.empty()) return Proof{.error = s.invalid};
+  if (!s.invalid.empty()) return Proof{.error = base::Status::Error(s.invalid)};
   if (!s.unbound.empty()) return Failure(s, {}, s.unbound);
   Proof defined = Proof{.truth = Truth::kTrue};
   for (const Expr* side : {&lhs, &rhs}) {
     Proof p = EvaluatesIn(*side, s.box, budget.max_boxes);
     if (p.truth == Truth::kFalse) {
-      Proof out = Failure(s, p.witness, p.error);
-      out.lhs_at = Evaluate(lhs, out.witness).value;
-      out.rhs_at = Evaluate(rhs, out.witness).value;
+      Proof out = Failure(s, p.witness, p.error.message());
+      out.lhs_at = ValueAt(lhs, out.witness);
+      out.rhs_at = ValueAt(rhs, out.witness);
       return out;
     }
     if (p.truth == Truth::kUnknown) defined.truth = Truth::kUnknown;

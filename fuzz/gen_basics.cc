@@ -114,9 +114,9 @@ std::vector<Expr> DrawFixedShape(int64_t count) {
 }
 
 Expr ParseOrDie(const std::string& text) {
-  verifier::ExprParseResult r = verifier::ParseExpr(text);
-  RC_ASSERT(r.expr.has_value());
-  return *r.expr;
+  base::Result<verifier::Expr> r = verifier::ParseExpr(text);
+  RC_ASSERT(r.ok());
+  return std::move(r).value();
 }
 
 verifier::Assignment MaxCorner(const Manifest& m) {
@@ -152,7 +152,7 @@ std::vector<Expr> DrawVarShape(const Manifest& m, Dtype dtype, int64_t max_var) 
     }
   }
   Buffer probe{.dtype = dtype, .shape = shape};
-  if (verifier::Evaluate(verifier::ByteSize(probe), MaxCorner(m)).value) return shape;
+  if (verifier::ValueAt(verifier::ByteSize(probe), MaxCorner(m))) return shape;
   return {Expr::Const(DrawCount())};  // too large at the max corner: a fixed shape instead
 }
 

@@ -119,7 +119,7 @@ std::optional<Mutation> ShortWrite(const Manifest& in, const Pick& pick) {
   const UsageIndex usage = BuildUsage(m);
   for (const Use& u : usage.Of(carry)) {
     if (!m.programs[u.program].derive || !Reads(u.access) || !u.extent) continue;
-    if (Evaluate(*u.extent, {}).value.value_or(0) > written) expected.push_back({"D5", u.ptr});
+    if (ValueAt(*u.extent, {}).value_or(0) > written) expected.push_back({"D5", u.ptr});
   }
   return Finish("short-write", m, expected);
 }
@@ -182,7 +182,7 @@ std::optional<Mutation> ServingExtentTooLongAtCorner(const Manifest& in, const P
   const std::string bump = at_min ? fmt::format("({} - {}) / {}", v.max, v.name, v.max - v.min)
                                   : fmt::format("{} / {}", v.name, v.max);
   const std::string text = fmt::format("{} + {}", ToString(ElementCount(b)), bump);
-  MutableArg(call, p->extent->name)->scalar = *ParseExpr(text).expr;
+  MutableArg(call, p->extent->name)->scalar = ParseExpr(text).value();
   return Finish("serving-extent-too-long-at-corner", m, {{"B1", ArgPtr(m, c, p->name)}});
 }
 

@@ -38,7 +38,7 @@ std::string Fresh(const Manifest& m, std::string stem) {
   return name;
 }
 
-std::optional<int64_t> Count(const Buffer& b) { return Evaluate(ElementCount(b), {}).value; }
+std::optional<int64_t> Count(const Buffer& b) { return ValueAt(ElementCount(b), {}); }
 
 std::optional<int64_t> ScalarArg(const Call& c, std::string_view param) {
   const Arg* a = FindArg(c, param);

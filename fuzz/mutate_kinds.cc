@@ -109,7 +109,7 @@ std::optional<Mutation> VariableFixedShape(const Manifest& in, const Pick& pick)
   Buffer& b = Mut(m, Choose(fixed, pick));
   const size_t i = pick(b.shape.size());
   const std::string text = ToString(b.shape[i]) + " + 0 * " + Choose(m.vars, pick).name;
-  b.shape[i] = *ParseExpr(text).expr;
+  b.shape[i] = ParseExpr(text).value();
   return Finish("variable-fixed-shape", m,
                 {{"K5", Ptr({"buffers", b.name, "shape", std::to_string(i)})}});
 }

@@ -64,7 +64,7 @@ std::optional<Mutation> DeriveScalarVariable(const Manifest& in, const Pick& pic
   const CallRef c = Choose(calls, pick);
   Arg& n = *MutableArg(m.programs[c.program].calls[c.call], "n");
   n.scalar =
-      *ParseExpr(fmt::format("min({}, {})", n.scalar->value, Choose(m.vars, pick).name)).expr;
+      ParseExpr(fmt::format("min({}, {})", n.scalar->value, Choose(m.vars, pick).name)).value();
   return Finish("derive-scalar-variable", m, {{"P4", ArgPtr(m, c, "n")}});
 }
 
@@ -77,8 +77,8 @@ std::optional<Mutation> DeriveGridVariable(const Manifest& in, const Pick& pick)
   if (call.grid.empty()) call.grid.push_back(Expr::Const(1));
   const size_t i = pick(call.grid.size());
   call.grid[i] =
-      *ParseExpr(fmt::format("max({}, {})", ToString(call.grid[i]), Choose(m.vars, pick).name))
-           .expr;
+      ParseExpr(fmt::format("max({}, {})", ToString(call.grid[i]), Choose(m.vars, pick).name))
+          .value();
   return Finish("derive-grid-variable", m,
                 {{"P4", Ptr({"programs", m.programs[c.program].name, "calls",
                              std::to_string(c.call), "grid", std::to_string(i)})}});
@@ -151,8 +151,7 @@ std::optional<Mutation> DtypeMismatch(const Manifest& in, const Pick& pick) {
   b.dtype = *base::ParseDtype(Choose(dtypes, pick));
   Assignment corner;
   for (const Variable& v : m.vars) corner[v.name] = v.max;
-  if (b.dtype == m.FindBuffer(name)->dtype || !Evaluate(ByteSize(b), corner).value)
-    return std::nullopt;
+  if (b.dtype == m.FindBuffer(name)->dtype || !ValueAt(ByteSize(b), corner)) return std::nullopt;
   // A checkpoint tensor must keep whole bytes (else K8 as well): no odd F4 count.
   const bool checkpoint = b.kind == BufferKind::kWeight || b.kind == BufferKind::kSource;
   const std::optional<int64_t> count = Count(b);

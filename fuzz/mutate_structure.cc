@@ -104,7 +104,7 @@ std::optional<Mutation> OverflowingShape(const Manifest& in, const Pick& pick) {
   for (const Variable& v : m.vars) corner[v.name] = v.max;
   std::vector<size_t> sized;
   for (size_t i = 0; i < m.buffers.size(); ++i) {
-    if (Evaluate(ElementCount(m.buffers[i]), corner).value.value_or(0) >= 1) sized.push_back(i);
+    if (ValueAt(ElementCount(m.buffers[i]), corner).value_or(0) >= 1) sized.push_back(i);
   }
   if (sized.empty()) return std::nullopt;
   Buffer& b = m.buffers[Choose(sized, pick)];
@@ -129,7 +129,7 @@ std::optional<Mutation> DivisionByZeroShape(const Manifest& in, const Pick& pick
   if (serving.empty() || m.vars.empty()) return std::nullopt;
   Buffer& b = m.buffers[Choose(serving, pick)];
   const Variable& v = Choose(m.vars, pick);
-  b.shape.push_back(*ParseExpr(fmt::format("4 / ({} - {})", v.name, v.min)).expr);
+  b.shape.push_back(ParseExpr(fmt::format("4 / ({} - {})", v.name, v.min)).value());
   return Finish("division-by-zero-shape", m, {{"S9", Ptr({"buffers", b.name, "shape"})}});
 }
 

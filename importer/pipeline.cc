@@ -65,8 +65,8 @@ bool Keeps(const Place& p, const StageSpec& s) {
 
 uint64_t CheckpointBytes(const Buffer& b) {
   if (!verifier::IsCheckpointBound(b.kind)) return 0;
-  const verifier::EvalResult e = verifier::Evaluate(verifier::ByteSize(b), {});
-  return e.value && *e.value > 0 ? static_cast<uint64_t>(*e.value) : 0;
+  const std::optional<int64_t> e = verifier::ValueAt(verifier::ByteSize(b), {});
+  return e && *e > 0 ? static_cast<uint64_t>(*e) : 0;
 }
 
 void Add(uint64_t& total, uint64_t bytes) {

@@ -64,7 +64,7 @@ size_t DimOf(Split s) {
 
 std::optional<uint64_t> Dim(const verifier::Buffer& b, size_t d) {
   if (d >= b.shape.size() || !verifier::IsVariableFree(b.shape[d])) return std::nullopt;
-  const std::optional<int64_t> v = verifier::Evaluate(b.shape[d], {}).value;
+  const std::optional<int64_t> v = verifier::ValueAt(b.shape[d], {});
   if (!v || *v < 0) return std::nullopt;
   return static_cast<uint64_t>(*v);
 }

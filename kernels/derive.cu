@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 
 #include "kernels/device_launch.h"
 #include "kernels/recipe.h"
@@ -18,7 +19,15 @@ constexpr int kItemsPerBlock = 2048;  // row gather: output items per block
 constexpr int kBandRows = 128;        // scale swizzle: rows per block (one 128-row band)
 constexpr int kMaxBandSmem = 48 * 1024;
 
-int Launched() { return static_cast<int>(cudaGetLastError()); }
+// The launch's outcome (a launch error, or an earlier asynchronous one it surfaces) as a
+// Status naming the CUDA error.
+base::Status Checked(cudaError_t e) {
+  if (e == cudaSuccess) return base::Status::Ok();
+  return base::Status::Error(
+      std::string("launch failed: ") + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")",
+      base::ErrorKind::kDevice);
+}
+base::Status Launched() { return Checked(cudaGetLastError()); }
 cudaStream_t Stream(void* s) { return static_cast<cudaStream_t>(s); }
 __host__ __device__ bool Aligned(const void* p, uintptr_t n) {
   return (reinterpret_cast<uintptr_t>(p) % n) == 0;
@@ -62,7 +71,7 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 template <typename Item>
-int GatherAs(const void* src, void* dst, const RowShape& s, void* stream) {
+base::Status GatherAs(const void* src, void* dst, const RowShape& s, void* stream) {
   constexpr int32_t kB = sizeof(Item);
   const int32_t out_items = s.out_cols / kB;
   const int32_t rpb = std::min(s.out_rows, std::max(1, kItemsPerBlock / out_items));
@@ -407,8 +416,8 @@ __global__ void Fp8BlockKernel(const uint8_t* __restrict__ src, const float* __r
 
 }  // namespace
 
-int LaunchRowGather(const void* src, void* dst, const RowShape& s, void* stream) {
-  if (s.experts == 0 || s.out_rows == 0 || s.out_cols == 0) return 0;
+base::Status LaunchRowGather(const void* src, void* dst, const RowShape& s, void* stream) {
+  if (s.experts == 0 || s.out_rows == 0 || s.out_cols == 0) return base::Status::Ok();
   const uintptr_t mix = reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst) |
                         static_cast<uintptr_t>(s.cols) | static_cast<uintptr_t>(s.out_cols);
   if (mix % 16 == 0) return GatherAs<uint4>(src, dst, s, stream);
@@ -416,8 +425,8 @@ int LaunchRowGather(const void* src, void* dst, const RowShape& s, void* stream)
   return GatherAs<uint8_t>(src, dst, s, stream);
 }
 
-int LaunchScaleSwizzle(const void* src, void* dst, const RowShape& s, void* stream) {
-  if (s.experts == 0 || s.out_rows == 0 || s.out_cols == 0) return 0;
+base::Status LaunchScaleSwizzle(const void* src, void* dst, const RowShape& s, void* stream) {
+  if (s.experts == 0 || s.out_rows == 0 || s.out_cols == 0) return base::Status::Ok();
   const BandParams p{s.rows, s.cols, s.out_rows, s.out_cols, s.fc1};
   const auto* in = static_cast<const uint8_t*>(src);
   auto* out = static_cast<uint8_t*>(dst);
@@ -436,22 +445,22 @@ int LaunchScaleSwizzle(const void* src, void* dst, const RowShape& s, void* stre
   return Launched();
 }
 
-int LaunchBias(const void* src, void* dst, const RowShape& s, void* stream) {
-  if (s.experts == 0 || s.out_rows == 0) return 0;
+base::Status LaunchBias(const void* src, void* dst, const RowShape& s, void* stream) {
+  if (s.experts == 0 || s.out_rows == 0) return base::Status::Ok();
   const dim3 grid((s.out_rows + kThreads - 1) / kThreads, s.experts);
   BiasKernel<<<grid, kThreads, 0, Stream(stream)>>>(static_cast<const uint16_t*>(src),
                                                     static_cast<uint32_t*>(dst), s);
   return Launched();
 }
 
-int LaunchCopy(const void* src, void* dst, int64_t n, void* stream) {
-  if (n == 0) return 0;
-  return static_cast<int>(
+base::Status LaunchCopy(const void* src, void* dst, int64_t n, void* stream) {
+  if (n == 0) return base::Status::Ok();
+  return Checked(
       cudaMemcpyAsync(dst, src, static_cast<size_t>(n), cudaMemcpyDeviceToDevice, Stream(stream)));
 }
 
-int LaunchCast(const void* src, void* dst, int64_t n, void* stream) {
-  if (n == 0) return 0;
+base::Status LaunchCast(const void* src, void* dst, int64_t n, void* stream) {
+  if (n == 0) return base::Status::Ok();
   const auto* in = static_cast<const uint16_t*>(src);
   auto* out = static_cast<uint32_t*>(dst);
   if (Aligned(src, 8) && Aligned(dst, 16)) {
@@ -462,8 +471,9 @@ int LaunchCast(const void* src, void* dst, int64_t n, void* stream) {
   return Launched();
 }
 
-int LaunchDequant(const void* blocks, const void* scales, void* dst, int64_t pairs, void* stream) {
-  if (pairs == 0) return 0;
+base::Status LaunchDequant(const void* blocks, const void* scales, void* dst, int64_t pairs,
+                           void* stream) {
+  if (pairs == 0) return base::Status::Ok();
   const auto* b = static_cast<const uint8_t*>(blocks);
   const auto* s = static_cast<const uint8_t*>(scales);
   auto* out = static_cast<uint32_t*>(dst);
@@ -477,9 +487,9 @@ int LaunchDequant(const void* blocks, const void* scales, void* dst, int64_t pai
   return Launched();
 }
 
-int LaunchExpertsBf16(const void* blocks, const void* scales, void* dst, int64_t experts,
-                      int64_t rows, int64_t cols, void* stream) {
-  if (experts == 0 || rows == 0 || cols == 0) return 0;
+base::Status LaunchExpertsBf16(const void* blocks, const void* scales, void* dst, int64_t experts,
+                               int64_t rows, int64_t cols, void* stream) {
+  if (experts == 0 || rows == 0 || cols == 0) return base::Status::Ok();
   const auto col_tiles = static_cast<int32_t>((cols + kTileCols - 1) / kTileCols);
   const int64_t row_tiles = (rows + kTileRows - 1) / kTileRows;
   const ExpertsParams p{static_cast<int32_t>(rows), static_cast<int32_t>(cols), col_tiles};
@@ -501,9 +511,9 @@ int LaunchExpertsBf16(const void* blocks, const void* scales, void* dst, int64_t
   return Launched();
 }
 
-int LaunchFp8BlockBf16(const void* src, const void* scales, void* dst, const Fp8BlockShape& s,
-                       void* stream) {
-  if (s.rows == 0 || s.cols == 0) return 0;
+base::Status LaunchFp8BlockBf16(const void* src, const void* scales, void* dst,
+                                const Fp8BlockShape& s, void* stream) {
+  if (s.rows == 0 || s.cols == 0) return base::Status::Ok();
   const int64_t br = std::min(s.block_rows, s.rows), bc = std::min(s.block_cols, s.cols);
   const Fp8Params p{static_cast<int32_t>(s.rows), static_cast<int32_t>(s.cols),
                     static_cast<int32_t>(br), static_cast<int32_t>(bc),
@@ -520,8 +530,5 @@ int LaunchFp8BlockBf16(const void* src, const void* scales, void* dst, const Fp8
   }
   return Launched();
 }
-
-const char* ErrorName(int code) { return cudaGetErrorName(static_cast<cudaError_t>(code)); }
-const char* ErrorString(int code) { return cudaGetErrorString(static_cast<cudaError_t>(code)); }
 
 }  // namespace loadplan::kernels::device

@@ -31,7 +31,7 @@ Status CheckAlignment(const ResolvedCall& c) {
 }
 
 // One arm per registry kernel (exhaustive: a new KernelId does not compile without one).
-int Dispatch(const ResolvedCall& c, void* stream) {
+Status Dispatch(const ResolvedCall& c, void* stream) {
   switch (c.kernel) {
     case KernelId::kMxfp4Fc1Weight:
     case KernelId::kMxfp4Fc2Weight: return device::LaunchRowGather(c.src, c.dst, c.shape, stream);
@@ -52,17 +52,14 @@ int Dispatch(const ResolvedCall& c, void* stream) {
           {.rows = c.rows, .cols = c.cols, .block_rows = c.block_rows, .block_cols = c.block_cols},
           stream);
   }
-  return 1;  // cudaErrorInvalidValue
+  return Status::Error("no launcher for this kernel", base::ErrorKind::kInternal);
 }
 
 }  // namespace
 
 Status LaunchResolved(const ResolvedCall& call, void* stream) {
   if (Status s = CheckAlignment(call); !s.ok()) return s;
-  const int err = Dispatch(call, stream);
-  if (err == 0) return Status::Ok();
-  return Status::Error(std::string(KernelName(call.kernel)) + ": launch failed: " +
-                       device::ErrorName(err) + " (" + device::ErrorString(err) + ")");
+  return Dispatch(call, stream).WithContext(KernelName(call.kernel));
 }
 
 Status LaunchDerive(std::string_view name, const KernelArgs& args, void* stream) {

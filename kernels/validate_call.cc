@@ -59,10 +59,9 @@ Status CheckExtents(const KernelSpec& k, const KernelArgs& args, const expr::Ass
                     std::map<std::string, uint64_t, std::less<>>& bytes) {
   for (const ParamSpec& p : k.params) {
     if (p.access == Access::kScalar) continue;
-    const expr::EvalResult e = expr::Evaluate(*p.extent, at);
+    const std::optional<int64_t> e = expr::ValueAt(*p.extent, at);
     const std::optional<uint64_t> bytes_needed =
-        e.value && *e.value >= 0 ? base::ElementBytes(static_cast<uint64_t>(*e.value), *p.dtype)
-                                 : std::nullopt;
+        e && *e >= 0 ? base::ElementBytes(static_cast<uint64_t>(*e), *p.dtype) : std::nullopt;
     if (!bytes_needed) return Fail(k.name, p.name + " extent overflows 64 bits");
     const uint64_t need = *bytes_needed;
     const BufferArg& b = args.buffers.find(p.name)->second;

@@ -45,13 +45,13 @@ constexpr ClockTime TimeOf(CallId c) { return ClockTime{Index(c)}; }
 // A buffer argument of a planned call: the call touches bytes [0, bytes) of `buffer` (the
 // prefix the param's extent covers; docs/planner.md, "Units and conventions"), as `access` says.
 // `bytes` is the extent evaluated with the call's scalars, not clamped to the buffer: the plan
-// checker rejects a plan whose argument passes its buffer (UINT64_MAX: the extent did not
-// evaluate).
+// checker rejects a plan whose argument passes its buffer, or whose extent did not evaluate
+// (nullopt).
 struct PlannedArg {
   std::string param;
   BufferId buffer{};
   verifier::Access access = verifier::Access::kRead;
-  uint64_t bytes = 0;
+  std::optional<uint64_t> bytes;
   bool operator==(const PlannedArg&) const = default;
 };
 

@@ -166,9 +166,9 @@ std::variant<Expr, std::string> Value::ToExpr() const {
   if (auto* i = std::get_if<int64_t>(&v_)) return Expr::Const(*i);
   if (auto* e = std::get_if<Expr>(&v_)) return *e;
   const auto& text = std::get<std::string>(v_);
-  ExprParseResult r = ParseExpr(text);
-  if (r.expr) return *r.expr;
-  return fmt::format("cannot parse `{}`: {}", text, r.error);
+  base::Result<Expr> r = ParseExpr(text);
+  if (r.ok()) return std::move(r).value();
+  return fmt::format("cannot parse `{}`: {}", text, r.status().message());
 }
 
 ParamSpec ReadParam(std::string name, base::Dtype dtype, Value extent) {

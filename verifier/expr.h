@@ -9,11 +9,9 @@ namespace loadplan::verifier {
 
 using expr::Assignment;
 using expr::Box;
-using expr::EvalResult;
 using expr::Evaluate;
 using expr::Expr;
 using expr::ExprOp;
-using expr::ExprParseResult;
 using expr::Extrema;
 using expr::Extremum;
 using expr::FindExtrema;
@@ -33,6 +31,7 @@ using expr::Substitute;
 using expr::Sum;
 using expr::ToString;
 using expr::Truth;
+using expr::ValueAt;
 using expr::Variables;
 
 }  // namespace loadplan::verifier

@@ -111,9 +111,9 @@ Expr ByteSize(const Buffer& b) {
 
 std::optional<uint64_t> ExtentBytes(const Param& p, const Assignment& scalars) {
   if (!p.extent || !p.dtype) return std::nullopt;
-  const EvalResult v = Evaluate(*p.extent, scalars);
-  if (!v.value || *v.value < 0) return std::nullopt;
-  return base::ElementBytes(static_cast<uint64_t>(*v.value), *p.dtype);
+  const std::optional<int64_t> v = ValueAt(*p.extent, scalars);
+  if (!v || *v < 0) return std::nullopt;
+  return base::ElementBytes(static_cast<uint64_t>(*v), *p.dtype);
 }
 
 namespace {

@@ -183,11 +183,10 @@ bool Fields::Name(std::string_view name, const Ptr& ptr, std::string_view what, 
 }
 
 std::optional<Expr> Fields::ExprText(std::string_view text, const Ptr& ptr) {
-  ExprParseResult r = ParseExpr(text);
-  if (r.expr && r.error.empty()) return std::move(r.expr);
+  base::Result<Expr> r = ParseExpr(text);
+  if (r.ok()) return std::move(r).value();
   sink_.Error(Code(codes::kExprSyntax), ptr,
-              fmt::format("expression {} does not parse: {}", Quote(text),
-                          r.error.empty() ? "syntax error" : r.error));
+              fmt::format("expression {} does not parse: {}", Quote(text), r.status().message()));
   return std::nullopt;
 }
 

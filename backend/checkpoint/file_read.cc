@@ -37,16 +37,26 @@ std::string Where(const FileRef& file, const ReadContext& c, uint64_t done, uint
                      c.tensor_offset + done, offset + done);
 }
 
+// A failed read as an I/O error carrying its file and errno (0: the file ended) and its place:
+// the tensor (empty: the header) and the byte offset in it, as Where says them.
+base::Status ReadFailure(const FileRef& file, const ReadContext& c, uint64_t done,
+                         std::string message, int error_number) {
+  return base::Status::Error(std::move(message), base::ErrorKind::kIo)
+      .WithFile(std::string(file.path), error_number)
+      .WithPlace(std::string(c.tensor), c.tensor_offset + done);
+}
+
 base::Status Ended(const FileRef& file, const ReadContext& c, uint64_t done, uint64_t n,
                    uint64_t offset) {
   struct stat st {};
   const std::string now = ::fstat(file.fd, &st) == 0
                               ? fmt::format("{} bytes", static_cast<uint64_t>(st.st_size))
                               : fmt::format("of unknown size ({})", std::strerror(errno));
-  return base::Status::Error(
+  return ReadFailure(
+      file, c, done,
       fmt::format("{}: the file ended after {} of {} bytes: it is {} now, was {} when opened",
                   Where(file, c, done, offset), done, n, now, file.size_at_open),
-      base::ErrorKind::kIo);
+      0);
 }
 
 // One read call of a loop, retried on EINTR: with the seam's eintr_every, each call is first
@@ -84,10 +94,11 @@ base::Status ReadExact(const FileRef& file, uint64_t offset, std::span<uint8_t> 
   while (done < out.size()) {
     const ssize_t n = calls.Next(file.fd, out.data() + done, out.size() - done, offset + done);
     if (n < 0) {
-      return base::Status::Error(
-          fmt::format("{}: read failed: {}", Where(file, context, done, offset),
-                      std::strerror(errno)),
-          base::ErrorKind::kIo);
+      const int error_number = errno;
+      return ReadFailure(file, context, done,
+                         fmt::format("{}: read failed: {}", Where(file, context, done, offset),
+                                     std::strerror(error_number)),
+                         error_number);
     }
     if (n == 0) return Ended(file, context, done, out.size(), offset);
     done += static_cast<uint64_t>(n);
@@ -159,10 +170,12 @@ base::Result<uint64_t> ReadDirect(const FileRef& file, const DirectFile& direct,
     const ssize_t r = calls.Next(direct.fd(), buffer.data() + done, want - done, start + done);
     const uint64_t got = done > skew ? done - skew : 0;  // of the bytes asked, so far
     if (r < 0) {
-      return base::Status::Error(
+      const int error_number = errno;
+      return ReadFailure(
+          file, context, got,
           fmt::format("{}: direct read failed: {}", Where(file, context, got, offset),
-                      std::strerror(errno)),
-          base::ErrorKind::kIo);
+                      std::strerror(error_number)),
+          error_number);
     }
     if (r == 0) return Ended(file, context, got, n, offset);
     done += static_cast<uint64_t>(r);

@@ -98,10 +98,10 @@ struct Entry {
 // The variable-free shape of `b` (rule K5) into `out`; an error naming it otherwise.
 std::string FixedShape(const verifier::Buffer& b, std::vector<uint64_t>& out) {
   for (const verifier::Expr& d : b.shape) {
-    const auto v = verifier::Evaluate(d, {});
-    if (!v.value || *v.value < 0)
+    const std::optional<int64_t> v = verifier::ValueAt(d, {});
+    if (!v || *v < 0)
       return fmt::format("buffer {}: shape is not a fixed non-negative size", b.name);
-    out.push_back(static_cast<uint64_t>(*v.value));
+    out.push_back(static_cast<uint64_t>(*v));
   }
   return {};
 }

@@ -54,9 +54,10 @@ uint8_t* CudaBackend::Impl::Address(simulator::BufferId buffer) {
 Status CudaBackend::Impl::CheckUses(const simulator::PlannedCall& call) {
   for (const simulator::PlannedArg& a : call.args) {
     const PlannedBuffer& b = plan.buffer(a.buffer);
-    if (a.bytes > b.bytes) {
-      return Status::Error(fmt::format("{}: param {} touches {} bytes of buffer {}, which has {}",
-                                       call.ptr, a.param, a.bytes, b.name, b.bytes));
+    if (!a.bytes || *a.bytes > b.bytes) {
+      return Status::Error(
+          fmt::format("{}: param {} touches {} bytes of buffer {}, which has {}", call.ptr, a.param,
+                      a.bytes ? fmt::format("{}", *a.bytes) : "unknown", b.name, b.bytes));
     }
     cuda::DeviceMemory* region = RegionOf(b);
     if (region == nullptr || !region->held()) {

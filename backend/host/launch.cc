@@ -66,19 +66,18 @@ Status HostBackend::CheckUses(const PlannedCall& call) {
       failure_->param = u.param;
       return Status::Error(fmt::format("{} param {}: {}", CallName(call), u.param, s.message()));
     }
-    const uint64_t extent = u.bytes;
-    if (extent > b.bytes) {
+    if (!u.bytes || *u.bytes > b.bytes) {
       return Fail(
           {.code = HostError::kExtent, .call = call.ptr, .param = u.param, .buffer = b.name},
           fmt::format("{} param {}: its extent is {} bytes, buffer {} has {}", CallName(call),
-                      u.param, extent, b.name, b.bytes));
+                      u.param, u.bytes ? fmt::format("{}", *u.bytes) : "unknown", b.name, b.bytes));
     }
     const bool staged = b.residence == Residence::kStaged;
     if (staged) {
       if (Status s = CheckStaged(call, u.param, simulator::Index(u.buffer)); !s.ok()) return s;
     }
     if (verifier::Reads(u.access)) {
-      if (const auto first = r->FirstUnwritten(b.offset, extent)) {
+      if (const auto first = r->FirstUnwritten(b.offset, *u.bytes)) {
         return Fail(
             {.code = HostError::kUnwritten,
              .call = call.ptr,
@@ -87,7 +86,7 @@ Status HostBackend::CheckUses(const PlannedCall& call) {
              .offset = *first},
             fmt::format(
                 "{} param {} reads buffer {}: byte {} of its {}-byte extent was never written{}",
-                CallName(call), u.param, b.name, *first, extent,
+                CallName(call), u.param, b.name, *first, *u.bytes,
                 staged && staged_[simulator::Index(u.buffer)] == Staged::kEmpty
                     ? " (the buffer was never filled)"
                     : ""));
@@ -125,7 +124,7 @@ Status HostBackend::Launch(const PlannedCall& call, const StepContext&) {
   for (const simulator::PlannedArg& u : call.args) {
     if (!verifier::Writes(u.access)) continue;
     const PlannedBuffer& b = plan_.buffer(u.buffer);
-    RegionOf(b)->Mark(b.offset, u.bytes, true);  // CheckUses: u.bytes <= b.bytes
+    RegionOf(b)->Mark(b.offset, *u.bytes, true);  // CheckUses: u.bytes <= b.bytes
   }
   ++launches_;
   return Status::Ok();

@@ -110,10 +110,10 @@ namespace {
 Status AllocateAll(MemoryBackend& mb, const std::vector<const verifier::Buffer*>& buffers,
                    const verifier::Assignment& at) {
   for (const verifier::Buffer* b : buffers) {
-    const verifier::EvalResult r = verifier::Evaluate(verifier::ByteSize(*b), at);
-    if (!r.value || *r.value < 0)
-      return Status::Error(fmt::format("size of {}: {}", b->name, r.error));
-    Status s = mb.Allocate(b->name, static_cast<uint64_t>(*r.value));
+    const base::Result<int64_t> r = verifier::Evaluate(verifier::ByteSize(*b), at);
+    if (!r.ok() || *r < 0)
+      return Status::Error(fmt::format("size of {}: {}", b->name, r.status().message()));
+    Status s = mb.Allocate(b->name, static_cast<uint64_t>(*r));
     if (!s.ok()) return s;
   }
   return Status::Ok();

@@ -37,14 +37,14 @@ std::optional<Precondition> ParsePrecondition(std::string_view text, std::string
     if (at == std::string_view::npos) continue;
     const std::string_view rest = text.substr(at + t.text.size());
     if (rest.find_first_of("<>=") != std::string_view::npos) return std::nullopt;
-    expr::ExprParseResult lhs = expr::ParseExpr(text.substr(0, at));
-    expr::ExprParseResult rhs = expr::ParseExpr(rest);
-    if (!lhs.expr || !rhs.expr) return std::nullopt;
-    std::string subject = FirstName(*lhs.expr);
-    if (subject.empty()) subject = FirstName(*rhs.expr);
+    base::Result<expr::Expr> lhs = expr::ParseExpr(text.substr(0, at));
+    base::Result<expr::Expr> rhs = expr::ParseExpr(rest);
+    if (!lhs.ok() || !rhs.ok()) return std::nullopt;
+    std::string subject = FirstName(*lhs);
+    if (subject.empty()) subject = FirstName(*rhs);
     return Precondition{.text = std::string(text),
-                        .lhs = std::move(*lhs.expr),
-                        .rhs = std::move(*rhs.expr),
+                        .lhs = std::move(lhs).value(),
+                        .rhs = std::move(rhs).value(),
                         .cmp = t.cmp,
                         .subject = std::move(subject),
                         .why = std::string(why)};
@@ -53,14 +53,14 @@ std::optional<Precondition> ParsePrecondition(std::string_view text, std::string
 }
 
 std::optional<bool> Holds(const Precondition& p, const expr::Assignment& scalars) {
-  const expr::EvalResult l = expr::Evaluate(p.lhs, scalars), r = expr::Evaluate(p.rhs, scalars);
-  if (!l.value || !r.value) return std::nullopt;
+  const std::optional<int64_t> l = expr::ValueAt(p.lhs, scalars), r = expr::ValueAt(p.rhs, scalars);
+  if (!l || !r) return std::nullopt;
   switch (p.cmp) {
-    case Compare::kEq: return *l.value == *r.value;
-    case Compare::kLe: return *l.value <= *r.value;
-    case Compare::kLt: return *l.value < *r.value;
-    case Compare::kGe: return *l.value >= *r.value;
-    case Compare::kGt: return *l.value > *r.value;
+    case Compare::kEq: return *l == *r;
+    case Compare::kLe: return *l <= *r;
+    case Compare::kLt: return *l < *r;
+    case Compare::kGe: return *l >= *r;
+    case Compare::kGt: return *l > *r;
   }
   return std::nullopt;
 }

@@ -19,9 +19,9 @@ struct PreText {
 };
 
 ParamSpec Buffer(std::string_view name, Access access, Dtype dtype, std::string_view extent) {
-  expr::ExprParseResult e = expr::ParseExpr(extent);
-  if (!e.expr) std::abort();  // a broken table row: registry_test builds the table
-  return {std::string(name), access, dtype, std::move(*e.expr)};
+  base::Result<expr::Expr> e = expr::ParseExpr(extent);
+  if (!e.ok()) std::abort();  // a broken table row: registry_test builds the table
+  return {std::string(name), access, dtype, std::move(e).value()};
 }
 ParamSpec Read(std::string_view n, Dtype d, std::string_view e) {
   return Buffer(n, Access::kRead, d, e);

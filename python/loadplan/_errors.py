@@ -29,7 +29,16 @@ class OptionError(LoadplanError, ValueError):
 
 
 class CheckpointError(LoadplanError, OSError):
-    """The checkpoint cannot be read or does not match the plan (a tensor missing, wrong size)."""
+    """The checkpoint cannot be read or does not match the plan (a tensor missing, wrong size).
+
+    A failed read carries its place as data (from the C++ error's ``base::ErrorFile`` and
+    ``base::ErrorPlace``, not parsed from the message): ``path`` the file, ``errno`` the system's
+    error number (None when the file ended early), ``tensor`` the tensor being read (None: the
+    header) and ``offset`` the byte in it where the read stopped. None where not known.
+    """
+
+    tensor: Optional[str] = None
+    offset: Optional[int] = None
 
 
 class InputFileError(LoadplanError, OSError):
@@ -86,6 +95,11 @@ def from_status(kind: str, message: str, during: str, requested: Optional[int] =
         return error
     if kind == "invalid input":
         return CheckpointError(message) if during in ("load", "import") else OptionError(message)
+    if kind == "I/O error" and during in ("load", "import"):
+        failed = CheckpointError(message)
+        failed.errno = error_number or None
+        failed.path = path
+        return failed
     classes = {
         "I/O error": CheckpointError,
         "out of memory": OutOfMemoryError,

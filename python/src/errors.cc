@@ -25,6 +25,10 @@ void RaiseStatus(const base::Status& status, const char* during) {
   nb::object error = from_status(std::string(base::ErrorKindName(status.kind())), status.message(),
                                  during, requested, free, path, error_number);
   error.attr("problems") = problems;
+  if (const std::optional<base::ErrorPlace>& at = status.place()) {  // where in the input
+    error.attr("tensor") = at->name.empty() ? nb::none() : nb::object(nb::str(at->name.c_str()));
+    error.attr("offset") = nb::int_(at->offset);
+  }
   PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr())), error.ptr());
   throw nb::python_error();
 }

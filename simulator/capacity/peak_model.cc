@@ -33,9 +33,9 @@ FitProof FitsOver(const PeakModel& m, const verifier::Box& box) {
 PeakValue PeakAtPoint(const PeakModel& m, const verifier::Assignment& point) {
   PeakValue out{.bytes = {}, .at = point, .exact = true, .error = {}};
   for (const Expr& e : m.phases) {
-    const verifier::EvalResult r = verifier::Evaluate(e, point);
-    if (!r.value) return PeakValue{.bytes = {}, .at = point, .exact = true, .error = r.error};
-    out.bytes = std::max(out.bytes.value_or(*r.value), *r.value);
+    const base::Result<int64_t> r = verifier::Evaluate(e, point);
+    if (!r.ok()) return PeakValue{.bytes = {}, .at = point, .exact = true, .error = r.status()};
+    out.bytes = std::max(out.bytes.value_or(*r), *r);
   }
   return out;
 }
@@ -44,11 +44,13 @@ PeakValue PeakOver(const PeakModel& m, const verifier::Box& box) {
   PeakValue out{.bytes = {}, .at = {}, .exact = true, .error = {}};
   for (const Expr& e : m.phases) {
     const verifier::Extrema x = verifier::FindExtrema(e, box, m.proof);
-    if (!x.error.empty() || !x.max) {
+    if (!x.error.ok() || !x.max) {
       return PeakValue{.bytes = {},
                        .at = x.at,
-                       .exact = !x.error.empty(),
-                       .error = x.error.empty() ? "no bound of the peak fits 64 bits" : x.error};
+                       .exact = !x.error.ok(),
+                       .error = x.error.ok()
+                                    ? base::Status::Error("no bound of the peak fits 64 bits")
+                                    : x.error};
     }
     if (!out.bytes || x.max->value > *out.bytes) {
       out.bytes = x.max->value;
@@ -60,7 +62,7 @@ PeakValue PeakOver(const PeakModel& m, const verifier::Box& box) {
 }
 
 bool Exceeds(const PeakValue& v, int64_t budget) {
-  if (!v.error.empty()) return v.exact;  // an evaluation failure found at a point
+  if (!v.error.ok()) return v.exact;  // an evaluation failure found at a point
   return v.exact && v.bytes && *v.bytes > budget;
 }
 

@@ -42,7 +42,7 @@ struct PeakValue {
   std::optional<int64_t> bytes;
   verifier::Assignment at;
   bool exact = false;
-  std::string error;
+  base::Status error;
   bool operator==(const PeakValue&) const = default;
 };
 PeakValue PeakAtPoint(const PeakModel& m, const verifier::Assignment& point);

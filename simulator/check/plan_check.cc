@@ -64,9 +64,9 @@ void ExpectedAccess(const verifier::Manifest& m, const verifier::Call& call,
 std::optional<std::vector<uint64_t>> FixedShape(const verifier::Buffer& b) {
   std::vector<uint64_t> dims;
   for (const verifier::Expr& d : b.shape) {
-    const verifier::EvalResult r = verifier::Evaluate(d, {});
-    if (!verifier::IsVariableFree(d) || !r.value || *r.value < 0) return std::nullopt;
-    dims.push_back(static_cast<uint64_t>(*r.value));
+    const std::optional<int64_t> r = verifier::ValueAt(d, {});
+    if (!verifier::IsVariableFree(d) || !r || *r < 0) return std::nullopt;
+    dims.push_back(static_cast<uint64_t>(*r));
   }
   return dims;
 }

@@ -22,7 +22,7 @@ Expected ExpectedCall(const verifier::Manifest& m, const verifier::Call& call) {
   verifier::Assignment values;
   for (const verifier::Arg& a : call.args) {
     if (!a.scalar) continue;
-    const int64_t v = verifier::Evaluate(*a.scalar, {}).value.value_or(0);
+    const int64_t v = verifier::ValueAt(*a.scalar, {}).value_or(0);
     e.scalars.push_back({.param = a.param, .value = v});
     values[a.param] = v;
   }
@@ -33,7 +33,7 @@ Expected ExpectedCall(const verifier::Manifest& m, const verifier::Call& call) {
     e.args.push_back({.param = a.param,
                       .buffer = BufferId{static_cast<uint32_t>(b - m.buffers.data())},
                       .access = prm->access,
-                      .bytes = verifier::ExtentBytes(*prm, values).value_or(UINT64_MAX)});
+                      .bytes = verifier::ExtentBytes(*prm, values)});
   }
   return e;
 }
@@ -55,9 +55,14 @@ void CheckOne(Ctx& c, const PlannedCall& pc, const verifier::Call& call) {
   }
   for (const PlannedArg& a : pc.args) {
     const PlannedBuffer& b = c.plan.buffer(a.buffer);
-    if (a.bytes <= b.bytes) continue;
+    if (!a.bytes) {
+      c.Add(PlanViolationKind::kArgs, "call {} ({}) param {}: its extent does not evaluate",
+            Index(pc.id), pc.ptr, a.param);
+      continue;
+    }
+    if (*a.bytes <= b.bytes) continue;
     c.Add(PlanViolationKind::kArgs, "call {} ({}) param {}: touches {} bytes of {}, which has {}",
-          Index(pc.id), pc.ptr, a.param, a.bytes, b.name, b.bytes);
+          Index(pc.id), pc.ptr, a.param, *a.bytes, b.name, b.bytes);
   }
 }
 

@@ -111,10 +111,11 @@ void CheckDim(const Pair& p, size_t d, const verifier::ProofBudget& budget,
       return;
     }
     if (proof.truth == verifier::Truth::kUnknown) {
-      out.push_back(PairDiag(p, deploy_codes::kUndecided,
-                             fmt::format("cannot prove the shapes equal in {} over the variable "
-                                         "box{}",
-                                         dim, proof.error.empty() ? "" : ": " + proof.error)));
+      out.push_back(
+          PairDiag(p, deploy_codes::kUndecided,
+                   fmt::format("cannot prove the shapes equal in {} over the variable "
+                               "box{}",
+                               dim, proof.error.ok() ? "" : ": " + proof.error.message())));
       return;
     }
   }

@@ -34,7 +34,7 @@ struct PhasePeak {
   verifier::Expr bytes;                // Simplify'd sum of ByteSize expressions
   std::optional<PhaseBound> min, max;  // over the variable box
   std::optional<verifier::Range> at;   // at the user's values (a range if some stay free)
-  std::string error;                   // evaluation error, when min/max are missing
+  base::Status error;                  // an evaluation error, when min/max are missing
   bool operator==(const PhasePeak&) const = default;
 };
 

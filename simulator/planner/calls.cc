@@ -20,8 +20,8 @@ void SortUnique(std::vector<BufferId>& v) {
 void PlanScalars(const verifier::Call& c, PlannedCall& out, verifier::Assignment& values) {
   for (const verifier::Arg& a : c.args) {
     if (!a.scalar) continue;
-    const verifier::EvalResult v = verifier::Evaluate(*a.scalar, {});
-    const int64_t value = v.value.value_or(0);  // derive scalars are variable-free (P4)
+    const std::optional<int64_t> v = verifier::ValueAt(*a.scalar, {});
+    const int64_t value = v.value_or(0);  // derive scalars are variable-free (P4)
     out.scalars.push_back({.param = a.param, .value = value});
     values[a.param] = value;
   }
@@ -45,7 +45,7 @@ void PlanArgs(const verifier::Manifest& m, const verifier::Call& c, PlannedCall&
     out.args.push_back({.param = a.param,
                         .buffer = id,
                         .access = prm->access,
-                        .bytes = verifier::ExtentBytes(*prm, scalars).value_or(UINT64_MAX)});
+                        .bytes = verifier::ExtentBytes(*prm, scalars)});
     if (verifier::Reads(prm->access)) out.reads.push_back(id);
     if (verifier::Writes(prm->access)) out.writes.push_back(id);
   }

@@ -12,9 +12,9 @@ namespace loadplan::simulator {
 std::optional<uint64_t> MaxBufferBytes(const verifier::Buffer& b, const verifier::Box& box) {
   const verifier::Expr bytes = verifier::ByteSize(b);
   if (verifier::IsVariableFree(bytes)) {
-    const verifier::EvalResult r = verifier::Evaluate(bytes, {});
-    if (!r.value || *r.value < 0) return std::nullopt;
-    return static_cast<uint64_t>(*r.value);
+    const std::optional<int64_t> r = verifier::ValueAt(bytes, {});
+    if (!r || *r < 0) return std::nullopt;
+    return static_cast<uint64_t>(*r);
   }
   const verifier::Extrema e = verifier::FindExtrema(bytes, box);
   if (e.max) return static_cast<uint64_t>(std::max<int64_t>(0, e.max->value));
@@ -31,9 +31,9 @@ std::optional<std::vector<uint64_t>> FixedShape(const verifier::Buffer& b) {
   std::vector<uint64_t> dims;
   for (const verifier::Expr& d : b.shape) {
     if (!verifier::IsVariableFree(d)) return std::nullopt;
-    const verifier::EvalResult r = verifier::Evaluate(d, {});
-    if (!r.value || *r.value < 0) return std::nullopt;
-    dims.push_back(static_cast<uint64_t>(*r.value));
+    const std::optional<int64_t> r = verifier::ValueAt(d, {});
+    if (!r || *r < 0) return std::nullopt;
+    dims.push_back(static_cast<uint64_t>(*r));
   }
   return dims;
 }

@@ -25,7 +25,7 @@ struct Clock {
 
 uint64_t CallBytes(const PlannedCall& c) {
   uint64_t b = 0;
-  for (const PlannedArg& a : c.args) b += a.bytes == UINT64_MAX ? 0 : a.bytes;
+  for (const PlannedArg& a : c.args) b += a.bytes.value_or(0);
   return b;
 }
 

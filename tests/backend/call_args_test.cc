@@ -51,12 +51,12 @@ TEST(CheckContracts, RefusesACallThatDoesNotBindTheRegistryContract) {
   simulator::LoadPlan plan = test_support::PlanOf(TinyManifest());
   simulator::PlannedCall& c = plan.calls.front();
   ASSERT_FALSE(c.args.empty());
-  c.args.front().bytes += 1;  // more bytes than the registry's extent gives
+  *c.args.front().bytes += 1;  // more bytes than the registry's extent gives
   std::vector<std::string> errors = base::StatusLines(CheckContracts(plan));
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].find(c.ptr), std::string::npos) << errors[0];
   EXPECT_NE(errors[0].find(c.args.front().param), std::string::npos) << errors[0];
-  c.args.front().bytes -= 1;
+  *c.args.front().bytes -= 1;
   c.kernel_id.reset();  // a kernel the backends do not implement
   errors = base::StatusLines(CheckContracts(plan));
   ASSERT_EQ(errors.size(), 1u);

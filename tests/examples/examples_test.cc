@@ -73,7 +73,7 @@ TEST(Examples, UnknownNameAndUnwritableDirFail) {
   EXPECT_EQ(RegenerateExamples("/nonexistent/dir/for/loadplan"), 1);
 }
 
-int64_t Eval(const Expr& e) { return verifier::Evaluate(e, {}).value.value_or(-1); }
+int64_t Eval(const Expr& e) { return verifier::ValueAt(e, {}).value_or(-1); }
 
 std::vector<int64_t> Shape(const Manifest& m, std::string_view name) {
   std::vector<int64_t> out;
@@ -197,7 +197,7 @@ TEST(Kernels, MxfpContractsMatchDesignShapes) {
     for (const auto& kernel : kernels) {
       if (kernel.name != k) continue;
       const auto* param = verifier::FindParam(kernel, p);
-      if (param && param->extent) return verifier::Evaluate(*param->extent, at).value.value_or(-1);
+      if (param && param->extent) return verifier::ValueAt(*param->extent, at).value_or(-1);
     }
     return int64_t{-1};
   };

@@ -14,9 +14,23 @@ namespace {
 using testing::GenExpr;
 
 Expr P(std::string_view text) {
-  ExprParseResult r = ParseExpr(text);
-  EXPECT_TRUE(r.expr.has_value()) << text << ": " << r.error;
-  return r.expr.value_or(Expr{});
+  base::Result<Expr> r = ParseExpr(text);
+  EXPECT_TRUE(r.ok()) << text << ": " << r.status().message();
+  return r.ok() ? *r : Expr{};
+}
+
+// A parse as the tests read it: the tree, or the error's message and column (its place).
+struct Parsed {
+  std::optional<Expr> expr;
+  std::string error;
+  size_t column = 0;
+};
+Parsed Parse(std::string_view text) {
+  base::Result<Expr> r = ParseExpr(text);
+  if (r.ok()) return {.expr = *r};
+  const std::optional<base::ErrorPlace>& place = r.status().place();
+  EXPECT_TRUE(place.has_value() && place->name.empty()) << text;
+  return {.error = r.status().message(), .column = place ? place->offset : text.size() + 1};
 }
 
 Expr V(const char* n) { return Expr::Var(n); }
@@ -65,7 +79,7 @@ TEST(ExprParse, ErrorsNameTheColumn) {
                            {"a $ b", 2},
                            {"3x", 1},
                            {"ceil_div(a b)", 11}}) {
-    ExprParseResult r = ParseExpr(c.text);
+    Parsed r = Parse(c.text);
     EXPECT_FALSE(r.expr.has_value()) << c.text;
     EXPECT_FALSE(r.error.empty()) << c.text;
     EXPECT_EQ(r.column, c.column) << c.text << ": " << r.error;
@@ -75,11 +89,11 @@ TEST(ExprParse, ErrorsNameTheColumn) {
 TEST(ExprParse, HostileNestingIsRejected) {
   std::string deep(300, '(');
   deep += "x" + std::string(300, ')');
-  EXPECT_FALSE(ParseExpr(deep).expr.has_value());
-  EXPECT_FALSE(ParseExpr(std::string(300, '-') + "x").expr.has_value());
+  EXPECT_FALSE(ParseExpr(deep).ok());
+  EXPECT_FALSE(ParseExpr(std::string(300, '-') + "x").ok());
   std::string chain = "x";
   for (int i = 0; i < 2000; ++i) chain += " + x";
-  EXPECT_FALSE(ParseExpr(chain).expr.has_value());
+  EXPECT_FALSE(ParseExpr(chain).ok());
   std::string longest = "x";
   for (int i = 0; i < 998; ++i) longest += " + x";
   EXPECT_EQ(ToString(Simplify(P(longest))), "999 * x");
@@ -105,25 +119,34 @@ TEST(ExprPrint, MinimalParentheses) {
 
 RC_GTEST_PROP(ExprPrint, RoundTripsThroughTheParser, ()) {
   Expr e = *GenExpr(5, true);
-  ExprParseResult r = ParseExpr(ToString(e));
-  RC_ASSERT(r.error.empty());
-  RC_ASSERT(*r.expr == e);
+  base::Result<Expr> r = ParseExpr(ToString(e));
+  RC_ASSERT(r.ok());
+  RC_ASSERT(*r == e);
 }
 
 // Text over the grammar's alphabet: never a crash; whatever parses prints and re-parses.
 RC_GTEST_PROP(ExprParse, ArbitraryTextIsSafe, ()) {
   const std::string alphabet = "ab1 0+-*/%(),minaxceil_d.9";
   std::string text = *rc::gen::container<std::string>(rc::gen::elementOf(alphabet));
-  ExprParseResult r = ParseExpr(text);
+  Parsed r = Parse(text);
   RC_ASSERT(r.expr.has_value() == r.error.empty());
   if (!r.expr) {
     RC_ASSERT(r.column <= text.size());
     return;
   }
-  RC_ASSERT(ParseExpr(ToString(*r.expr)).expr == r.expr);
+  RC_ASSERT(Parse(ToString(*r.expr)).expr == r.expr);
 }
 
-EvalResult Eval(std::string_view text, const Assignment& at = {}) { return Evaluate(P(text), at); }
+// An evaluation as the tests read it: the value, or the error's message.
+struct Evaluated {
+  std::optional<int64_t> value;
+  std::string error;
+};
+Evaluated Eval(std::string_view text, const Assignment& at = {}) {
+  base::Result<int64_t> r = Evaluate(P(text), at);
+  if (r.ok()) return {.value = *r};
+  return {.error = r.status().message()};
+}
 
 TEST(ExprEval, ExactValues) {
   EXPECT_EQ(Eval("batch * ctx * 2", {{"batch", 256}, {"ctx", 131072}}).value, int64_t{67108864});

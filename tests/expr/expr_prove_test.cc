@@ -20,16 +20,16 @@ using testing::GenSmallBox;
 constexpr int64_t k40 = int64_t{1} << 40;
 
 Expr P(std::string_view text) {
-  ExprParseResult r = ParseExpr(text);
-  EXPECT_TRUE(r.expr.has_value()) << text << ": " << r.error;
-  return r.expr.value_or(Expr{});
+  base::Result<Expr> r = ParseExpr(text);
+  EXPECT_TRUE(r.ok()) << text << ": " << r.status().message();
+  return r.ok() ? *r : Expr{};
 }
 
 const Box kServing{{"batch", {1, 256}}, {"ctx", {1, 131072}}};
 
 TEST(ExprExtrema, MonotoneProductAtTheCorners) {
   Extrema x = FindExtrema(P("batch * ctx * 2 + 4096"), kServing);
-  ASSERT_TRUE(x.min && x.max) << x.error;
+  ASSERT_TRUE(x.min && x.max) << x.error.message();
   EXPECT_TRUE(x.min->exact && x.max->exact);
   EXPECT_EQ(x.min->value, 4098);
   EXPECT_EQ(x.max->value, 256 * 131072 * 2 + 4096);
@@ -39,7 +39,7 @@ TEST(ExprExtrema, MonotoneProductAtTheCorners) {
 
 TEST(ExprExtrema, DecreasingAndRoundedTerms) {
   Extrema x = FindExtrema(P("ceil_div(ctx, 256) * 256 * batch - batch / 2"), kServing);
-  ASSERT_TRUE(x.min && x.max) << x.error;
+  ASSERT_TRUE(x.min && x.max) << x.error.message();
   EXPECT_TRUE(x.max->exact);
   EXPECT_EQ(x.max->value, 131072 * 256 - 128);
   EXPECT_EQ(x.min->value, 256);
@@ -84,10 +84,10 @@ TEST(ExprExtrema, AtomsTheBoxDecides) {
 TEST(ExprExtrema, ReportsEvaluationErrorsWithAWitness) {
   Extrema x = FindExtrema(P("a * b"), Box{{"a", {0, k40}}, {"b", {0, k40}}});
   EXPECT_FALSE(x.min || x.max);
-  EXPECT_NE(x.error.find("overflow"), std::string::npos);
-  EXPECT_FALSE(Evaluate(P("a * b"), x.at).value);
+  EXPECT_NE(x.error.message().find("overflow"), std::string::npos);
+  EXPECT_FALSE(ValueAt(P("a * b"), x.at));
   Extrema d = FindExtrema(P("100 / (x - 37)"), Box{{"x", {0, 1000}}});
-  EXPECT_NE(d.error.find("division by zero"), std::string::npos);
+  EXPECT_NE(d.error.message().find("division by zero"), std::string::npos);
   EXPECT_EQ(d.at, (Assignment{{"x", 37}}));
 }
 
@@ -106,7 +106,7 @@ TEST(ExprExtrema, EmptyBoxAndUnusedVariables) {
   Extrema u = FindExtrema(P("x"), Box{{"x", {3, 9}}, {"y", {5, 6}}});
   ASSERT_TRUE(u.max);
   EXPECT_EQ(u.max->at, (Assignment{{"x", 9}, {"y", 5}}));
-  EXPECT_FALSE(FindExtrema(P("x + z"), Box{{"x", {3, 9}}}).error.empty());
+  EXPECT_FALSE(FindExtrema(P("x + z"), Box{{"x", {3, 9}}}).error.ok());
 }
 
 TEST(ExprProve, CancellationNeedsNoSearch) {
@@ -180,13 +180,13 @@ TEST(ExprProve, AlignmentOverWideRanges) {
 TEST(ExprProve, EvaluationFailuresAreFalse) {
   Proof p = ProveLessEq(P("a * b"), P("a * b + 1"), Box{{"a", {0, k40}}, {"b", {0, k40}}});
   ASSERT_EQ(p.truth, Truth::kFalse);
-  EXPECT_NE(p.error.find("overflow"), std::string::npos);
+  EXPECT_NE(p.error.message().find("overflow"), std::string::npos);
   Proof u = ProveLessEq(P("x"), P("3"), {});
   ASSERT_EQ(u.truth, Truth::kFalse);
-  EXPECT_NE(u.error.find("unbound variable x"), std::string::npos);
+  EXPECT_NE(u.error.message().find("unbound variable x"), std::string::npos);
   Proof e = ProveLessEq(P("x"), P("3"), Box{{"x", {4, 3}}});
   EXPECT_EQ(e.truth, Truth::kUnknown);
-  EXPECT_FALSE(e.error.empty());
+  EXPECT_FALSE(e.error.ok());
   EXPECT_EQ(ProveLessEq(P("3"), P("4"), {}).truth, Truth::kTrue);
   EXPECT_EQ(ProveLessEq(P("5"), P("4"), {}).truth, Truth::kFalse);
 }
@@ -195,12 +195,12 @@ TEST(ExprProve, Evaluates) {
   Box wide{{"a", {0, k40}}, {"b", {0, k40}}};
   Proof p = ProveEvaluates(P("a * b"), wide);
   ASSERT_EQ(p.truth, Truth::kFalse);
-  EXPECT_FALSE(Evaluate(P("a * b"), p.witness).value);
+  EXPECT_FALSE(ValueAt(P("a * b"), p.witness));
   EXPECT_EQ(ProveEvaluates(P("a * 1024 + b / 3"), wide).truth, Truth::kTrue);
   Proof d = ProveEvaluates(P("x / (x - 513)"), Box{{"x", {0, 100000}}});
   ASSERT_EQ(d.truth, Truth::kFalse);
   EXPECT_EQ(d.witness, (Assignment{{"x", 513}}));
-  EXPECT_NE(d.error.find("division by zero"), std::string::npos);
+  EXPECT_NE(d.error.message().find("division by zero"), std::string::npos);
   EXPECT_EQ(ProveEvaluates(P("1 / 0"), {}).truth, Truth::kFalse);
   EXPECT_EQ(ProveEvaluates(P("batch * ctx * 8192 * 2"), kServing).truth, Truth::kTrue);
   EXPECT_EQ(ProveEvaluates(P("x / (x - 513)"), Box{{"x", {0, 100000}}}, ProofBudget{.max_boxes = 2})
@@ -217,13 +217,13 @@ struct Oracle {
 Oracle BruteForce(const Expr& e, const Box& box) {
   Oracle o;
   for (const Assignment& at : AllPoints(box)) {
-    EvalResult r = Evaluate(e, at);
-    if (!r.value) {
+    std::optional<int64_t> r = ValueAt(e, at);
+    if (!r) {
       o.any_error = true;
       continue;
     }
-    o.min = std::min(o.min.value_or(*r.value), *r.value);
-    o.max = std::max(o.max.value_or(*r.value), *r.value);
+    o.min = std::min(o.min.value_or(*r), *r);
+    o.max = std::max(o.max.value_or(*r), *r);
   }
   return o;
 }
@@ -232,17 +232,17 @@ void CheckExtremaAgainstBruteForce(const Expr& e, const Box& box) {
   Oracle o = BruteForce(e, box);
   Extrema x = FindExtrema(e, box);
   if (o.any_error) {
-    RC_ASSERT(!x.error.empty());
-    RC_ASSERT(!Evaluate(e, x.at).value);
+    RC_ASSERT(!x.error.ok());
+    RC_ASSERT(!ValueAt(e, x.at));
     return;
   }
-  RC_ASSERT(x.error.empty());
+  RC_ASSERT(x.error.ok());
   RC_ASSERT(x.min && x.max);
   RC_ASSERT(x.min->exact && x.max->exact);
   RC_ASSERT(x.min->value == *o.min);
   RC_ASSERT(x.max->value == *o.max);
-  RC_ASSERT(Evaluate(e, x.min->at).value == o.min);
-  RC_ASSERT(Evaluate(e, x.max->at).value == o.max);
+  RC_ASSERT(ValueAt(e, x.min->at) == o.min);
+  RC_ASSERT(ValueAt(e, x.max->at) == o.max);
 }
 
 RC_GTEST_PROP(ExprExtrema, ExactExtremaEqualBruteForce, ()) {
@@ -260,16 +260,16 @@ RC_GTEST_PROP(ExprExtrema, ExactPolynomialExtremaEqualBruteForce, ()) {
 // lhs <= rhs at every point, both sides evaluating: the meaning of kTrue.
 bool HoldsEverywhere(const Expr& lhs, const Expr& rhs, const Box& box) {
   for (const Assignment& at : AllPoints(box)) {
-    EvalResult l = Evaluate(lhs, at), r = Evaluate(rhs, at);
-    if (!l.value || !r.value || *l.value > *r.value) return false;
+    std::optional<int64_t> l = ValueAt(lhs, at), r = ValueAt(rhs, at);
+    if (!l || !r || *l > *r) return false;
   }
   return true;
 }
 
 bool Violates(const Proof& p, const Expr& lhs, const Expr& rhs) {
-  EvalResult l = Evaluate(lhs, p.witness), r = Evaluate(rhs, p.witness);
-  if (!l.value || !r.value) return !p.error.empty();
-  return *l.value > *r.value && p.lhs_at == l.value && p.rhs_at == r.value;
+  std::optional<int64_t> l = ValueAt(lhs, p.witness), r = ValueAt(rhs, p.witness);
+  if (!l || !r) return !p.error.ok();
+  return *l > *r && p.lhs_at == l && p.rhs_at == r;
 }
 
 RC_GTEST_PROP(ExprProve, LessEqAgreesWithBruteForce, ()) {
@@ -288,7 +288,7 @@ RC_GTEST_PROP(ExprProve, EvaluatesAgreesWithBruteForce, ()) {
   Box box = *GenSmallBox();
   Proof p = ProveEvaluates(e, box);
   RC_ASSERT(p.truth == (BruteForce(e, box).any_error ? Truth::kFalse : Truth::kTrue));
-  if (p.truth == Truth::kFalse) RC_ASSERT(!Evaluate(e, p.witness).value);
+  if (p.truth == Truth::kFalse) RC_ASSERT(!ValueAt(e, p.witness));
 }
 
 // Wide boxes cannot be enumerated: kTrue must survive random points, kFalse must verify.
@@ -302,8 +302,8 @@ RC_GTEST_PROP(ExprProve, SoundOnWideBoxes, ()) {
   if (p.truth != Truth::kTrue) return;
   for (int i = 0; i < 8; ++i) {
     Assignment at = testing::PickPoint(box);
-    EvalResult l = Evaluate(lhs, at), r = Evaluate(rhs, at);
-    RC_ASSERT(l.value && r.value && *l.value <= *r.value);
+    std::optional<int64_t> l = ValueAt(lhs, at), r = ValueAt(rhs, at);
+    RC_ASSERT(l && r && *l <= *r);
   }
 }
 

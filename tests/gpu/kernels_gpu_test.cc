@@ -228,7 +228,7 @@ void ExpectMultiEqual(const MultiCase& c) {
   for (const ParamSpec& p : k->params) {
     if (p.access == base::Access::kScalar) continue;
     const auto bytes =
-        static_cast<uint64_t>(*expr::Evaluate(*p.extent, at).value) * base::DtypeBits(*p.dtype) / 8;
+        static_cast<uint64_t>(*expr::ValueAt(*p.extent, at)) * base::DtypeBits(*p.dtype) / 8;
     if (p.access == base::Access::kWrite) {
       dst_bytes = bytes;
     } else {

@@ -74,7 +74,7 @@ TEST(TensorParallel, RanksPutBackReproduceEveryTensorOnce) {
       read += rank->bytes_read;
       for (const verifier::Buffer& b : rank->manifest.buffers) {  // [batch, ctx, 2, heads, 16]
         if (!b.name.starts_with("kv_cache.")) continue;
-        EXPECT_EQ(verifier::Evaluate(b.shape[3], {}).value, 1) << b.name;  // 2 KV heads over 2, 4
+        EXPECT_EQ(verifier::ValueAt(b.shape[3], {}), 1) << b.name;  // 2 KV heads over 2, 4
       }
       const simulator::LoadPlan plan = test_support::PlanOf(rank->manifest);
       backend::HostBackend host(plan, *checkpoint);

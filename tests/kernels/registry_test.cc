@@ -88,9 +88,9 @@ void ExpectContract(KernelId id, const std::vector<Expected>& want,
     if (want[i].extent.empty()) {
       EXPECT_FALSE(p.extent.has_value()) << k.name << "." << p.name;
     } else {
-      const expr::ExprParseResult e = expr::ParseExpr(want[i].extent);
-      ASSERT_TRUE(e.expr.has_value()) << want[i].extent;
-      EXPECT_EQ(p.extent, *e.expr) << k.name << "." << p.name;
+      const base::Result<expr::Expr> e = expr::ParseExpr(want[i].extent);
+      ASSERT_TRUE(e.ok()) << want[i].extent;
+      EXPECT_EQ(p.extent, *e) << k.name << "." << p.name;
     }
   }
   std::vector<std::string> texts;
@@ -124,8 +124,7 @@ TEST(Registry, DequantToBf16ContractsAreExact) {
   // DeepSeek-V3's 128x128 blocks over a 300 x 200 matrix: 3 x 2 scales (partial blocks).
   const expr::Assignment at = {
       {"rows", 300}, {"cols", 200}, {"block_rows", 128}, {"block_cols", 128}};
-  EXPECT_EQ(expr::Evaluate(*FindParam(Spec(KernelId::kFp8BlockBf16), "scales")->extent, at).value,
-            6);
+  EXPECT_EQ(expr::ValueAt(*FindParam(Spec(KernelId::kFp8BlockBf16), "scales")->extent, at), 6);
 }
 
 TEST(Preconditions, ParseEveryComparison) {
@@ -202,7 +201,7 @@ TEST(Registry, EveryKernelHasAReferenceThatRuns) {
     uint64_t seed = 1;
     for (const ParamSpec& p : k.params) {
       if (p.access == Access::kScalar) continue;
-      const int64_t elems = *expr::Evaluate(*p.extent, at).value;
+      const int64_t elems = *expr::ValueAt(*p.extent, at);
       const uint64_t bytes = static_cast<uint64_t>(elems) * base::DtypeBits(*p.dtype) / 8;
       memory[p.name] = p.access == Access::kWrite ? std::vector<uint8_t>(bytes, 0xA5)
                                                   : testing::RandomBytes(bytes, ++seed);

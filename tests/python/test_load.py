@@ -58,6 +58,14 @@ def test_errors_map_every_kind():
                       1610612736, 450971566)  # the C++ error's typed bytes, not its words
     assert isinstance(oom, MemoryError)
     assert oom.requested == 1610612736 and oom.free == 450971566
+    eio = from_status("I/O error", "a.safetensors: tensor w: byte offset 4096 (file offset 4200): "
+                      "read failed: Input/output error", "load", path="a.safetensors",
+                      error_number=5)  # the C++ error's file and errno (base::ErrorFile)
+    assert isinstance(eio, loadplan.CheckpointError)
+    assert eio.path == "a.safetensors" and eio.errno == 5
+    ended = from_status("I/O error", "the file ended", "load", path="a.safetensors",
+                        error_number=0)
+    assert ended.errno is None and ended.tensor is None and ended.offset is None
     assert from_status("out of memory", "m", "load").requested is None
 
 

@@ -152,7 +152,7 @@ void CheckWholeBytes(const RuleContext& ctx, const Buffer& b, DiagSink& sink) {
   if (!IsCheckpointBound(b.kind) || bits % 8 == 0 || !ctx.SizeOk(b)) return;
   const Expr count = ElementCount(b);
   if (!IsVariableFree(count)) return;  // K5 reports the shape
-  const std::optional<int64_t> n = Evaluate(count, {}).value;
+  const std::optional<int64_t> n = ValueAt(count, {});
   if (!n || *n < 0 || base::FillsWholeBytes(static_cast<uint64_t>(*n), b.dtype)) return;
   sink.Error(
       std::string(codes::kWholeBytes), ChildPointer(b.ptr, "shape"),

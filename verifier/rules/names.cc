@@ -16,9 +16,9 @@ std::string SuggestHint(std::string_view word, const std::vector<std::string>& c
 }
 
 bool LooksScalar(const Manifest& m, std::string_view text) {
-  ExprParseResult r = ParseExpr(text);
-  if (!r.expr) return false;
-  for (const std::string& v : Variables(*r.expr)) {
+  base::Result<Expr> r = ParseExpr(text);
+  if (!r.ok()) return false;
+  for (const std::string& v : Variables(*r)) {
     if (m.FindVar(v) == nullptr) return false;
   }
   return true;

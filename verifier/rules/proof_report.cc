@@ -17,7 +17,7 @@ bool ReportEvaluates(const Proof& proof, std::string_view ptr, std::string_view 
   if (proof.truth == Truth::kFalse) {
     sink.Error(std::string(codes::kOverflow), std::string(ptr),
                fmt::format("{} does not evaluate at {}: {}", what, WitnessText(proof.witness),
-                           proof.error.empty() ? "overflow" : proof.error),
+                           proof.error.ok() ? "overflow" : proof.error.message()),
                "keep sizes within 64 bits and divisors non-zero over the variables' ranges");
   } else {
     sink.Error(

@@ -82,9 +82,9 @@ void CheckPreconditions(const RuleContext& ctx, const Program& g, const Call& c,
     std::optional<Expr> e = a != nullptr ? ScalarOf(*a) : std::nullopt;
     if (!e || !ctx.ExprOk(*e) || (g.derive && !IsVariableFree(*e))) return;
     if (IsVariableFree(*e)) {
-      const EvalResult v = Evaluate(*e, {});
-      if (!v.value) return;  // S9
-      at[p.name] = *v.value;
+      const std::optional<int64_t> v = ValueAt(*e, {});
+      if (!v) return;  // S9
+      at[p.name] = *v;
     } else {
       fixed = false;
     }

@@ -35,7 +35,7 @@ bool CheckSliceBinding(const Buffer& b, DiagSink& sink) {
 // The buffer's dimension `d` as a number (K5 reports a variable one).
 std::optional<uint64_t> FixedDim(const Buffer& b, size_t d) {
   if (d >= b.shape.size() || !IsVariableFree(b.shape[d])) return std::nullopt;
-  const std::optional<int64_t> v = Evaluate(b.shape[d], {}).value;
+  const std::optional<int64_t> v = ValueAt(b.shape[d], {});
   if (!v || *v < 0) return std::nullopt;
   return static_cast<uint64_t>(*v);
 }

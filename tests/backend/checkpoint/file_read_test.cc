@@ -2,6 +2,7 @@
 // failed reads reported with the file, tensor and byte offset; the fault seam's counting.
 #include "backend/checkpoint/file_read.h"
 
+#include <cerrno>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -64,6 +65,9 @@ TEST_F(FileReadTest, EndOfFileSaysWhereAndHowMuchArrived) {
   EXPECT_EQ(st.message(), path_ +
                               ": tensor w: byte offset 104 (file offset 100): the file ended "
                               "after 97 of 200 bytes: it is 100 bytes now, was 100 when opened");
+  // The same figures as data: the tensor and the byte in it, the file (errno 0: it ended).
+  EXPECT_EQ(st.place(), (base::ErrorPlace{.name = "w", .offset = 104}));
+  EXPECT_EQ(st.file(), (base::ErrorFile{.path = path_, .error_number = 0}));
 }
 
 TEST_F(FileReadTest, InjectedEioNamesTheHeaderWithoutATensor) {
@@ -73,6 +77,10 @@ TEST_F(FileReadTest, InjectedEioNamesTheHeaderWithoutATensor) {
   const base::Status st = ReadExact(Ref(), 8, out, {.faults = &faults});
   EXPECT_EQ(st.message(),
             path_ + ": header: byte offset 0 (file offset 8): read failed: Input/output error");
+  EXPECT_EQ(st.place(), (base::ErrorPlace{.name = "", .offset = 0}));
+  EXPECT_EQ(st.file(), (base::ErrorFile{.path = path_, .error_number = EIO}));
+  // Kept by the context a caller adds on the way up.
+  EXPECT_EQ(st.WithContext("load").place(), st.place());
 }
 
 TEST_F(FileReadTest, InjectedEofFromReadKOn) {

@@ -93,7 +93,7 @@ Carries DirectDerive(const Model& model) {
     for (const verifier::Call& c : p.calls) {
       kernels::KernelArgs args;
       for (const verifier::Arg& a : c.args) {
-        if (a.scalar) args.scalars[a.param] = verifier::Evaluate(*a.scalar, {}).value.value();
+        if (a.scalar) args.scalars[a.param] = verifier::ValueAt(*a.scalar, {}).value();
         if (!a.buffer) continue;
         const verifier::Buffer* b = model.manifest.FindBuffer(*a.buffer);
         std::vector<uint8_t>& v = mem[b->name];
@@ -103,9 +103,8 @@ Carries DirectDerive(const Model& model) {
           EXPECT_TRUE(data.ok()) << data.status().message();
           if (data.ok()) v = *data;
         } else if (v.empty()) {
-          v.assign(
-              static_cast<size_t>(verifier::Evaluate(verifier::ByteSize(*b), {}).value.value()),
-              0xEE);
+          v.assign(static_cast<size_t>(verifier::ValueAt(verifier::ByteSize(*b), {}).value()),
+                   0xEE);
         }
         args.buffers[a.param] = {.data = v.data(), .bytes = v.size()};
       }

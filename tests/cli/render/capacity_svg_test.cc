@@ -18,9 +18,9 @@ using testing::ParseXml;
 using testing::XmlDoc;
 
 cap::PeakModel GptOss(int64_t budget) {
-  const verifier::ExprParseResult serve = verifier::ParseExpr(
+  const base::Result<verifier::Expr> serve = verifier::ParseExpr(
       "36864 * batch * ctx + 36864 * batch * min(ctx, 128) + 815912 * batch + 68071456768");
-  return cap::PeakModel{.phases = {verifier::Expr::Const(69201821696), *serve.expr},
+  return cap::PeakModel{.phases = {verifier::Expr::Const(69201821696), *serve},
                         .box = {{"batch", {1, 256}}, {"ctx", {1, 131072}}},
                         .budget = budget,
                         .proof = {}};

@@ -18,9 +18,9 @@ namespace {
 using verifier::Expr;
 
 Expr Parse(std::string_view text) {
-  verifier::ExprParseResult r = verifier::ParseExpr(text);
-  EXPECT_TRUE(r.expr) << r.error;
-  return r.expr ? *r.expr : Expr::Const(0);
+  base::Result<Expr> r = verifier::ParseExpr(text);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? *r : Expr::Const(0);
 }
 
 PeakModel Model(std::vector<std::string_view> phases, verifier::Box box, int64_t budget) {
@@ -119,7 +119,7 @@ TEST(SolveLimit, EvaluationOverflowDoesNotFit) {
   EXPECT_EQ(l.largest, 1);
   EXPECT_EQ(l.status, LimitStatus::kExact);
   ASSERT_TRUE(l.past);
-  EXPECT_FALSE(l.past->error.empty());
+  EXPECT_FALSE(l.past->error.ok());
 }
 
 // Against brute force on small boxes: the largest y such that every y' <= y fits.

@@ -207,7 +207,7 @@ RC_GTEST_PROP(PhasesProps, ValueAtAPointLiesInTheRangeAndSumsTheBuffers, ()) {
   const MemoryPhases ph = ComputePhases(m, plan, {{"batch", b}});
   int64_t serve = static_cast<int64_t>(plan.resident_bytes_rounded);
   for (const verifier::Buffer* buf : ServeBuffers(m)) {
-    serve += *verifier::Evaluate(verifier::ByteSize(*buf), {{"batch", b}}).value;
+    serve += *verifier::ValueAt(verifier::ByteSize(*buf), {{"batch", b}});
   }
   const PhasePeak& s = Phase(ph, "serve");
   RC_ASSERT(s.at == (verifier::Range{serve, serve}));

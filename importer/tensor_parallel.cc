@@ -184,11 +184,6 @@ base::Result<TensorParallelRank> SplitTensorParallel(const verifier::Manifest& f
     if (const std::optional<int64_t> e = ExpertIndex(b.name)) experts = std::max(experts, *e + 1);
   }
   const int64_t t = rank % tp;  // the attention's (and dense MLP's) tensor-parallel rank
-  if (!full.programs.empty()) {
-    return base::Status::Error(
-        "--tensor-parallel splits manifests without derive programs (recipe none) for now: "
-        "a recipe's derive calls are sized for whole tensors");
-  }
   TensorParallelRank out{.manifest = full};
   out.manifest.name = ep > 1 ? fmt::format("{}-tp{}-ep{}-rank{}", full.name, tp, ep, rank)
                              : fmt::format("{}-tp{}-rank{}", full.name, tp, rank);
@@ -202,7 +197,7 @@ base::Result<TensorParallelRank> SplitTensorParallel(const verifier::Manifest& f
       if (b.tensors) out.bytes_read += BufferBytes(b);
       continue;
     }
-    const Split s = tp == 1 || ExpertIndex(b.name) ? Split::kWhole : SplitOf(b.name);
+    const Split s = tp == 1 || ExpertIndex(b.name) ? Split::kWhole : SplitOf(*b.tensor);
     if (s == Split::kWhole) {
       out.replicated.push_back(b.name);
     } else {
@@ -214,6 +209,7 @@ base::Result<TensorParallelRank> SplitTensorParallel(const verifier::Manifest& f
     }
     out.bytes_read += BufferBytes(b);
   }
+  if (base::Status st = SplitMxfp4Calls(out.manifest); !st.ok()) return st;
   if (tp > 1) out.manifest.schema = 2;
   std::sort(out.experts.begin(), out.experts.end());
   out.experts.erase(std::unique(out.experts.begin(), out.experts.end()), out.experts.end());

@@ -9,8 +9,10 @@
 //     T / kv_heads ranks that share it;
 //   - everything else (norms, routers, per-expert tensors of MoE layers that are not split
 //     here) bound whole, on every rank: the replicated tensors.
-// The KV cache of a rank holds its KV heads. Only manifests without derive programs (recipe
-// none) are split; a shape that does not divide by T is an error naming the tensor.
+// The KV cache of a rank holds its KV heads. A shape that does not divide by T is an error
+// naming the tensor. Derive programs: gpt-oss's expert prep (recipe mxfp4-gpt-oss) is split
+// with its sources, each rank preparing its own intermediate (SplitMxfp4Calls); a manifest with
+// any other derive call is refused.
 #pragma once
 
 #include <cstdint>
@@ -40,10 +42,10 @@ base::Result<TensorParallelRank> SplitTensorParallel(const verifier::Manifest& f
                                                      const HfConfig& c, int64_t tp, int64_t rank,
                                                      int64_t ep = 1);
 
-// `import DIR --tensor-parallel T`: the full import (its options; recipe none, or one that
-// makes no derive program), then every rank, verified, in canonical text, and the deployment
-// file listing them ({"deployment", "tensor_parallel": T, "stages": [rank-0.json, ...]}) that
-// `loadplan plan` reads. config.json is read for the heads. kInternal when a rank does not
+// `import DIR --tensor-parallel T`: the full import (its options; recipe none, gpt-oss's, or
+// one that makes no derive program), then every rank, verified, in canonical text, and the
+// deployment file listing them ({"deployment", "tensor_parallel": T, "stages": [rank-0.json, ...]})
+// that `loadplan plan` reads. config.json is read for the heads. kInternal when a rank does not
 // verify (a loadplan bug).
 struct TensorParallelImport {
   ImportResult full;
@@ -55,6 +57,13 @@ base::Result<TensorParallelImport> ImportTensorParallel(const std::string& dir, 
                                                         const ImportOptions& options,
                                                         int64_t ep = 1);
 std::string RankFileName(size_t rank);  // "rank-0.json"
+
+// Resizes the gpt-oss expert prep calls of a rank's manifest whose sources are already sliced
+// (its fc1 sources by interleaved gate/up rows, its fc2 sources by intermediate blocks): each
+// call's sliced extent and padded intermediate (i_pad, rounded up to 128 as the full import),
+// and each carry's padded dim, so the rank prepares its own slice as the recipe prepares a
+// whole tensor. The down bias stays whole. kInvalidInput for any other derive kernel.
+base::Status SplitMxfp4Calls(verifier::Manifest& m);
 
 // `import DIR --pipeline P --tensor-parallel T`: ImportPipeline's P stages, each split into T
 // tensor-parallel ranks (SplitTensorParallel of the stage), P x T manifests in rank order

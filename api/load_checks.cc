@@ -74,6 +74,7 @@ void ApplyMachine(const simulator::timing::MachineProfile* machine,
   if (machine) {
     options.slice_costs.read_rate =
         options.direct_io ? machine->direct_read : machine->page_cache_read;
+    options.slice_costs.per_run_s = simulator::timing::PerRunSeconds(*machine);
   }
 }
 

@@ -22,7 +22,7 @@ struct PrepRule {
   int64_t i_num, i_den;   // intermediate indices per unit of the sliced extent (fc1 1/2, fc2 32)
   std::string_view size;  // the scalar that carries the sliced extent ("rows" / "cols")
   int64_t size_per_extent;
-  size_t pad_dim;          // the carry's dim that holds the padded intermediate
+  size_t pad_dim;            // the carry's dim that holds the padded intermediate
   int64_t pad_num, pad_den;  // its extent per padded index (fc1 2 rows, fc2 1/2 byte, 1/32)
 };
 

@@ -22,6 +22,7 @@
 #include "backend/cuda/cuda_backend_impl.h"
 #include "backend/cuda/io_pool.h"
 #include "backend/measure/probe.h"
+#include "backend/measure/run_read_probe.h"
 
 namespace loadplan::backend {
 namespace {
@@ -324,6 +325,19 @@ Status CalibrateHot(const Scratch& f, uint64_t bytes, uint64_t fill, const Calib
   return Status::Ok();
 }
 
+// A strided slice's runs (the file still hot): the fixed cost of one small pread, one thread.
+Status CalibrateRuns(const Scratch& f, uint64_t bytes, MachineProfile& p, const Note& note) {
+  const int fd = ::open(f.path().c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return IoError(fmt::format("cannot open {} again", f.path()));
+  const base::Result<RunReadCost> c = ProbeRunReads(fd, bytes);
+  ::close(fd);
+  if (!c.ok()) return c.status();
+  p.per_run_s = c->per_run_s;
+  note(fmt::format("slice runs: {:.2f} us per pread of a run (one thread, {} runs of 1 and 4 KiB)",
+                   c->per_run_s * 1e6, c->runs));
+  return Status::Ok();
+}
+
 // Cold: evict, check that it worked, read the first cold_bytes; again for the pipeline.
 Status CalibrateCold(Scratch& f, uint64_t bytes, uint64_t fill, const CalibrateOptions& o,
                      MachineProfile& p, cuda::DeviceMemory& dst, const Note& note) {
@@ -365,6 +379,7 @@ Status CalibrateFiles(const CalibrateOptions& given, MachineProfile& p, const No
   o.io_threads = p.io_threads;
   o.chunk_bytes = p.chunk_bytes;
   if (Status st = CalibrateHot(f, bytes, fill, o, p, dst, note); !st.ok()) return st;
+  if (Status st = CalibrateRuns(f, bytes, p, note); !st.ok()) return st;
   if (Status st = CalibrateCold(f, bytes, fill, o, p, dst, note); !st.ok()) return st;
   return dst.Free();
 }

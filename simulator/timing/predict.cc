@@ -77,7 +77,7 @@ void PredictFill(const LoadPlan& plan, const Step& s, const MachineProfile& prof
   const uint64_t runs = FillRuns(plan.buffer(*s.buffer));
   uint64_t requests = 1;
   if (runs > 1 && bytes / runs < r.chunk) {
-    t += static_cast<double>(runs) * kDefaultPerRunSeconds / r.threads;
+    t += static_cast<double>(runs) * PerRunSeconds(profile) / r.threads;
   } else {
     requests = runs;
   }

@@ -199,6 +199,7 @@ void ReadRates(Fields& top, MachineProfile& p) {
     rates->Number("pipeline_hot", p.pipeline_hot, true);
     rates->Number("pipeline_cold", p.pipeline_cold, true);
     rates->Number("per_fill_s", p.per_fill_s, false);
+    rates->Number("per_run_s", p.per_run_s, true, /*required=*/false);
   }
   Merge(top, rates);
 }
@@ -261,29 +262,35 @@ base::Result<MachineProfile> ReadProfileFile(const std::string& path) {
 json ProfileJson(const MachineProfile& p) {
   json kernels = json::object();
   for (const auto& [name, rate] : p.kernels) kernels[name] = rate;
-  return {{"schema", kProfileSchema},
-          {"version", kProfileVersion},
-          {"device", p.device},
-          {"measured", p.measured},
-          {"source", p.source},
-          {"builtin", p.builtin},
-          {"io", {{"threads", p.io_threads}, {"chunk_bytes", p.chunk_bytes}}},
-          {"rates",
-           {{"pinned_h2d", p.pinned_h2d},
-            {"page_cache_read", p.page_cache_read},
-            {"direct_read", p.direct_read},
-            {"pipeline_hot", p.pipeline_hot},
-            {"pipeline_cold", p.pipeline_cold},
-            {"per_fill_s", p.per_fill_s}}},
-          {"kernels",
-           {{"rates", kernels},
-            {"default_rate", p.default_kernel_rate},
-            {"launch_overhead_s", p.launch_overhead_s}}},
-          {"context",
-           {{"start_s", p.context_start_s},
-            {"device_bytes", p.context_device_bytes},
-            {"setup_s", p.setup_s},
-            {"alloc_s", p.alloc_s}}}};
+  json j = {{"schema", kProfileSchema},
+            {"version", kProfileVersion},
+            {"device", p.device},
+            {"measured", p.measured},
+            {"source", p.source},
+            {"builtin", p.builtin},
+            {"io", {{"threads", p.io_threads}, {"chunk_bytes", p.chunk_bytes}}},
+            {"rates",
+             {{"pinned_h2d", p.pinned_h2d},
+              {"page_cache_read", p.page_cache_read},
+              {"direct_read", p.direct_read},
+              {"pipeline_hot", p.pipeline_hot},
+              {"pipeline_cold", p.pipeline_cold},
+              {"per_fill_s", p.per_fill_s}}},
+            {"kernels",
+             {{"rates", kernels},
+              {"default_rate", p.default_kernel_rate},
+              {"launch_overhead_s", p.launch_overhead_s}}},
+            {"context",
+             {{"start_s", p.context_start_s},
+              {"device_bytes", p.context_device_bytes},
+              {"setup_s", p.setup_s},
+              {"alloc_s", p.alloc_s}}}};
+  if (p.per_run_s > 0) j["rates"]["per_run_s"] = p.per_run_s;  // absent: not measured
+  return j;
+}
+
+double PerRunSeconds(const MachineProfile& p) {
+  return p.per_run_s > 0 ? p.per_run_s : kDefaultPerRunSeconds;
 }
 
 double KernelRate(const MachineProfile& p, std::string_view name, bool* measured) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
+#include "simulator/timing/slice_read.h"
 
 namespace loadplan::simulator::timing {
 
@@ -34,6 +35,9 @@ struct MachineProfile {
   // The least stream time of one fill, however small (job setup, events, a tiny pread and
   // copy): measured as the wall time per fill of many 16 KiB fills.
   double per_fill_s = 0;
+  // One small pread from the page cache on one thread, what each run of a strided slice pays
+  // (slice_read.h): 0 where the profile has no figure (PerRunSeconds gives the default then).
+  double per_run_s = 0;
   // Derive kernels: bytes read + written per second, by registry name.
   std::map<std::string, double> kernels;
   double default_kernel_rate = 0;     // a kernel the profile does not list
@@ -54,6 +58,9 @@ MachineProfile DefaultH200Profile();
 base::Result<MachineProfile> ParseProfile(std::string_view text);
 base::Result<MachineProfile> ReadProfileFile(const std::string& path);
 nlohmann::json ProfileJson(const MachineProfile& p);
+
+// The profile's per_run_s, or kDefaultPerRunSeconds where it has none.
+double PerRunSeconds(const MachineProfile& p);
 
 // The rate of kernel `name` (its own, else the default) and whether it was measured.
 double KernelRate(const MachineProfile& p, std::string_view name, bool* measured = nullptr);

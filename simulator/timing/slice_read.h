@@ -25,7 +25,8 @@ std::optional<SliceRead> SliceReadOf(std::string_view name);
 // On the H100 of 2026-12-06 (docs/performance.md, "Tensor-parallel ranks") a TP=8 column split's
 // 131,072 runs of 1-3.5 KiB took 1-2.3 us each beside their bytes; at 1 us the choice took the
 // faster path of both splits measured (TP=8: runs, 1.20x the span; TP=2: o by span, down by
-// runs, 1.29x either path alone). The default where a profile has no figure.
+// runs, 1.29x either path alone). The default where a profile has no figure: `calibrate`
+// measures the machine's own (rates.per_run_s, backend/measure/run_read_probe.h).
 inline constexpr double kDefaultPerRunSeconds = 1.0e-6;
 
 struct SliceReadCosts {

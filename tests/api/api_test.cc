@@ -104,6 +104,10 @@ TEST(Api, ApplyMachineTakesTheGivenPairThenTheProfilesThenTheDefaults) {
   EXPECT_EQ(o.io_threads, 8u);
   EXPECT_EQ(o.chunk_bytes, 8u << 20);
   EXPECT_EQ(o.slice_costs.read_rate, 80e9);
+  EXPECT_EQ(o.slice_costs.per_run_s, simulator::timing::kDefaultPerRunSeconds);  // none measured
+  p.per_run_s = 2.5e-6;
+  ApplyMachine(&p, std::nullopt, std::nullopt, o);
+  EXPECT_EQ(o.slice_costs.per_run_s, 2.5e-6);  // the profile's calibrated figure
   ApplyMachine(&p, 16, uint64_t{2} << 20, o);
   EXPECT_EQ(o.io_threads, 16u);
   EXPECT_EQ(o.chunk_bytes, 2u << 20);

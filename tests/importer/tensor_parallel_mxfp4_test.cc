@@ -94,7 +94,7 @@ void WriteSliced(const ModelFolder& f, const Tensors& whole, uint64_t first, uin
 
 // The carries (every buffer without a tensor) of `m` loaded by the host backend from `dir`.
 std::map<std::string, std::vector<uint8_t>> Carries(const verifier::Manifest& m,
-                                                     const std::string& dir) {
+                                                    const std::string& dir) {
   std::map<std::string, std::vector<uint8_t>> out;
   auto checkpoint = backend::Checkpoint::Open(dir);
   EXPECT_TRUE(checkpoint.ok()) << checkpoint.status().message();
@@ -127,7 +127,8 @@ TEST(TensorParallelMxfp4, EachRankPreparesItsSliceAsTheRecipeDoesAWholeTensor) {
   const uint64_t first[2] = {0, 96}, count[2] = {96, 64};
   for (int64_t r = 0; r < 2; ++r) {
     SCOPED_TRACE(r);
-    const base::Result<TensorParallelRank> rank = SplitTensorParallel(full->manifest, *config, 2, r);
+    const base::Result<TensorParallelRank> rank =
+        SplitTensorParallel(full->manifest, *config, 2, r);
     ASSERT_TRUE(rank.ok()) << rank.status().message();
     EXPECT_EQ(rank->replicated, std::vector<std::string>{kP + "fc2_b.raw"});  // the down bias
     const auto got = Carries(rank->manifest, f.dir());

@@ -140,6 +140,9 @@ TEST(Predict, AColumnSlicePaysAPreadPerRun) {
   const LoadTimePrediction sliced = PredictLoad(p, m);
   EXPECT_NEAR(sliced.wall_s - whole.wall_s, 10 * kDefaultPerRunSeconds / 2, 1e-12);
   EXPECT_EQ(sliced.fills, 1u);
+  m.per_run_s = 4e-6;  // a profile's calibrated figure (calibrate's run probe) takes its place
+  EXPECT_NEAR(PredictLoad(p, m).wall_s - whole.wall_s, 10 * 4e-6 / 2, 1e-12);
+  m.per_run_s = 0;
   const uint64_t chunk = m.chunk_bytes;
   m.chunk_bytes = 50;  // runs of 100 B: a request each
   m.per_fill_s = 0.01;

@@ -29,6 +29,21 @@ TEST(Profile, RoundTrips) {
   EXPECT_EQ(*back, p);
 }
 
+// A slice run's calibrated cost: written when measured, read back, absent from an older
+// profile (then the default); a bad value named by its pointer.
+TEST(Profile, PerRunCostIsOptionalAndRoundTrips) {
+  MachineProfile p = DefaultH200Profile();
+  EXPECT_FALSE(ProfileJson(p)["rates"].contains("per_run_s"));
+  EXPECT_EQ(PerRunSeconds(p), kDefaultPerRunSeconds);
+  p.per_run_s = 1.7e-6;
+  base::Result<MachineProfile> back = ParseProfile(Text(p));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->per_run_s, 1.7e-6);
+  EXPECT_EQ(PerRunSeconds(*back), 1.7e-6);
+  EXPECT_EQ(ErrorAfter([](nlohmann::json& j) { j["rates"]["per_run_s"] = -1; }),
+            "/rates/per_run_s: expected a number > 0");
+}
+
 TEST(Profile, MissingRateNamesItsPointer) {
   EXPECT_EQ(ErrorAfter([](nlohmann::json& j) { j["rates"].erase("pinned_h2d"); }),
             "/rates/pinned_h2d: missing");

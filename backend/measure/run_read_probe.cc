@@ -1,0 +1,68 @@
+// The page cache's cost per small read (run_read_probe.h).
+#include "backend/measure/run_read_probe.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace loadplan::backend {
+namespace {
+
+constexpr uint64_t kStride = 16 << 10;
+constexpr uint64_t kSmall = 1 << 10, kLarge = 4 << 10;
+
+// Seconds of one pass of `runs` preads of `size` bytes, kStride apart.
+base::Result<double> Pass(int fd, uint64_t runs, uint64_t size, std::vector<uint8_t>& buffer) {
+  const auto t0 = std::chrono::steady_clock::now();
+  for (uint64_t k = 0; k < runs; ++k) {
+    const ssize_t n = ::pread(fd, buffer.data(), size, static_cast<off_t>(k * kStride));
+    if (n != static_cast<ssize_t>(size)) {
+      return base::Status::Error(
+          fmt::format("run read probe: pread of {} bytes at {} gave {}{}", size, k * kStride, n,
+                      n < 0 ? fmt::format(" ({})", std::strerror(errno)) : ""),
+          base::ErrorKind::kIo);
+    }
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The median of 3 passes after a warm-up.
+base::Result<double> MedianPass(int fd, uint64_t runs, uint64_t size,
+                                std::vector<uint8_t>& buffer) {
+  std::vector<double> t;
+  for (int r = 0; r < 4; ++r) {
+    base::Result<double> s = Pass(fd, runs, size, buffer);
+    if (!s.ok()) return s.status();
+    if (r > 0) t.push_back(*s);
+  }
+  std::sort(t.begin(), t.end());
+  return t[1];
+}
+
+}  // namespace
+
+base::Result<RunReadCost> ProbeRunReads(int fd, uint64_t file_bytes, uint64_t runs) {
+  runs = std::min(runs, file_bytes / kStride);
+  if (runs < 16) {
+    return base::Status::Error(fmt::format(
+        "run read probe: a file of {} bytes holds fewer than 16 runs {} bytes apart", file_bytes,
+        kStride));
+  }
+  std::vector<uint8_t> buffer(kLarge);
+  const base::Result<double> small = MedianPass(fd, runs, kSmall, buffer);
+  if (!small.ok()) return small.status();
+  const base::Result<double> large = MedianPass(fd, runs, kLarge, buffer);
+  if (!large.ok()) return large.status();
+  const double n = static_cast<double>(runs);
+  const double per_byte = std::max(0.0, (*large - *small) / (n * (kLarge - kSmall)));
+  const double per_run = *small / n - per_byte * kSmall;
+  return RunReadCost{.per_run_s = std::max(per_run, 1e-9), .per_byte_s = per_byte, .runs = runs};
+}
+
+}  // namespace loadplan::backend

@@ -1,0 +1,25 @@
+// The cost of one small read from the page cache, the figure a strided slice's runs pay each
+// (simulator/timing/slice_read.h): what `calibrate` writes as the profile's rates.per_run_s.
+#pragma once
+
+#include <cstdint>
+
+#include "base/status.h"
+
+namespace loadplan::backend {
+
+struct RunReadCost {
+  double per_run_s = 0;   // one pread's fixed cost, one thread
+  double per_byte_s = 0;  // each byte it moves
+  uint64_t runs = 0;      // preads timed per size
+};
+
+// Times `runs` preads of 1 KiB and of 4 KiB, 16 KiB apart, from the file open at `fd` (of
+// `file_bytes`, in the page cache: the caller has read it), on one thread, each size the median
+// of 3 passes after a warm-up; the two sizes give the fixed cost per read and the cost per byte
+// (t(s) = runs (per_run + s per_byte)). A fixed cost the noise hides is clamped to 1 ns, never
+// 0 (0 means "not measured" in a profile). kInvalidInput when the file holds fewer than 16
+// runs; kIo when a read fails or comes short.
+base::Result<RunReadCost> ProbeRunReads(int fd, uint64_t file_bytes, uint64_t runs = 65536);
+
+}  // namespace loadplan::backend

@@ -1,42 +1,48 @@
 """Issue 30: every rank of a tensor-parallel split of a real BF16 checkpoint, loaded one after
 another on the one GPU, each byte-equal to torch's slicing of safetensors' tensors, peak =
-prediction (scripts/gpu/gpu_ranks.py)."""
+prediction (scripts/gpu/gpu_ranks.py); and gpt-oss split with its recipe: each rank's MXFP4
+carries equal to the recipe's numpy reference on its slice (scripts/dev/recipe_check.py), each
+rank under `loadplan run --check` as a launcher starts it."""
+
+import json
 
 from . import reports
 from .core import env_or, text_lines
 from .pyparts import python_package
 from .shared import cat_step
 
+CASES = "llama qwen3moe gptoss"
+
 
 def ranks(c):
-    """The hfspeed part's Llama-8B shape (16 layers) at RANKS_TP ranks (default 8), and its
-    Qwen3-MoE shape at TP=4 x EP=2."""
-    tp = env_or("RANKS_TP", "8")
+    """The hfspeed part's Llama-8B shape (16 layers) at RANKS_TP ranks (default 8), its
+    Qwen3-MoE shape at TP=4 x EP=2, and gpt-oss-120b's shape (GPT_OSS_LAYERS layers, default 4)
+    with its recipe at RANKS_GPTOSS_TP ranks (default 8); RANKS_CASES picks among them."""
+    tp, gtp = env_or("RANKS_TP", "8"), env_or("RANKS_GPTOSS_TP", "8")
+    cases = env_or("RANKS_CASES", CASES).split()
     pkg = python_package(c)
     c.say(f"== tensor-parallel ranks (scripts/gpu/gpu_ranks.py): Llama-8B shape TP={tp}, "
-          "Qwen3-MoE shape TP=4 x EP=2")
-    rank_set(c, "llama", pkg, "llama8b-16", ["--tensor-parallel", tp])
-    rank_set(c, "qwen3moe", pkg, "qwen3moe-4", ["--tensor-parallel", "4", "--expert-parallel", "2"])
+          f"Qwen3-MoE shape TP=4 x EP=2, gpt-oss-120b shape TP={gtp} with its recipe "
+          f"({' '.join(cases)})")
+    if "llama" in cases:
+        rank_set(c, "llama", pkg, "llama8b-16", ["--tensor-parallel", tp])
+    if "qwen3moe" in cases:
+        rank_set(c, "qwen3moe", pkg, "qwen3moe-4",
+                 ["--tensor-parallel", "4", "--expert-parallel", "2"])
+    if "gptoss" in cases:
+        gptoss(c, pkg, gtp)
 
 
 def rank_set(c, name, pkg, shape, split):
     """A random BF16 checkpoint of SHAPE, imported into rank manifests (SPLIT), planned with a
     machine profile, every rank loaded and compared byte for byte."""
-    hf, out = f"{c.work}/hf-{name}", f"{c.work}/ranks-{name}"
+    hf = f"{c.work}/hf-{name}"
     make = ["python3", "bench/transformers_load.py", "make", hf, shape]
     if c.step(f"ranks-make-{name}", 240, make):
         return
-    if c.step(f"ranks-import-{name}", 60, [c.loadplan, "import", hf, "--recipe", "none", *split,
-                                           "--max-batch", "16", "--max-ctx", "8192", "-o", out]):
+    out = import_and_check(c, name, pkg, hf, ["--recipe", "none", *split])
+    if out is None:
         return
-    n = c.value(reports.stage_count, f"{out}/deploy.json", default=0)
-    plan = c.capture([c.loadplan, "plan", f"{out}/deploy.json", "--machine",
-                      "examples/profiles/h100.json"])
-    c.tee(text_lines(plan)[-(2 * n + 1):])
-    c.step(f"ranks-check-{name}", 420, ["env", f"PYTHONPATH={pkg}", "python3",
-                                        "scripts/gpu/gpu_ranks.py", f"{out}/deploy.json", hf,
-                                        "--json", f"{c.out}/ranks-{name}.json"])
-    c.tee(c.grep(c.log(f"ranks-check-{name}"), "^rank|ranks byte-equal|Error"))
     if name == "llama":  # rank 0 by kind of slice and read path (bench/slice_paths.py)
         cat_step(c, "warm-ranks", 60, hf)
         c.step(f"ranks-paths-{name}", 300, ["python3", "bench/slice_paths.py", c.loadplan,
@@ -44,3 +50,117 @@ def rank_set(c, name, pkg, shape, split):
                                             f"{c.out}/slice-paths.json"])
         c.tee(c.grep(c.log(f"ranks-paths-{name}"), r"^pinned|^\|"))
     c.remove(hf)
+
+
+def import_and_check(c, name, pkg, ckpt, args, stages=None):
+    """CKPT imported into rank manifests ($W/ranks-NAME, import's ARGS), planned with a machine
+    profile (the ranks' lines into the summary), every rank loaded by gpu_ranks.py
+    ($OUT/ranks-NAME.json); the folder, or None when the import failed."""
+    out = f"{c.work}/ranks-{name}"
+    if c.step(f"ranks-import-{name}", 60, [c.loadplan, "import", ckpt, *args, "--max-batch", "16",
+                                           "--max-ctx", "8192", "-o", out]):
+        return None
+    n = c.value(reports.stage_count, f"{out}/deploy.json", default=stages or 0)
+    plan = c.capture([c.loadplan, "plan", f"{out}/deploy.json", "--machine",
+                      "examples/profiles/h100.json"])
+    c.tee(text_lines(plan)[-(2 * n + 1):])
+    c.step(f"ranks-check-{name}", 420, ["env", f"PYTHONPATH={pkg}", "python3",
+                                        "scripts/gpu/gpu_ranks.py", f"{out}/deploy.json", ckpt,
+                                        "--json", f"{c.out}/ranks-{name}.json"])
+    c.tee(c.grep(c.log(f"ranks-check-{name}"), "^rank|ranks byte-equal|Error"))
+    return out
+
+
+def gptoss(c, pkg, tp):
+    """gpt-oss-120b's shape cut to GPT_OSS_LAYERS layers, with data, imported with its recipe
+    at TP ranks: each rank's weights against torch's slicing and its carries against the recipe
+    (gpu_ranks.py), then each rank under `loadplan run --check` (RANK, WORLD_SIZE, LOCAL_RANK
+    as torchrun sets them: the stage is the launcher's rank, on GPU 0)."""
+    ckpt = gptoss_checkpoint(c, env_or("GPT_OSS_LAYERS", "4"))
+    out = None
+    if ckpt:
+        out = import_and_check(c, "gptoss", pkg, ckpt, ["--tensor-parallel", tp], int(tp))
+    for rank in range(int(tp) if out else 0):
+        name = f"ranks-run-gptoss-{rank}"
+        c.step(name, 120, [c.loadplan, "run", f"{out}/deploy.json", "--checkpoint", ckpt,
+                           "--check", "--format", "json"],
+               env={"RANK": str(rank), "WORLD_SIZE": tp, "LOCAL_RANK": "0"})
+        c.report(run_check_line, c.log(name), name, errors_to_summary=True)
+    c.remove(f"{c.work}/hf-gptoss")
+
+
+def gptoss_checkpoint(c, layers):
+    """$W/hf-gptoss: the gpt-oss-120b skeleton's config cut to LAYERS layers, imported without
+    the recipe, `gen --layers LAYERS` (random data), config.json beside it; None on a failure."""
+    sk, full = f"{c.work}/gptoss-skeleton", f"{c.work}/gptoss-full.json"
+    ckpt = f"{c.work}/hf-gptoss"
+    c.remove(sk, full, ckpt)
+    try:
+        if c.step("ranks-skeleton-gptoss", 60, ["python3", "scripts/hf_skeleton.py",
+                                                "gpt-oss-120b", sk]):
+            return None
+        c.report(cut_layers, f"{sk}/config.json", int(layers), errors_to_summary=True)
+        if c.step("ranks-full-gptoss", 60, [c.loadplan, "import", sk, "--recipe", "none",
+                                            "-o", full]):
+            return None
+        if c.step("ranks-make-gptoss", 240, [c.loadplan, "gen", full, "--layers", layers,
+                                             "-o", ckpt]):
+            return None
+        if c.run(["cp", f"{sk}/config.json", f"{ckpt}/config.json"]):
+            return None
+        return ckpt
+    finally:
+        c.remove(sk, full)
+
+
+def cut_layers(path, layers):
+    """config.json at PATH cut to LAYERS layers (num_hidden_layers, layer_types)."""
+    with open(path) as f:
+        config = json.load(f)
+    was = config["num_hidden_layers"]
+    config["num_hidden_layers"] = layers
+    if "layer_types" in config:
+        config["layer_types"] = config["layer_types"][:layers]
+    with open(path, "w") as f:
+        json.dump(config, f, indent=2)
+    yield f"gpt-oss-120b skeleton: {was} layers cut to {layers}"
+
+
+def carries_in(manifest):
+    """The exported carries of a manifest (what --check compares beside the weights); "?" when
+    it cannot be read."""
+    try:
+        with open(manifest) as f:
+            buffers = json.load(f)["buffers"]
+    except (OSError, ValueError, KeyError):
+        return "?"
+    return sum(b.get("kind") == "carry" and bool(b.get("export")) for b in buffers.values())
+
+
+def check_words(r):
+    """A run report's check against the host backend, in words."""
+    k = r.get("check")
+    if not k:
+        return "none in the report"
+    if k.get("host_error"):
+        return f"FAILED: the host backend stopped: {k['host_error']}"
+    if not k.get("ok"):
+        return f"MISMATCH: {'; '.join(k.get('mismatches', [])[:3])}"
+    return (f"{carries_in(r['manifest'])} carries equal ({k['compared']} buffers, "
+            f"{k['bytes'] / 1e9:.2f} GB, as the host backend's)")
+
+
+def run_check_line(path, label):
+    """The stage `loadplan run --check --format json` (its report in PATH) loaded, its check
+    against the host backend, its peak against the prediction."""
+    text = reports.read(path)
+    try:
+        r = reports.report_in(text)
+    except ValueError:
+        yield f"{label}: no report: " + text[-300:].strip()
+        return
+    s, m = r.get("stage", {}), r["measured"]
+    yield (f"{label}: stage {s.get('stage')} of {s.get('stages')} ({s.get('launcher')}); "
+           f"check: {check_words(r)}; peak {m['peak_allocated'] / 2**30:.3f} GiB "
+           f"{'=' if m.get('peak_matches') else '!='} predicted "
+           f"{r['predicted']['peak'] / 2**30:.3f} GiB; {r['gbps']:.2f} GB/s")

@@ -50,9 +50,9 @@ base::Result<double> MedianPass(int fd, uint64_t runs, uint64_t size,
 base::Result<RunReadCost> ProbeRunReads(int fd, uint64_t file_bytes, uint64_t runs) {
   runs = std::min(runs, file_bytes / kStride);
   if (runs < 16) {
-    return base::Status::Error(fmt::format(
-        "run read probe: a file of {} bytes holds fewer than 16 runs {} bytes apart", file_bytes,
-        kStride));
+    return base::Status::Error(
+        fmt::format("run read probe: a file of {} bytes holds fewer than 16 runs {} bytes apart",
+                    file_bytes, kStride));
   }
   std::vector<uint8_t> buffer(kLarge);
   const base::Result<double> small = MedianPass(fd, runs, kSmall, buffer);

@@ -81,10 +81,12 @@ Proof EvaluatesIn(const Expr& e, const Box& box, int max_boxes) {
   return Proof{.truth = Truth::kTrue};
 }
 
+// A witness of kFalse; `error` the evaluation error there, empty when both sides evaluate
+// (a plain counterexample: the proof's error stays ok).
 Proof Failure(const Setup& s, Assignment at, std::string error) {
   return Proof{.truth = Truth::kFalse,
                .witness = Complete(s, at),
-               .error = base::Status::Error(std::move(error))};
+               .error = error.empty() ? base::Status() : base::Status::Error(std::move(error))};
 }
 
 }  // namespace

@@ -169,6 +169,28 @@ base::Status KeepOwnExperts(int64_t experts, int64_t ranks, int64_t rank, Tensor
   return base::Status::Ok();
 }
 
+// Binds `b` (a checkpoint tensor's buffer) to tensor-parallel rank t's part, or whole (then
+// listed as replicated), counting the bytes it reads.
+base::Status SplitBuffer(verifier::Buffer& b, const HfConfig& c, int64_t tp, int64_t t,
+                         TensorParallelRank& out) {
+  // By the buffer's name (renamed layouts keep the engine's names), a recipe's source by the
+  // tensor it reads (gpt-oss's "...experts.fc1_w.raw" reads "...gate_up_proj_blocks").
+  Split s = tp == 1 || ExpertIndex(b.name) ? Split::kWhole : SplitOf(b.name);
+  if (s == Split::kWhole && tp > 1 && b.kind == verifier::BufferKind::kSource)
+    s = SplitOf(*b.tensor);
+  if (s == Split::kWhole) {
+    out.replicated.push_back(b.name);
+  } else {
+    const size_t dim = DimOf(s);
+    base::Result<verifier::TensorSlice> part = PartOf(b, s, dim, c, tp, t);
+    if (!part.ok()) return part.status();
+    b.shape[dim] = verifier::Expr::Const(static_cast<int64_t>(part->length));
+    b.slice = *part;
+  }
+  out.bytes_read += BufferBytes(b);
+  return base::Status::Ok();
+}
+
 }  // namespace
 
 base::Result<TensorParallelRank> SplitTensorParallel(const verifier::Manifest& full,
@@ -184,6 +206,12 @@ base::Result<TensorParallelRank> SplitTensorParallel(const verifier::Manifest& f
     if (const std::optional<int64_t> e = ExpertIndex(b.name)) experts = std::max(experts, *e + 1);
   }
   const int64_t t = rank % tp;  // the attention's (and dense MLP's) tensor-parallel rank
+  if (ep > 1 && experts == 0) {
+    return base::Status::Error(fmt::format(
+        "--expert-parallel {}: {} has no per-expert tensors (.experts.N.) to deal over ranks; "
+        "fused experts (gpt-oss's) split with --tensor-parallel",
+        ep, full.name));
+  }
   TensorParallelRank out{.manifest = full};
   out.manifest.name = ep > 1 ? fmt::format("{}-tp{}-ep{}-rank{}", full.name, tp, ep, rank)
                              : fmt::format("{}-tp{}-rank{}", full.name, tp, rank);
@@ -197,17 +225,7 @@ base::Result<TensorParallelRank> SplitTensorParallel(const verifier::Manifest& f
       if (b.tensors) out.bytes_read += BufferBytes(b);
       continue;
     }
-    const Split s = tp == 1 || ExpertIndex(b.name) ? Split::kWhole : SplitOf(*b.tensor);
-    if (s == Split::kWhole) {
-      out.replicated.push_back(b.name);
-    } else {
-      const size_t dim = DimOf(s);
-      base::Result<verifier::TensorSlice> part = PartOf(b, s, dim, c, tp, t);
-      if (!part.ok()) return part.status();
-      b.shape[dim] = verifier::Expr::Const(static_cast<int64_t>(part->length));
-      b.slice = *part;
-    }
-    out.bytes_read += BufferBytes(b);
+    if (base::Status st = SplitBuffer(b, c, tp, t, out); !st.ok()) return st;
   }
   if (base::Status st = SplitMxfp4Calls(out.manifest); !st.ok()) return st;
   if (tp > 1) out.manifest.schema = 2;

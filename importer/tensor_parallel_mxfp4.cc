@@ -81,6 +81,7 @@ base::Status SplitMxfp4Calls(verifier::Manifest& m) {
   std::map<std::string, verifier::Buffer*> buffers;
   for (verifier::Buffer& b : m.buffers) buffers[b.name] = &b;
   for (verifier::Program& p : m.programs) {
+    if (!p.derive) continue;  // serving programs bind no checkpoint slice
     for (verifier::Call& call : p.calls) {
       if (call.type != verifier::CallType::kKernel || call.kernel == "mxfp4_fc2_bias") continue;
       const PrepRule* rule = RuleOf(call.kernel);

@@ -203,7 +203,7 @@ Status CudaBackend::Launch(const simulator::PlannedCall& call, const StepContext
         BindCall(d.plan, call, [&d](simulator::BufferId i) { return d.Address(i); });
     if (!bound.ok()) return bound.status();
     const kernels::Status ks = kernels::LaunchDerive(call.kernel, *bound, stream);
-    if (!ks.ok()) return Status::Error(fmt::format("{}: {}", call.ptr, ks.message()));
+    if (!ks.ok()) return ks.WithContext(call.ptr);  // its kind: a refused call, or the device
   }
   LOADPLAN_CUDA_TRY(cudaEventRecord(end.get(), stream));
   d.steps.Publish(at.index, {end.get()});

@@ -85,8 +85,7 @@ Status TimeCase(const Case& c, cudaStream_t stream, double& seconds) {
   for (int r = 0; r < 7; ++r) {
     LOADPLAN_CUDA_TRY(cudaEventRecord(a.get(), stream));
     if (Status st = kernels::LaunchDerive(c.kernel, args, stream); !st.ok())
-      return Status::Error(fmt::format("calibrating {}: {}", c.kernel, st.message()),
-                           base::ErrorKind::kInvalidInput);  // the case, not the device
+      return st.WithContext("calibrating " + c.kernel);  // a refused case, or the device
     LOADPLAN_CUDA_TRY(cudaEventRecord(b.get(), stream));
     LOADPLAN_CUDA_TRY(cudaEventSynchronize(b.get()));
     float ms = 0;

@@ -62,7 +62,10 @@ base::Result<RunReadCost> ProbeRunReads(int fd, uint64_t file_bytes, uint64_t ru
   const double n = static_cast<double>(runs);
   const double per_byte = std::max(0.0, (*large - *small) / (n * (kLarge - kSmall)));
   const double per_run = *small / n - per_byte * kSmall;
-  return RunReadCost{.per_run_s = std::max(per_run, 1e-9), .per_byte_s = per_byte, .runs = runs};
+  // Noise can push the fit's intercept to 0 or below: then the whole small read's time, an
+  // upper bound, rather than a figure that makes runs look free.
+  return RunReadCost{
+      .per_run_s = per_run > 0 ? per_run : *small / n, .per_byte_s = per_byte, .runs = runs};
 }
 
 }  // namespace loadplan::backend

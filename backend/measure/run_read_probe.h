@@ -17,8 +17,9 @@ struct RunReadCost {
 // Times `runs` preads of 1 KiB and of 4 KiB, 16 KiB apart, from the file open at `fd` (of
 // `file_bytes`, in the page cache: the caller has read it), on one thread, each size the median
 // of 3 passes after a warm-up; the two sizes give the fixed cost per read and the cost per byte
-// (t(s) = runs (per_run + s per_byte)). A fixed cost the noise hides is clamped to 1 ns, never
-// 0 (0 means "not measured" in a profile). kInvalidInput when the file holds fewer than 16
+// (t(s) = runs (per_run + s per_byte)). Where noise hides the fixed cost (the fit gives 0 or
+// less), the whole 1 KiB read's time stands for it: an upper bound, never 0 (0 means "not
+// measured" in a profile). kInvalidInput when the file holds fewer than 16
 // runs; kIo when a read fails or comes short.
 base::Result<RunReadCost> ProbeRunReads(int fd, uint64_t file_bytes, uint64_t runs = 65536);
 

@@ -269,7 +269,8 @@ bool HoldsEverywhere(const Expr& lhs, const Expr& rhs, const Box& box) {
 bool Violates(const Proof& p, const Expr& lhs, const Expr& rhs) {
   std::optional<int64_t> l = ValueAt(lhs, p.witness), r = ValueAt(rhs, p.witness);
   if (!l || !r) return !p.error.ok();
-  return *l > *r && p.lhs_at == l && p.rhs_at == r;
+  // Both sides evaluate there: a plain counterexample, whose error stays ok.
+  return *l > *r && p.lhs_at == l && p.rhs_at == r && p.error.ok();
 }
 
 RC_GTEST_PROP(ExprProve, LessEqAgreesWithBruteForce, ()) {

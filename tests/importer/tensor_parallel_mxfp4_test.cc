@@ -165,5 +165,22 @@ TEST(TensorParallelMxfp4, OtherDeriveProgramsAreRefused) {
       << rank.status().message();
 }
 
+// Expert parallel deals per-expert tensors; gpt-oss's experts are fused, so there is nothing
+// to deal: refused (ranks that would read the same bytes), not split into copies.
+TEST(TensorParallelMxfp4, ExpertParallelOfFusedExpertsIsRefused) {
+  ModelFolder f;
+  f.Config(Config(128));
+  f.SingleFilled(Experts(128));
+  const base::Result<ImportResult> full = ImportModel(f.dir(), {.recipe = Recipe::kMxfp4GptOss});
+  ASSERT_TRUE(full.ok()) << full.status().message();
+  const base::Result<HfConfig> config = ReadHfConfig(f.path("config.json"));
+  ASSERT_TRUE(config.ok()) << config.status().message();
+  const base::Result<TensorParallelRank> rank =
+      SplitTensorParallel(full->manifest, *config, 2, 0, 2);
+  ASSERT_FALSE(rank.ok());
+  EXPECT_NE(rank.status().message().find("no per-expert tensors"), std::string::npos)
+      << rank.status().message();
+}
+
 }  // namespace
 }  // namespace loadplan::importer

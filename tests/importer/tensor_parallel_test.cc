@@ -200,6 +200,29 @@ TEST(TensorParallel, ExpertParallelDealsWholeExpertsOverAllRanks) {
   ASSERT_FALSE(four.ok());  // 64 rows by 3, or 4 experts over 6 ranks
 }
 
+// --layout transformers renames tensors to the engine's names: the split follows the buffer's
+// name (hrm_text's checkpoint `attn.o_proj` is the engine's `self_attn.o_proj`, split by
+// columns), not the checkpoint's.
+TEST(TensorParallel, RenamedLayoutsSplitByTheEnginesNames) {
+  ModelFolder f;
+  nlohmann::json c = LlamaConfig(1);
+  c["model_type"] = "hrm_text";
+  f.Config(c);
+  f.SingleFilled({{"model.layers.0.attn.gqkv_proj.weight", base::Dtype::kBF16, {256, 64}},
+                  {"model.layers.0.attn.o_proj.weight", base::Dtype::kBF16, {64, 64}}});
+  const base::Result<ImportResult> full =
+      ImportModel(f.dir(), {.recipe = Recipe::kNone, .layout = Layout::kTransformers});
+  ASSERT_TRUE(full.ok()) << full.status().message();
+  const base::Result<HfConfig> config = ReadHfConfig(f.dir() + "/config.json");
+  ASSERT_TRUE(config.ok()) << config.status().message();
+  const auto rank = SplitTensorParallel(full->manifest, *config, 2, 1);
+  ASSERT_TRUE(rank.ok()) << rank.status().message();
+  const verifier::Buffer* o =
+      testing::Find(rank->manifest, "model.layers.0.self_attn.o_proj.weight");
+  ASSERT_NE(o, nullptr);
+  EXPECT_EQ(o->slice, (verifier::TensorSlice{.dim = 1, .start = 32, .length = 32}));
+}
+
 // A one-layer gpt_oss config with 2 experts and this intermediate size (Llama's attention).
 nlohmann::json GptOssConfig(int64_t intermediate) {
   nlohmann::json c = LlamaConfig(1);

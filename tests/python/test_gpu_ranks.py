@@ -169,7 +169,7 @@ def test_the_config_is_cut_to_the_layers(tmp_path):
 
 def run_log(tmp_path, check):
     (tmp_path / "rank-1.json").write_text(json.dumps(manifest()))
-    report = {"manifest": str(tmp_path / "rank-1.json"), "gbps": 3.5, "check": check,
+    report = {"manifest": "ckpt-tp2-rank1", "gbps": 3.5, "check": check,  # a name, as run's
               "stage": {"stage": 1, "stages": 2, "launcher": "torchrun"},
               "measured": {"peak_allocated": 2**30, "peak_matches": True},
               "predicted": {"peak": 2**30}}
@@ -180,13 +180,14 @@ def run_log(tmp_path, check):
 
 def test_a_ranks_run_line_counts_the_carries_checked(tmp_path):
     ok = {"ok": True, "host_error": "", "compared": 7, "bytes": 2 * 10**9, "mismatches": []}
-    [line] = ranks.run_check_line(run_log(tmp_path, ok), "ranks-run-gptoss-1")
+    rank = str(tmp_path / "rank-1.json")
+    [line] = ranks.run_check_line(run_log(tmp_path, ok), "ranks-run-gptoss-1", rank)
     assert line == ("ranks-run-gptoss-1: stage 1 of 2 (torchrun); check: 6 carries equal "
                     "(7 buffers, 2.00 GB, as the host backend's); peak 1.000 GiB = predicted "
                     "1.000 GiB; 3.50 GB/s")
     bad = {**ok, "ok": False, "mismatches": ["fc1_w: first difference at byte 4096"]}
-    [line] = ranks.run_check_line(run_log(tmp_path, bad), "r")
+    [line] = ranks.run_check_line(run_log(tmp_path, bad), "r", rank)
     assert "check: MISMATCH: fc1_w: first difference at byte 4096;" in line
     (tmp_path / "none.log").write_text("loadplan run: no CUDA device\n")
-    assert list(ranks.run_check_line(str(tmp_path / "none.log"), "r")) == [
+    assert list(ranks.run_check_line(str(tmp_path / "none.log"), "r", rank)) == [
         "r: no report: loadplan run: no CUDA device"]

@@ -85,7 +85,8 @@ def gptoss(c, pkg, tp):
         c.step(name, 120, [c.loadplan, "run", f"{out}/deploy.json", "--checkpoint", ckpt,
                            "--check", "--format", "json"],
                env={"RANK": str(rank), "WORLD_SIZE": tp, "LOCAL_RANK": "0"})
-        c.report(run_check_line, c.log(name), name, errors_to_summary=True)
+        c.report(run_check_line, c.log(name), name, f"{out}/rank-{rank}.json",
+                 errors_to_summary=True)
     c.remove(f"{c.work}/hf-gptoss")
 
 
@@ -137,8 +138,9 @@ def carries_in(manifest):
     return sum(b.get("kind") == "carry" and bool(b.get("export")) for b in buffers.values())
 
 
-def check_words(r):
-    """A run report's check against the host backend, in words."""
+def check_words(r, manifest):
+    """A run report's check against the host backend, in words (`manifest`: the rank's file;
+    the report names the manifest, not its path)."""
     k = r.get("check")
     if not k:
         return "none in the report"
@@ -146,11 +148,11 @@ def check_words(r):
         return f"FAILED: the host backend stopped: {k['host_error']}"
     if not k.get("ok"):
         return f"MISMATCH: {'; '.join(k.get('mismatches', [])[:3])}"
-    return (f"{carries_in(r['manifest'])} carries equal ({k['compared']} buffers, "
+    return (f"{carries_in(manifest)} carries equal ({k['compared']} buffers, "
             f"{k['bytes'] / 1e9:.2f} GB, as the host backend's)")
 
 
-def run_check_line(path, label):
+def run_check_line(path, label, manifest):
     """The stage `loadplan run --check --format json` (its report in PATH) loaded, its check
     against the host backend, its peak against the prediction."""
     text = reports.read(path)
@@ -161,6 +163,6 @@ def run_check_line(path, label):
         return
     s, m = r.get("stage", {}), r["measured"]
     yield (f"{label}: stage {s.get('stage')} of {s.get('stages')} ({s.get('launcher')}); "
-           f"check: {check_words(r)}; peak {m['peak_allocated'] / 2**30:.3f} GiB "
+           f"check: {check_words(r, manifest)}; peak {m['peak_allocated'] / 2**30:.3f} GiB "
            f"{'=' if m.get('peak_matches') else '!='} predicted "
            f"{r['predicted']['peak'] / 2**30:.3f} GiB; {r['gbps']:.2f} GB/s")

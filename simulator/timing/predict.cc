@@ -77,7 +77,10 @@ void PredictFill(const LoadPlan& plan, const Step& s, const MachineProfile& prof
   const uint64_t runs = FillRuns(plan.buffer(*s.buffer));
   uint64_t requests = 1;
   if (runs > 1 && bytes / runs < r.chunk) {
-    t += static_cast<double>(runs) * PerRunSeconds(profile) / r.threads;
+    const double preads_s = static_cast<double>(runs) * PerRunSeconds(profile) / r.threads;
+    t += preads_s;
+    out.slice_runs += runs;
+    out.slice_runs_s += preads_s;
   } else {
     requests = runs;
   }
@@ -171,6 +174,8 @@ nlohmann::json PredictionJson(const LoadTimePrediction& p, const MachineProfile&
           {"fills", p.fills},
           {"launches", p.launches},
           {"stalls", p.stalls},
+          {"slice_runs", p.slice_runs},
+          {"slice_runs_s", p.slice_runs_s},
           {"unmeasured_kernels", p.unmeasured_kernels}};
 }
 
@@ -185,6 +190,14 @@ std::string PredictionText(const LoadTimePrediction& p, const MachineProfile& pr
       p.wall_s, p.fill_bytes / 1e9, p.wall_s > 0 ? p.fill_bytes / p.wall_s / 1e9 : 0.0, p.setup_s,
       p.total_s, p.read_s, p.copy_s, p.rate / 1e9, p.derive_s, p.launches, p.tail_s, p.stall_s,
       p.stalls);
+  if (p.slice_runs > 0) {
+    s += fmt::format(
+        "  slices: {} runs read a pread each, {:.3f} s of the stream ({:.2f} us a run{}, over {} "
+        "threads); reading a slice's covering span may be cheaper, which the load decides (its "
+        "--slice-read auto knows the tensor's extent, the manifest does not)\n",
+        p.slice_runs, p.slice_runs_s, PerRunSeconds(profile) * 1e6,
+        profile.per_run_s > 0 ? ", the profile's" : ", the default", profile.io_threads);
+  }
   if (!p.unmeasured_kernels.empty()) {
     std::string names;
     for (const std::string& k : p.unmeasured_kernels) names += (names.empty() ? "" : ", ") + k;

@@ -49,6 +49,10 @@ struct LoadTimePrediction {
   double rate = 0;      // the byte stream's rate, bytes/s
   uint64_t fill_bytes = 0, chunks = 0;
   uint32_t fills = 0, launches = 0, stalls = 0;
+  // Runs of strided slices read a pread each (runs smaller than a chunk), and the stream time
+  // they add (runs x per-run cost / threads): the term that dominates a column split's load.
+  uint64_t slice_runs = 0;
+  double slice_runs_s = 0;
   std::vector<std::string> unmeasured_kernels;  // timed at the profile's default rate
   bool operator==(const LoadTimePrediction&) const = default;
 };

@@ -1,7 +1,7 @@
 // How a slice along a dimension > 0 is read (issue 30): its runs one pread each, packed into a
 // pinned chunk, or its covering span read whole and the runs gathered on the way to the device.
 // Runs pay a small read per run; a span pays the bytes between the runs. The choice compares the
-// two on the machine's figures (docs/load-time.md, "Slices").
+// two on the machine's figures (docs/deploy.md, "Tensor parallel", and docs/runtime.md).
 #pragma once
 
 #include <cstdint>

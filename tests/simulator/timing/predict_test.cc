@@ -140,6 +140,12 @@ TEST(Predict, AColumnSlicePaysAPreadPerRun) {
   const LoadTimePrediction sliced = PredictLoad(p, m);
   EXPECT_NEAR(sliced.wall_s - whole.wall_s, 10 * kDefaultPerRunSeconds / 2, 1e-12);
   EXPECT_EQ(sliced.fills, 1u);
+  EXPECT_EQ(sliced.slice_runs, 10u);  // said, with the time they add
+  EXPECT_NEAR(sliced.slice_runs_s, 10 * kDefaultPerRunSeconds / 2, 1e-12);
+  EXPECT_NE(PredictionText(sliced, m).find("slices: 10 runs read a pread each"), std::string::npos)
+      << PredictionText(sliced, m);
+  EXPECT_EQ(whole.slice_runs, 0u);
+  EXPECT_EQ(PredictionText(whole, m).find("slices:"), std::string::npos);
   m.per_run_s = 4e-6;  // a profile's calibrated figure (calibrate's run probe) takes its place
   EXPECT_NEAR(PredictLoad(p, m).wall_s - whole.wall_s, 10 * 4e-6 / 2, 1e-12);
   m.per_run_s = 0;

@@ -57,8 +57,12 @@ base::Status ResizeCall(verifier::Call& call, const PrepRule& rule,
                         std::map<std::string, verifier::Buffer*>& buffers) {
   const verifier::Arg* src = verifier::FindArg(call, "src");
   const verifier::Arg* dst = verifier::FindArg(call, "dst");
-  verifier::Buffer* s = src && src->buffer ? buffers[*src->buffer] : nullptr;
-  verifier::Buffer* d = dst && dst->buffer ? buffers[*dst->buffer] : nullptr;
+  const auto find = [&buffers](const verifier::Arg* a) -> verifier::Buffer* {
+    const auto it = a && a->buffer ? buffers.find(*a->buffer) : buffers.end();
+    return it == buffers.end() ? nullptr : it->second;
+  };
+  verifier::Buffer* s = find(src);
+  verifier::Buffer* d = find(dst);
   if (s == nullptr || d == nullptr || d->shape.size() <= rule.pad_dim) {
     return base::Status::Error(
         fmt::format("{}: {} does not bind a source and a carry as the gpt-oss recipe makes them",

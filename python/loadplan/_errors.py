@@ -81,8 +81,19 @@ class InternalError(LoadplanError, RuntimeError):
 
 def from_status(kind: str, message: str, during: str, requested: Optional[int] = None,
                 free: Optional[int] = None, path: Optional[str] = None,
-                error_number: Optional[int] = None) -> LoadplanError:
-    """The exception for a C++ ``base::Status`` (``kind`` is ``base::ErrorKindName``;
+                error_number: Optional[int] = None, tensor: Optional[str] = None,
+                offset: Optional[int] = None) -> LoadplanError:
+    """The exception for a C++ ``base::Status``, with its typed fields as attributes."""
+    error = _error_of(kind, message, during, requested, free, path, error_number)
+    if offset is not None:  # base::ErrorPlace: where in the input (a tensor's byte)
+        error.tensor, error.offset = tensor or None, offset
+    return error
+
+
+def _error_of(kind: str, message: str, during: str, requested: Optional[int],
+              free: Optional[int], path: Optional[str],
+              error_number: Optional[int]) -> LoadplanError:
+    """The exception for a kind (``kind`` is ``base::ErrorKindName``;
     ``requested``/``free`` its typed bytes, for an out-of-memory error; ``path`` and
     ``error_number`` the file an input error is about and its errno, ``base::ErrorFile``)."""
     if kind == "out of memory":

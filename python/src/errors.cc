@@ -20,15 +20,16 @@ void RaiseStatus(const base::Status& status, const char* during) {
     path = nb::str(f->path.c_str());
     error_number = nb::int_(f->error_number);
   }
+  nb::object tensor = nb::none(), offset = nb::none();  // where in the input, when carried
+  if (const std::optional<base::ErrorPlace>& at = status.place()) {
+    tensor = nb::str(at->name.c_str());
+    offset = nb::int_(at->offset);
+  }
   nb::list problems;  // an all-at-once check's problems, one entry each (base::StatusLines)
   for (const std::string& p : status.problems()) problems.append(nb::str(p.c_str()));
   nb::object error = from_status(std::string(base::ErrorKindName(status.kind())), status.message(),
-                                 during, requested, free, path, error_number);
+                                 during, requested, free, path, error_number, tensor, offset);
   error.attr("problems") = problems;
-  if (const std::optional<base::ErrorPlace>& at = status.place()) {  // where in the input
-    error.attr("tensor") = at->name.empty() ? nb::none() : nb::object(nb::str(at->name.c_str()));
-    error.attr("offset") = nb::int_(at->offset);
-  }
   PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr())), error.ptr());
   throw nb::python_error();
 }

@@ -60,9 +60,12 @@ def test_errors_map_every_kind():
     assert oom.requested == 1610612736 and oom.free == 450971566
     eio = from_status("I/O error", "a.safetensors: tensor w: byte offset 4096 (file offset 4200): "
                       "read failed: Input/output error", "load", path="a.safetensors",
-                      error_number=5)  # the C++ error's file and errno (base::ErrorFile)
+                      error_number=5, tensor="w", offset=4096)  # base::ErrorFile, ErrorPlace
     assert isinstance(eio, loadplan.CheckpointError)
     assert eio.path == "a.safetensors" and eio.errno == 5
+    assert eio.tensor == "w" and eio.offset == 4096
+    header = from_status("I/O error", "m", "load", tensor="", offset=8)  # the file's header
+    assert header.tensor is None and header.offset == 8
     ended = from_status("I/O error", "the file ended", "load", path="a.safetensors",
                         error_number=0)
     assert ended.errno is None and ended.tensor is None and ended.offset is None

@@ -4,7 +4,7 @@ every GPU of the machine (multi, issue 14)."""
 import re
 
 from .core import glob_args, words_joined
-from .shared import PKG, build_package, cat_step, example, gpu_count, shm_free, small_checkpoint
+from .shared import PKG, build_package, cat_step, gpu_count, shm_free, small_example
 
 REFUSED = '"$1" run "$2" --checkpoint "$3"; rc=$?; echo "exit $rc"; [[ $rc == 2 ]]'
 ONE_STAGE = '{"deployment": "one", "stages": [{"manifest": "m2.json"}]}\n'
@@ -21,10 +21,7 @@ def deploy(c):
     exit 2, the fix named)."""
     c.say("== deployment under torchrun (world size 1)")
     d = f"{c.work}/deploy"
-    c.mkdir(d)
-    if c.step("deploy-example", 30, example(c, 2, f"{d}/m2.json")):
-        return
-    ck = small_checkpoint(c, d, "deploy-gen")
+    ck = small_example(c, d, "deploy")
     if ck is None:
         return
     c.write(f"{d}/d1.json", ONE_STAGE)

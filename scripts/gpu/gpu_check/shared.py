@@ -50,6 +50,16 @@ def warm_bench_checkpoint(c):
     return True
 
 
+def small_example(c, folder, prefix):
+    """FOLDER made, the 2-layer example written to FOLDER/m2.json (step PREFIX-example) and a
+    checkpoint holding its tensors (small_checkpoint, step PREFIX-gen): the checkpoint's path,
+    None when a step failed."""
+    c.mkdir(folder)
+    if c.step(f"{prefix}-example", 30, example(c, 2, f"{folder}/m2.json")):
+        return None
+    return small_checkpoint(c, folder, f"{prefix}-gen")
+
+
 def small_checkpoint(c, folder, gen_name):
     """A checkpoint holding the 2-layer example's tensors (FOLDER/m2.json): the benchmark's
     8-layer one when it is there, else FOLDER/ckpt, made once. None when `gen` failed."""

@@ -1,7 +1,7 @@
 """The load path under faults (soak, docs/reliability.md)."""
 
 from .core import env_or, words_joined
-from .shared import PKG, build_package, cat_step, example, small_checkpoint
+from .shared import PKG, build_package, cat_step, small_example
 
 # SIGINT 1.5 s into 30 repeats: the load in flight is cancelled (exit 130, everything freed),
 # and --save-derived leaves no temporary behind.
@@ -19,10 +19,7 @@ def soak(c):
     s = f"{c.work}/soak"
     cycles, faults = env_or("SOAK_CYCLES", "1000"), env_or("SOAK_FAULTS", "100")
     c.say(f"== soak: {cycles} load/free cycles + {faults} faults, 2-layer example")
-    c.mkdir(s)
-    if c.step("soak-example", 30, example(c, 2, f"{s}/m2.json")):
-        return
-    ck = small_checkpoint(c, s, "soak-gen")
+    ck = small_example(c, s, "soak")
     if ck is None:
         return
     cat_step(c, "soak-page-cache", 60, ck)

@@ -240,6 +240,25 @@ std::string TableHeader(const Deployment& d, const std::string& file, size_t n) 
                      n == 1 ? "" : "s", n - 1, n == 2 ? "y" : "ies");
 }
 
+// plan --machine: a GPU's predicted load time, and for strided slices how the load reads them
+// (by runs or by their covering span) and the bytes it reads from the checkpoint.
+std::string PredictionLine(bool tp, size_t k, const PlanReport& r) {
+  const std::optional<simulator::timing::LoadTimePrediction>& p = r.load_time;
+  if (!p) return "";
+  std::string out =
+      fmt::format("  {} {}: load {:.3f} s predicted ({:.2f} GB/s read, {} cache, profile {})",
+                  tp ? "rank" : "stage", k, p->total_s,
+                  p->wall_s > 0 ? static_cast<double>(p->fill_bytes) / p->wall_s / 1e9 : 0.0,
+                  p->cache == simulator::timing::Cache::kHot ? "hot" : "cold", r.machine->device);
+  const uint32_t slices = p->slices_by_runs + p->slices_by_span + p->slices_unweighed;
+  if (slices > 0) {
+    out += fmt::format("; {} strided slices, {} by runs ({} runs), {} by span; reads {}", slices,
+                       p->slices_by_runs + p->slices_unweighed, p->slice_runs, p->slices_by_span,
+                       Human(static_cast<int64_t>(p->read_bytes)));
+  }
+  return out + "\n";
+}
+
 std::string TableText(const Deployment& d, const std::string& file,
                       const std::vector<Stage>& stages) {
   const bool tp = d.tensor_parallel > 1;
@@ -255,16 +274,7 @@ std::string TableText(const Deployment& d, const std::string& file,
     out +=
         fmt::format("  {:<4}{:<24}{}  {:<30}{}\n", k, m.name, cells, DeviceText(r), FitText(m, r));
   }
-  for (size_t k = 0; k < stages.size(); ++k) {  // plan --machine: each GPU's load time
-    const std::optional<simulator::timing::LoadTimePrediction>& p = stages[k].report->load_time;
-    if (!p) continue;
-    out +=
-        fmt::format("  {} {}: load {:.3f} s predicted ({:.2f} GB/s read, {} cache, profile {})\n",
-                    tp ? "rank" : "stage", k, p->total_s,
-                    p->wall_s > 0 ? static_cast<double>(p->fill_bytes) / p->wall_s / 1e9 : 0.0,
-                    p->cache == simulator::timing::Cache::kHot ? "hot" : "cold",
-                    stages[k].report->machine->device);
-  }
+  for (size_t k = 0; k < stages.size(); ++k) out += PredictionLine(tp, k, *stages[k].report);
   if (!tp) return out;
   const ReadTotals t = ReadTotalsOf(stages);
   for (size_t k = 0; k < stages.size(); ++k)

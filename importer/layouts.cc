@@ -321,7 +321,8 @@ void AddLayoutSplits(const LayoutConversion& conversion, const TensorTable& t,
         b.Checkpoint(target, x.name, x.dtype, shape,
                      {.slice = verifier::TensorSlice{.dim = 0,
                                                      .start = i * static_cast<uint64_t>(rows),
-                                                     .length = static_cast<uint64_t>(rows)}});
+                                                     .length = static_cast<uint64_t>(rows),
+                                                     .extent = static_cast<uint64_t>(x.shape[0])}});
         out.targets.push_back(target);
         ++out.splits;
       }

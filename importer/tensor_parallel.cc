@@ -184,6 +184,7 @@ base::Status SplitBuffer(verifier::Buffer& b, const HfConfig& c, int64_t tp, int
     const size_t dim = DimOf(s);
     base::Result<verifier::TensorSlice> part = PartOf(b, s, dim, c, tp, t);
     if (!part.ok()) return part.status();
+    part->extent = Dim(b, dim);  // the whole tensor's, before the buffer takes the slice's
     b.shape[dim] = verifier::Expr::Const(static_cast<int64_t>(part->length));
     b.slice = *part;
   }

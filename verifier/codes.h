@@ -52,7 +52,8 @@ inline constexpr std::string_view kListedTwice =
 inline constexpr std::string_view kSliceBinding =
     "K12";  // `slice` not on a weight or source bound by one `tensor`
 inline constexpr std::string_view kSliceShape =
-    "K13";  // slice dimension outside the buffer's shape, or its length not the buffer's extent
+    "K13";  // slice dimension outside the buffer's shape or the tensor's extent, or its length not
+            // the buffer's extent
 inline constexpr std::string_view kSliceBytes =
     "K14";  // slice of a sub-byte dtype off whole bytes, or splitting an MXFP4 block
 inline constexpr std::string_view kSliceSchema = "K15";  // `slice` in a schema-1 manifest

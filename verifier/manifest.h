@@ -65,10 +65,13 @@ struct LoadOptions {
 // Part of a checkpoint tensor along one dimension (schema 2): elements [start, start + length)
 // of dimension `dim`, every other dimension whole. Dim 0 is one contiguous run of the
 // tensor's bytes; dim d > 0 is prod(shape[:d]) runs, one per outer index (docs/manifest.md).
+// `extent`, optional, is the whole tensor's size along `dim` (checked at preflight): with it the
+// plan knows the runs' stride and can weigh reading their covering span (simulator/timing).
 struct TensorSlice {
   uint64_t dim = 0;
   uint64_t start = 0;
   uint64_t length = 0;
+  std::optional<uint64_t> extent;
   bool operator==(const TensorSlice&) const = default;
 };
 

@@ -69,18 +69,26 @@ LoadOptions BuildLoad(Fields& in, const Node& n, const Ptr& ptr) {
   return load;
 }
 
-// {"dim": D, "start": S, "length": N}: integers, D and S >= 0, N >= 1; absent when malformed.
+// {"dim": D, "start": S, "length": N[, "extent": E]}: integers, D and S >= 0, N and E >= 1;
+// absent when malformed.
 std::optional<TensorSlice> BuildSlice(Fields& in, const Node& n, const Ptr& ptr) {
   if (!in.Object(n, ptr, "slice")) return std::nullopt;
-  in.CheckKeys(n, ptr, {"dim", "length", "start"}, {"dim", "length", "start"});
-  std::optional<int64_t> dim, start, length;
+  in.CheckKeys(n, ptr, {"dim", "extent", "length", "start"}, {"dim", "length", "start"});
+  std::optional<int64_t> dim, start, length, extent;
+  bool bad_extent = false;
   With(n, ptr, "dim", [&](const Node& x, const Ptr& p) { dim = in.Int(x, p, 0, kU32Max); });
   With(n, ptr, "start", [&](const Node& x, const Ptr& p) { start = in.Int(x, p, 0, kI64Max); });
   With(n, ptr, "length", [&](const Node& x, const Ptr& p) { length = in.Int(x, p, 1, kI64Max); });
-  if (!dim || !start || !length) return std::nullopt;
-  return TensorSlice{.dim = static_cast<uint64_t>(*dim),
-                     .start = static_cast<uint64_t>(*start),
-                     .length = static_cast<uint64_t>(*length)};
+  With(n, ptr, "extent", [&](const Node& x, const Ptr& p) {
+    extent = in.Int(x, p, 1, kI64Max);
+    bad_extent = !extent;
+  });
+  if (!dim || !start || !length || bad_extent) return std::nullopt;
+  TensorSlice s{.dim = static_cast<uint64_t>(*dim),
+                .start = static_cast<uint64_t>(*start),
+                .length = static_cast<uint64_t>(*length)};
+  if (extent) s.extent = static_cast<uint64_t>(*extent);
+  return s;
 }
 
 Buffer BuildBuffer(Fields& in, const std::string& name, const Node& n, const Ptr& ptr) {

@@ -175,8 +175,10 @@ std::string BufferText(const Buffer& b, size_t indent, size_t column) {
   if (b.lane) m[n++] = {"\"lane\": ", std::to_string(*b.lane)};
   m[n++] = {"\"shape\": ", OneLine(dims), &dims};
   if (b.slice) {
-    m[n++] = {"\"slice\": ", fmt::format("{{\"dim\": {}, \"length\": {}, \"start\": {}}}",
-                                         b.slice->dim, b.slice->length, b.slice->start)};
+    const std::string extent =
+        b.slice->extent ? fmt::format("\"extent\": {}, ", *b.slice->extent) : "";
+    m[n++] = {"\"slice\": ", fmt::format("{{\"dim\": {}, {}\"length\": {}, \"start\": {}}}",
+                                         b.slice->dim, extent, b.slice->length, b.slice->start)};
   }
   if (b.tensor) m[n++] = {"\"tensor\": ", JsonString(*b.tensor)};
   if (b.tensors) m[n++] = {"\"tensors\": ", OneLine(tensors), &tensors};

@@ -31,6 +31,11 @@ base::Result<base::SliceRuns> SliceRunsOf(const simulator::PlannedBuffer& b,
     return base::Status::Error(fmt::format("of shape [{}] in {}: {}", fmt::join(have, ", "),
                                            loc.file->path(), runs.status().message()));
   }
+  if (s.extent && have[s.dim] != *s.extent) {  // RunsOfSlice checked dim
+    return base::Status::Error(fmt::format(
+        "has shape [{}] in {}: {} along dimension {}, the manifest's slice says extent {}",
+        fmt::join(have, ", "), loc.file->path(), have[s.dim], s.dim, *s.extent));
+  }
   if (!b.shape || *b.shape != SlicedShape(have, s)) {
     return base::Status::Error(fmt::format(
         "has shape [{}] in {}: its slice [{}, {}) of dimension {} has shape [{}], the manifest "

@@ -52,7 +52,8 @@ struct CudaBackend::Impl {
   // options.slice_read says, or one request per run when each is a chunk or more), each at the
   // bytes of the parts before it; kInternal for a file not of this checkpoint.
   // The strided read of `runs`: kRuns or kSpan (counted).
-  simulator::timing::SliceRead ReadOf(const base::SliceRuns& runs);
+  simulator::timing::SliceRead ReadOf(const simulator::PlannedBuffer& buffer,
+                                      const base::SliceRuns& runs);
   base::Result<std::vector<cuda::FillRequest>> FillRequests(const simulator::PlannedBuffer& buffer,
                                                             const std::vector<FillPart>& parts,
                                                             const StepContext& at, uint8_t* dst);

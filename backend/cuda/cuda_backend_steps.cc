@@ -88,10 +88,16 @@ Status CudaBackend::AllocateArena(uint64_t bytes, const StepContext& at) {
 }
 
 // One I/O request per checkpoint tensor of the fill, each to `dst` + the bytes before it.
-simulator::timing::SliceRead CudaBackend::Impl::ReadOf(const base::SliceRuns& runs) {
+// auto weighs a slice the plan can weigh (its manifest gives the tensor's extent: the runs are
+// the plan's, preflight checked) the way the plan does; one it cannot is read by runs, as the
+// plan predicts it.
+simulator::timing::SliceRead CudaBackend::Impl::ReadOf(const PlannedBuffer& buffer,
+                                                       const base::SliceRuns& runs) {
   using simulator::timing::SliceRead;
   SliceRead r = options.slice_read;
-  if (r == SliceRead::kAuto) {
+  if (r == SliceRead::kAuto && !(buffer.slice && buffer.slice->extent)) {
+    r = SliceRead::kRuns;
+  } else if (r == SliceRead::kAuto) {
     simulator::timing::SliceReadCosts costs = options.slice_costs;
     costs.threads = options.io_threads;
     r = simulator::timing::ChooseSliceRead(runs, costs);
@@ -130,7 +136,7 @@ base::Result<std::vector<cuda::FillRequest>> CudaBackend::Impl::FillRequests(
       out.push_back(first);
       continue;
     }
-    const bool span = ReadOf(runs) == simulator::timing::SliceRead::kSpan;
+    const bool span = ReadOf(buffer, runs) == simulator::timing::SliceRead::kSpan;
     if (runs.run_bytes < options.chunk_bytes && (span || !options.direct_io)) {
       cuda::FillRequest r = first;  // one strided request: whole runs per chunk
       r.run_bytes = runs.run_bytes;

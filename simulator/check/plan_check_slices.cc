@@ -25,9 +25,10 @@ void CheckSlices(Ctx& c) {
             mb.name, s.length);
       continue;
     }
-    // The smallest tensor the slice fits: every run's length and count are the same in any.
+    // Its tensor (the extent there), or the smallest the slice fits: every run's length and
+    // count are the same in any.
     std::vector<uint64_t> tensor = *pb.shape;
-    tensor[s.dim] = s.start + s.length;
+    tensor[s.dim] = s.extent.value_or(s.start + s.length);
     const base::Result<base::SliceRuns> runs =
         base::RunsOfSlice(tensor, pb.dtype, s.dim, s.start, s.length);
     if (!runs.ok()) {

@@ -53,6 +53,32 @@ Rates RatesOf(const MachineProfile& profile, bool hot) {
   return r;
 }
 
+// A strided slice's read (runs under a chunk), chosen as the load's --slice-read auto chooses
+// (slice_read.h: the page cache's read rate, the profile's per-run cost, its I/O threads): its
+// covering span, the bytes between its runs at the read rate; or a pread per run, spread over
+// the threads. A slice the plan cannot weigh (no extent) is read by runs, as the load reads it.
+// Returns the stream time it adds beyond its bytes.
+double PredictSliceRead(const PlannedBuffer& b, uint64_t runs, const MachineProfile& profile,
+                        const Rates& r, LoadTimePrediction& out) {
+  const std::optional<base::SliceRuns> planned = PlannedSliceRuns(b);
+  const SliceReadCosts costs{.per_run_s = PerRunSeconds(profile),
+                             .read_rate = profile.page_cache_read,
+                             .threads = profile.io_threads};
+  if (planned && r.read_rate > 0 && ChooseSliceRead(*planned, costs) == SliceRead::kSpan) {
+    const uint64_t gap = planned->span() - planned->bytes();
+    const double gap_s = static_cast<double>(gap) / r.read_rate;
+    ++out.slices_by_span;
+    out.read_bytes += gap;
+    out.slice_span_s += gap_s;
+    return gap_s;
+  }
+  const double preads_s = static_cast<double>(runs) * costs.per_run_s / r.threads;
+  ++(planned ? out.slices_by_runs : out.slices_unweighed);
+  out.slice_runs += runs;
+  out.slice_runs_s += preads_s;
+  return preads_s;
+}
+
 // A fill on the I/O stream: after its gate (the host, its waits), the bytes read ahead while
 // the stream waited at the copy rate, the rest at the pipeline rate. A small fill costs its
 // fixed overhead; a large one hides it behind other chunks. A slice's runs under a chunk are
@@ -77,16 +103,14 @@ void PredictFill(const LoadPlan& plan, const Step& s, const MachineProfile& prof
   const uint64_t runs = FillRuns(plan.buffer(*s.buffer));
   uint64_t requests = 1;
   if (runs > 1 && bytes / runs < r.chunk) {
-    const double preads_s = static_cast<double>(runs) * PerRunSeconds(profile) / r.threads;
-    t += preads_s;
-    out.slice_runs += runs;
-    out.slice_runs_s += preads_s;
+    t += PredictSliceRead(plan.buffer(*s.buffer), runs, profile, r, out);
   } else {
     requests = runs;
   }
   c.stream += std::max(t, static_cast<double>(requests) * profile.per_fill_s);
   done = c.stream;
   out.fill_bytes += bytes;
+  out.read_bytes += bytes;
   out.chunks += std::max(chunks, requests);
   out.fills += static_cast<uint32_t>(std::min<uint64_t>(requests, UINT32_MAX));
 }
@@ -174,10 +198,44 @@ nlohmann::json PredictionJson(const LoadTimePrediction& p, const MachineProfile&
           {"fills", p.fills},
           {"launches", p.launches},
           {"stalls", p.stalls},
+          {"read_bytes", p.read_bytes},
           {"slice_runs", p.slice_runs},
           {"slice_runs_s", p.slice_runs_s},
+          {"slices",
+           {{"by_runs", p.slices_by_runs},
+            {"by_span", p.slices_by_span},
+            {"unweighed", p.slices_unweighed},
+            {"span_s", p.slice_span_s}}},
           {"unmeasured_kernels", p.unmeasured_kernels}};
 }
+
+namespace {
+
+// "slices: ..." when the load reads strided slices: how many by runs and by span, what each
+// costs, and the bytes read beside the bytes filled.
+std::string SlicesText(const LoadTimePrediction& p, const MachineProfile& profile) {
+  const uint32_t slices = p.slices_by_runs + p.slices_by_span + p.slices_unweighed;
+  if (slices == 0) return "";
+  std::string s = fmt::format(
+      "  slices: {} strided; {} by runs ({} runs a pread each, {:.3f} s of the stream at {:.2f} "
+      "us a run{} over {} threads), {} by span ({:.2f} GB between their runs, {:.3f} s); reads "
+      "{:.2f} GB for {:.2f} GB filled ({:.3f}x)\n",
+      slices, p.slices_by_runs + p.slices_unweighed, p.slice_runs, p.slice_runs_s,
+      PerRunSeconds(profile) * 1e6, profile.per_run_s > 0 ? ", the profile's" : ", the default",
+      profile.io_threads, p.slices_by_span, static_cast<double>(p.read_bytes - p.fill_bytes) / 1e9,
+      p.slice_span_s, p.read_bytes / 1e9, p.fill_bytes / 1e9,
+      p.fill_bytes > 0 ? static_cast<double>(p.read_bytes) / static_cast<double>(p.fill_bytes)
+                       : 1.0);
+  if (p.slices_unweighed > 0) {
+    s += fmt::format(
+        "  {} of them without the tensor's extent (the manifest's slice has no \"extent\"): "
+        "read by runs, their span not weighed\n",
+        p.slices_unweighed);
+  }
+  return s;
+}
+
+}  // namespace
 
 std::string PredictionText(const LoadTimePrediction& p, const MachineProfile& profile) {
   std::string s = fmt::format(
@@ -190,14 +248,7 @@ std::string PredictionText(const LoadTimePrediction& p, const MachineProfile& pr
       p.wall_s, p.fill_bytes / 1e9, p.wall_s > 0 ? p.fill_bytes / p.wall_s / 1e9 : 0.0, p.setup_s,
       p.total_s, p.read_s, p.copy_s, p.rate / 1e9, p.derive_s, p.launches, p.tail_s, p.stall_s,
       p.stalls);
-  if (p.slice_runs > 0) {
-    s += fmt::format(
-        "  slices: {} runs read a pread each, {:.3f} s of the stream ({:.2f} us a run{}, over {} "
-        "threads); reading a slice's covering span may be cheaper, which the load decides (its "
-        "--slice-read auto knows the tensor's extent, the manifest does not)\n",
-        p.slice_runs, p.slice_runs_s, PerRunSeconds(profile) * 1e6,
-        profile.per_run_s > 0 ? ", the profile's" : ", the default", profile.io_threads);
-  }
+  s += SlicesText(p, profile);
   if (!p.unmeasured_kernels.empty()) {
     std::string names;
     for (const std::string& k : p.unmeasured_kernels) names += (names.empty() ? "" : ", ") + k;

@@ -53,6 +53,12 @@ struct LoadTimePrediction {
   // they add (runs x per-run cost / threads): the term that dominates a column split's load.
   uint64_t slice_runs = 0;
   double slice_runs_s = 0;
+  // Strided slices by how the load reads them (slice_read.h's choice): by runs, by their
+  // covering span (the bytes between the runs at the read rate: slice_span_s), or by runs
+  // because the manifest gives no extent to weigh the span by.
+  uint32_t slices_by_runs = 0, slices_by_span = 0, slices_unweighed = 0;
+  double slice_span_s = 0;
+  uint64_t read_bytes = 0;  // from the checkpoint: fill_bytes plus the spans' gaps
   std::vector<std::string> unmeasured_kernels;  // timed at the profile's default rate
   bool operator==(const LoadTimePrediction&) const = default;
 };

@@ -1,6 +1,7 @@
 #include "simulator/timing/slice_read.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace loadplan::simulator::timing {
 
@@ -26,6 +27,17 @@ SliceRead ChooseSliceRead(const base::SliceRuns& runs, const SliceReadCosts& cos
   const double preads_s = static_cast<double>(runs.count) * costs.per_run_s /
                           static_cast<double>(std::max<uint32_t>(costs.threads, 1));
   return gap_bytes / costs.read_rate < preads_s ? SliceRead::kSpan : SliceRead::kRuns;
+}
+
+std::optional<base::SliceRuns> PlannedSliceRuns(const PlannedBuffer& b) {
+  if (!b.slice || b.slice->dim == 0 || !b.slice->extent || !b.shape) return std::nullopt;
+  const verifier::TensorSlice& s = *b.slice;
+  if (s.dim >= b.shape->size()) return std::nullopt;
+  std::vector<uint64_t> tensor = *b.shape;
+  tensor[s.dim] = *s.extent;
+  base::Result<base::SliceRuns> runs = base::RunsOfSlice(tensor, b.dtype, s.dim, s.start, s.length);
+  if (!runs.ok()) return std::nullopt;
+  return *runs;
 }
 
 }  // namespace loadplan::simulator::timing

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "base/slice_runs.h"
+#include "simulator/plan.h"
 
 namespace loadplan::simulator::timing {
 
@@ -38,5 +39,11 @@ struct SliceReadCosts {
 // kRuns or kSpan for `runs` (a single run, or an unknown read rate, is kRuns): the span when
 // reading the bytes between the runs costs less than a pread per run.
 SliceRead ChooseSliceRead(const base::SliceRuns& runs, const SliceReadCosts& costs);
+
+// The runs a fill of `b` reads, as the plan knows them: for a slice along a dimension > 0 with
+// its tensor's `extent` (the tensor is the buffer's shape with the extent there), the runs the
+// load's preflight finds in the checkpoint; nullopt for anything else (no slice, dim 0, no
+// extent, a variable shape), which the load reads run by run.
+std::optional<base::SliceRuns> PlannedSliceRuns(const PlannedBuffer& b);
 
 }  // namespace loadplan::simulator::timing

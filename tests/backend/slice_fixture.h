@@ -91,13 +91,14 @@ inline std::vector<Tensor> Tensors(uint64_t rows = 4, uint64_t cols = 6) {
   return out;
 }
 
-// One slice per dimension of each tensor: a middle range (blocks: whole 16-byte blocks).
+// One slice per dimension of each tensor: a middle range (blocks: whole 16-byte blocks), with
+// its tensor's extent.
 inline std::vector<std::pair<std::string, TensorSlice>> Slices(const Tensor& t) {
   std::vector<std::pair<std::string, TensorSlice>> out;
   for (uint64_t d = 0; d < t.shape.size(); ++d) {
-    TensorSlice s{.dim = d, .start = 1, .length = t.shape[d] / 2};
-    if (t.name == "blocks" && d == 2) s = {.dim = 2, .start = 16, .length = 32};
-    if (t.name == "f4" && d == 2) s = {.dim = 2, .start = 2, .length = 4};
+    TensorSlice s{.dim = d, .start = 1, .length = t.shape[d] / 2, .extent = t.shape[d]};
+    if (t.name == "blocks" && d == 2) s = {.dim = 2, .start = 16, .length = 32, .extent = 64};
+    if (t.name == "f4" && d == 2) s = {.dim = 2, .start = 2, .length = 4, .extent = 8};
     out.emplace_back(fmt::format("{}.d{}", t.name, d), s);
   }
   return out;

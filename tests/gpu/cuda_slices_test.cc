@@ -14,6 +14,8 @@
 #include "backend/checkpoint/checkpoint.h"
 #include "backend/cuda/cuda_backend.h"
 #include "backend/executor.h"
+#include "simulator/timing/predict.h"
+#include "simulator/timing/profile.h"
 #include "tests/backend/slice_fixture.h"
 #include "tests/verified_plan.h"
 
@@ -71,6 +73,17 @@ class CudaSlices : public ::testing::Test {
   static inline Checkpoint* ckpt_ = nullptr;
 };
 
+// A profile with the load's figures: the page-cache read rate and the per-run cost it weighs
+// slices by, its threads and chunk.
+simulator::timing::MachineProfile ProfileOf(const CudaOptions& o) {
+  simulator::timing::MachineProfile m = simulator::timing::DefaultH200Profile();
+  m.page_cache_read = o.slice_costs.read_rate;
+  m.per_run_s = o.slice_costs.per_run_s;
+  m.io_threads = o.io_threads;
+  m.chunk_bytes = o.chunk_bytes;
+  return m;
+}
+
 TEST_F(CudaSlices, EveryModeDtypeAndDimEqualsElementWiseSlicing) {
   size_t compared = 0;
   for (uint64_t dim = 0; dim < 3; ++dim) {
@@ -85,7 +98,7 @@ TEST_F(CudaSlices, EveryModeDtypeAndDimEqualsElementWiseSlicing) {
                               .chunk_bytes = chunk,
                               .direct_io = direct,
                               .slice_read = mode,
-                              .slice_costs = {.read_rate = 1e10}};
+                              .slice_costs = {.read_rate = 1e8}};  // auto: a mix
           CudaBackend::CreateResult created = CudaBackend::Create(plan, *ckpt_, o);
           ASSERT_TRUE(created.ok()) << what << ": " << created.status().message();
           const ExecuteResult r = Execute(plan, **created);
@@ -100,6 +113,12 @@ TEST_F(CudaSlices, EveryModeDtypeAndDimEqualsElementWiseSlicing) {
           }
           if (mode == SliceRead::kRuns && !direct) {
             EXPECT_EQ(t.file_bytes, t.bytes_filled) << what;
+          }
+          if (mode == SliceRead::kAuto && !direct) {  // the plan's choice, slice by slice
+            const simulator::timing::LoadTimePrediction p =
+                simulator::timing::PredictLoad(plan, ProfileOf(o));
+            EXPECT_EQ(t.slices_as_span, p.slices_by_span) << what;
+            EXPECT_EQ(t.slices_as_runs, p.slices_by_runs + p.slices_unweighed) << what;
           }
           for (const Tensor& tensor : *tensors_) {
             for (const auto& [name, s] : test_support::Slices(tensor)) {

@@ -269,11 +269,13 @@ TEST(Layout, HrmTextSplitsItsFusedProjectionsIntoSlices) {
   for (const auto& [name, start] : parts) {
     const verifier::Buffer& b = Must(*r, name);
     EXPECT_EQ(b.tensor, "model.layers.0.attn.gqkv_proj.weight");
-    EXPECT_EQ(b.slice, (verifier::TensorSlice{.dim = 0, .start = start, .length = 64})) << name;
+    EXPECT_EQ(b.slice,
+              (verifier::TensorSlice{.dim = 0, .start = start, .length = 64, .extent = 256}))
+        << name;
     EXPECT_EQ(ShapeOf(b), "64,64");
   }
   EXPECT_EQ(Must(*r, "model.layers.0.mlp.up_proj.weight").slice,
-            (verifier::TensorSlice{.dim = 0, .start = 16, .length = 16}));
+            (verifier::TensorSlice{.dim = 0, .start = 16, .length = 16, .extent = 32}));
   EXPECT_NE(Find(r->manifest, "model.layers.0.self_attn.o_proj.weight"), nullptr);
   EXPECT_NE(Find(r->manifest, "model.layers.1.mlp.gate_up_proj.weight"), nullptr);  // 33 rows
   const simulator::LoadPlan plan = test_support::PlanOf(r->manifest);

@@ -193,7 +193,8 @@ TEST(TensorParallel, ExpertParallelDealsWholeExpertsOverAllRanks) {
     EXPECT_FALSE(has(fmt::format("model.layers.0.mlp.experts.{}.up_proj.weight", (k + 1) % 4)));
     const verifier::Buffer* q = testing::Find(m, "model.layers.0.self_attn.q_proj.weight");
     ASSERT_NE(q, nullptr);
-    EXPECT_EQ(q->slice, (verifier::TensorSlice{.dim = 0, .start = 32 * (k % 2), .length = 32}));
+    EXPECT_EQ(q->slice,
+              (verifier::TensorSlice{.dim = 0, .start = 32 * (k % 2), .length = 32, .extent = 64}));
     EXPECT_FALSE(testing::Find(m, "model.layers.0.mlp.gate.weight")->slice.has_value());
   }
   const auto four = ImportTensorParallel(f.dir(), 3, {.recipe = Recipe::kNone}, 2);
@@ -220,7 +221,7 @@ TEST(TensorParallel, RenamedLayoutsSplitByTheEnginesNames) {
   const verifier::Buffer* o =
       testing::Find(rank->manifest, "model.layers.0.self_attn.o_proj.weight");
   ASSERT_NE(o, nullptr);
-  EXPECT_EQ(o->slice, (verifier::TensorSlice{.dim = 1, .start = 32, .length = 32}));
+  EXPECT_EQ(o->slice, (verifier::TensorSlice{.dim = 1, .start = 32, .length = 32, .extent = 64}));
 }
 
 // A one-layer gpt_oss config with 2 experts and this intermediate size (Llama's attention).
@@ -262,13 +263,13 @@ TEST(TensorParallel, GptOssFusedExpertsSplitByIntermediate) {
     const auto slice = [&](const std::string& n) { return testing::Find(m, p + n)->slice; };
     const uint64_t u = static_cast<uint64_t>(r);
     EXPECT_EQ(slice("mlp.experts.gate_up_proj_blocks"),
-              (verifier::TensorSlice{.dim = 1, .start = 128 * u, .length = 128}));
+              (verifier::TensorSlice{.dim = 1, .start = 128 * u, .length = 128, .extent = 256}));
     EXPECT_EQ(slice("mlp.experts.gate_up_proj_bias"),
-              (verifier::TensorSlice{.dim = 1, .start = 128 * u, .length = 128}));
+              (verifier::TensorSlice{.dim = 1, .start = 128 * u, .length = 128, .extent = 256}));
     EXPECT_EQ(slice("mlp.experts.down_proj_blocks"),
-              (verifier::TensorSlice{.dim = 2, .start = 2 * u, .length = 2}));
+              (verifier::TensorSlice{.dim = 2, .start = 2 * u, .length = 2, .extent = 4}));
     EXPECT_EQ(slice("self_attn.sinks"),
-              (verifier::TensorSlice{.dim = 0, .start = 2 * u, .length = 2}));
+              (verifier::TensorSlice{.dim = 0, .start = 2 * u, .length = 2, .extent = 4}));
     EXPECT_FALSE(slice("mlp.experts.down_proj_bias").has_value());
     const simulator::LoadPlan plan = test_support::PlanOf(m);
     backend::HostBackend host(plan, *checkpoint);
@@ -303,11 +304,14 @@ TEST(TensorParallel, GptOssUnevenIntermediateGoesAsVllmDealsIt) {
       return testing::Find(rank->manifest, p + n)->slice;
     };
     EXPECT_EQ(slice("mlp.experts.gate_up_proj_blocks"),
-              (verifier::TensorSlice{.dim = 1, .start = rows[r][0], .length = rows[r][1]}));
+              (verifier::TensorSlice{
+                  .dim = 1, .start = rows[r][0], .length = rows[r][1], .extent = 320}));
     EXPECT_EQ(slice("mlp.experts.gate_up_proj_bias"),
-              (verifier::TensorSlice{.dim = 1, .start = rows[r][0], .length = rows[r][1]}));
+              (verifier::TensorSlice{
+                  .dim = 1, .start = rows[r][0], .length = rows[r][1], .extent = 320}));
     EXPECT_EQ(slice("mlp.experts.down_proj_scales"),
-              (verifier::TensorSlice{.dim = 2, .start = blocks[r][0], .length = blocks[r][1]}));
+              (verifier::TensorSlice{
+                  .dim = 2, .start = blocks[r][0], .length = blocks[r][1], .extent = 5}));
     const simulator::LoadPlan plan = test_support::PlanOf(rank->manifest);
     backend::HostBackend host(plan, *in.checkpoint);
     EXPECT_TRUE(backend::Execute(plan, host).status.ok());

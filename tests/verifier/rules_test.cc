@@ -67,10 +67,11 @@ const std::vector<Case>& Cases() {
       {"K12", {{"K12", "/buffers/w/slice"}}},          // a carry with a slice
       {"K13_dim", {{"K13", "/buffers/w.raw/slice/dim"}}},
       {"K13_length", {{"K13", "/buffers/w.raw/slice/length"}}},
-      {"K14", {{"K14", "/buffers/q4/slice"}}},          // F4 rows of 12 bits
-      {"K14_block", {{"K14", "/buffers/b/slice"}}},     // half an MXFP4 block
-      {"K15", {{"K15", "/buffers/w.raw/slice"}}},       // a slice in a schema-1 manifest
-      {"K6_slices", {{"K6", "/buffers/w.raw/slice"}}},  // overlapping slices of one tensor
+      {"K13_extent", {{"K13", "/buffers/w.raw/slice/start"}}},  // [8, 24) of a 16-long dim
+      {"K14", {{"K14", "/buffers/q4/slice"}}},                  // F4 rows of 12 bits
+      {"K14_block", {{"K14", "/buffers/b/slice"}}},             // half an MXFP4 block
+      {"K15", {{"K15", "/buffers/w.raw/slice"}}},               // a slice in a schema-1 manifest
+      {"K6_slices", {{"K6", "/buffers/w.raw/slice"}}},          // overlapping slices of one tensor
       // lanes 0 is S11 alone: the pinned lane 1 is not checked against a lanes that failed
       {"S11_lanes_pinned", {{"S11", "/load/lanes"}}},
       {"S3_load_pinned", {{"S3", "/load"}}},  // "load": 5: no lanes value either, so no K7

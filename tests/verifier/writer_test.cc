@@ -55,7 +55,8 @@ const std::vector<std::string> kManifests = {
         "h": {"kind": "carry", "dtype": "U8", "shape": [1], "tensor": "t", "tensors": ["u"]}}})json",
     R"json({"schema": 2, "name": "slices", "buffers": {
         "q": {"tensor": "qkv", "slice": {"start": 0, "length": 8, "dim": 0}, "shape": [8, 4], "dtype": "BF16", "kind": "weight"},
-        "k": {"kind": "weight", "dtype": "BF16", "shape": [4, 4], "tensor": "qkv", "slice": {"dim": 0, "start": 8, "length": 4}}}})json",
+        "k": {"kind": "weight", "dtype": "BF16", "shape": [4, 4], "tensor": "qkv", "slice": {"dim": 0, "start": 8, "length": 4}},
+        "o": {"kind": "weight", "dtype": "BF16", "shape": [4, 2], "tensor": "o", "slice": {"extent": 8, "dim": 1, "start": 2, "length": 2}}}})json",
 };
 
 TEST(Writer, ParseWriteParseIsTheIdentity) {
@@ -135,6 +136,10 @@ TEST(Writer, SlicesPrintSortedAndMakeSchemaTwo) {
                      "      \"tensor\": \"qkv\"\n"
                      "    }\n"),
             std::string::npos)
+      << out;
+  EXPECT_NE(
+      out.find("      \"slice\": {\"dim\": 1, \"extent\": 8, \"length\": 2, \"start\": 2},\n"),
+      std::string::npos)
       << out;
   EXPECT_NE(out.find("\"schema\": 2"), std::string::npos) << out;
   Manifest m = *ParseManifest(kManifests[4]).manifest;

@@ -40,9 +40,9 @@ std::optional<uint64_t> FixedDim(const Buffer& b, size_t d) {
   return static_cast<uint64_t>(*v);
 }
 
-// K13: the slice's dimension is one of the buffer's, and the buffer's extent there is the
-// slice's length (the buffer holds the slice: every other dimension is the tensor's, checked
-// at preflight).
+// K13: the slice's dimension is one of the buffer's, inside the tensor's `extent` when it is
+// given, and the buffer's extent there is the slice's length (the buffer holds the slice: every
+// other dimension is the tensor's, checked at preflight).
 bool CheckSliceShape(const Buffer& b, DiagSink& sink) {
   const TensorSlice& s = *b.slice;
   if (s.dim >= b.shape.size()) {
@@ -51,6 +51,15 @@ bool CheckSliceShape(const Buffer& b, DiagSink& sink) {
                            "dimension{}",
                            b.name, s.dim, b.shape.size(), b.shape.size() == 1 ? "" : "s"),
                fmt::format("use a dimension in [0, {})", b.shape.size()));
+    return false;
+  }
+  if (s.extent && (s.length > *s.extent || s.start > *s.extent - s.length)) {
+    sink.Error(std::string(codes::kSliceShape), ChildPointer(SlicePtr(b), "start"),
+               fmt::format("slice [{}, {}) of `{}` along dimension {} is outside the tensor's "
+                           "extent {} there",
+                           s.start, s.start + s.length, b.name, s.dim, *s.extent),
+               fmt::format("start + length at most {}, or the tensor's true extent", *s.extent),
+               {Note{ChildPointer(SlicePtr(b), "extent"), "the tensor's extent along dim"}});
     return false;
   }
   const std::optional<uint64_t> extent = FixedDim(b, s.dim);

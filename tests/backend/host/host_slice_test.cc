@@ -109,6 +109,7 @@ TEST_F(HostSlices, ASliceThatDoesNotFitItsTensorIsRefusedNamingBoth) {
   verifier::ManifestBuilder b("bad");
   b.Checkpoint("past", "bf16", Dtype::kBF16, {4, 6, 4}, {.slice = TensorSlice{2, 6, 4}});
   b.Checkpoint("wrong", "i8", Dtype::kI8, {2, 5, 8}, {.slice = TensorSlice{0, 0, 2}});
+  b.Checkpoint("extent", "fp8", Dtype::kF8E4M3, {4, 3, 8}, {.slice = TensorSlice{1, 0, 3, 5}});
   const verifier::BuildResult built = b.Build();
   ASSERT_TRUE(built.ok());
   const LoadPlan plan = test_support::PlanOf(built.manifest);
@@ -122,7 +123,14 @@ TEST_F(HostSlices, ASliceThatDoesNotFitItsTensorIsRefusedNamingBoth) {
             std::string::npos)
       << msg;
   EXPECT_NE(msg.find("has shape [2, 6, 8], the manifest says [2, 5, 8]"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("buffer extent (/buffers/extent): tensor fp8 has shape [4, 6, 8] in "),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find(": 6 along dimension 1, the manifest's slice says extent 5"),
+            std::string::npos)
+      << msg;
   EXPECT_FALSE(LocateFill(Buffer(plan, "past"), *ckpt_).ok());
+  EXPECT_FALSE(LocateFill(Buffer(plan, "extent"), *ckpt_).ok());
   EXPECT_FALSE(LocateFill(Buffer(plan, "wrong"), *ckpt_).ok());
 }
 

@@ -135,6 +135,7 @@ TEST(Predict, AColumnSlicePaysAPreadPerRun) {
   const LoadTimePrediction whole = PredictLoad(p, m);
   p.buffers[3].shape = std::vector<uint64_t>{10, 50};
   p.buffers[3].tensor = "w";
+  p.buffers[3].dtype = base::Dtype::kBF16;  // 10 x 50 x 2 B: the buffer's 1000 B
   p.buffers[3].slice = verifier::TensorSlice{.dim = 1, .start = 50, .length = 50};
   EXPECT_EQ(FillRuns(p.buffers[3]), 10u);
   const LoadTimePrediction sliced = PredictLoad(p, m);
@@ -142,7 +143,13 @@ TEST(Predict, AColumnSlicePaysAPreadPerRun) {
   EXPECT_EQ(sliced.fills, 1u);
   EXPECT_EQ(sliced.slice_runs, 10u);  // said, with the time they add
   EXPECT_NEAR(sliced.slice_runs_s, 10 * kDefaultPerRunSeconds / 2, 1e-12);
-  EXPECT_NE(PredictionText(sliced, m).find("slices: 10 runs read a pread each"), std::string::npos)
+  EXPECT_EQ(sliced.slices_unweighed, 1u);  // no extent: read by runs, the span not weighed
+  EXPECT_EQ(sliced.read_bytes, sliced.fill_bytes);
+  EXPECT_NE(PredictionText(sliced, m).find("slices: 1 strided; 1 by runs (10 runs a pread each"),
+            std::string::npos)
+      << PredictionText(sliced, m);
+  EXPECT_NE(PredictionText(sliced, m).find("1 of them without the tensor's extent"),
+            std::string::npos)
       << PredictionText(sliced, m);
   EXPECT_EQ(whole.slice_runs, 0u);
   EXPECT_EQ(PredictionText(whole, m).find("slices:"), std::string::npos);
@@ -157,6 +164,48 @@ TEST(Predict, AColumnSlicePaysAPreadPerRun) {
   m.per_fill_s = 1e-9;
   p.buffers[3].slice = verifier::TensorSlice{.dim = 0, .start = 10, .length = 10};  // one run
   EXPECT_DOUBLE_EQ(PredictLoad(p, m).wall_s, whole.wall_s);
+}
+
+// With its tensor's extent the plan weighs a column slice's span against its runs, as the
+// load's --slice-read auto does (slice_read.h): 10 runs of 100 B, 200 B apart, span 1900 B.
+TEST(Predict, AColumnSliceWithItsExtentIsReadTheCheaperWay) {
+  LoadPlan p = Base();
+  Fill(p, 3);  // w: 1000 B
+  MachineProfile m = Round();
+  m.per_fill_s = 1e-9;
+  const LoadTimePrediction whole = PredictLoad(p, m);
+  p.buffers[3].shape = std::vector<uint64_t>{10, 50};
+  p.buffers[3].dtype = base::Dtype::kBF16;
+  p.buffers[3].tensor = "w";
+  p.buffers[3].slice = verifier::TensorSlice{.dim = 1, .start = 50, .length = 50, .extent = 100};
+  const std::optional<base::SliceRuns> runs = PlannedSliceRuns(p.buffers[3]);
+  ASSERT_TRUE(runs.has_value());
+  EXPECT_EQ(*runs, (base::SliceRuns{.first = 100, .run_bytes = 100, .count = 10, .stride = 200}));
+  // 900 B between the runs at 4e6 B/s (225 us) against 10 preads of 1 us over 2 threads (5 us).
+  const LoadTimePrediction cheap_runs = PredictLoad(p, m);
+  EXPECT_EQ(cheap_runs.slices_by_runs, 1u);
+  EXPECT_EQ(cheap_runs.slices_by_span, 0u);
+  EXPECT_EQ(cheap_runs.read_bytes, 1000u);
+  EXPECT_NEAR(cheap_runs.wall_s - whole.wall_s, 10 * 1e-6 / 2, 1e-12);
+  m.per_run_s = 1e-3;  // 5 ms of preads: the span is cheaper
+  const LoadTimePrediction span = PredictLoad(p, m);
+  EXPECT_EQ(span.slices_by_span, 1u);
+  EXPECT_EQ(span.slice_runs, 0u);
+  EXPECT_EQ(span.read_bytes, 1900u);
+  EXPECT_NEAR(span.slice_span_s, 900 / 4e6, 1e-12);
+  EXPECT_NEAR(span.wall_s - whole.wall_s, 900 / 4e6, 1e-12);
+  const std::string text = PredictionText(span, m);
+  EXPECT_NE(text.find("1 by span (0.00 GB between their runs, 0.000 s); reads 0.00 GB for 0.00 "
+                      "GB filled (1.900x)"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(PredictionJson(span, m)["slices"]["by_span"], 1);
+  EXPECT_EQ(PredictionJson(span, m)["read_bytes"], 1900);
+  // The same choice the CUDA backend makes at the load with the profile's figures.
+  EXPECT_EQ(ChooseSliceRead(*runs, {.per_run_s = 1e-3, .read_rate = 4e6, .threads = 2}),
+            SliceRead::kSpan);
+  EXPECT_EQ(ChooseSliceRead(*runs, {.per_run_s = 1e-6, .read_rate = 4e6, .threads = 2}),
+            SliceRead::kRuns);
 }
 
 TEST(Predict, UnmeasuredKernelsAreNamed) {

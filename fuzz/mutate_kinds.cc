@@ -232,25 +232,29 @@ std::optional<Mutation> SliceOfList(const Manifest& in, const Pick& pick) {
   return Finish("slice-of-list", m, {{"K12", Ptr({"buffers", name, "slice"})}});
 }
 
-// A fresh weight whose slice is along a dimension it does not have, or longer than its
-// extent there (schema 2): K13 at the key at fault.
+// A fresh weight whose slice is along a dimension it does not have, longer than its extent
+// there, or of the right length but past the tensor's `extent` (schema 2): K13 at the key at
+// fault.
 std::optional<Mutation> SliceOutsideShape(const Manifest& in, const Pick& pick) {
   Manifest m = in;
   m.schema = 2;
   const int64_t rows = 1 + static_cast<int64_t>(pick(64));
-  const bool dim = pick(2) == 0;
+  const uint64_t fault = pick(3);  // 0: dim, 1: length, 2: past the extent
+  const uint64_t start = fault == 2 ? 1 + pick(8) : pick(8);
+  verifier::TensorSlice s{.dim = fault == 0 ? 2 + pick(3) : 0,
+                          .start = start,
+                          .length = static_cast<uint64_t>(rows) + (fault == 1 ? 1 + pick(8) : 0)};
+  if (fault == 2) s.extent = static_cast<uint64_t>(rows) + start - 1;  // one short of the end
   Buffer b{.name = Fresh(m, "w.sliced"),
            .kind = BufferKind::kWeight,
            .tensor = Fresh(m, "model.sliced"),
-           .slice = verifier::TensorSlice{.dim = dim ? 2 + pick(3) : 0,
-                                          .start = pick(8),
-                                          .length = static_cast<uint64_t>(rows) + 1 + pick(8)},
+           .slice = s,
            .dtype = base::Dtype::kBF16};
   b.shape = {Expr::Const(rows), Expr::Const(16)};
   const std::string name = b.name;
   AddBuffer(m, std::move(b));
-  return Finish("slice-outside-shape", m,
-                {{"K13", Ptr({"buffers", name, "slice", dim ? "dim" : "length"})}});
+  const char* key = fault == 0 ? "dim" : fault == 1 ? "length" : "start";
+  return Finish("slice-outside-shape", m, {{"K13", Ptr({"buffers", name, "slice", key})}});
 }
 
 }  // namespace loadplan::fuzz::mut

@@ -116,7 +116,8 @@ def test_import_parallel_writes_ranks_as_the_cli_does(tmp_path, cli):
     rank = json.loads((tmp_path / "py" / "rank-3.json").read_text())
     assert rank["schema"] == 2
     q = rank["buffers"]["model.layers.0.self_attn.q_proj.weight"]
-    assert q["slice"] == {"dim": 0, "start": 3 * 512, "length": 512} and q["shape"] == [512, 4096]
+    assert q["slice"] == {"dim": 0, "start": 3 * 512, "length": 512, "extent": 4096}
+    assert q["shape"] == [512, 4096]
     assert loadplan.check(rank) == []
     with pytest.raises(loadplan.CheckpointError, match="does not divide by --tensor-parallel 7"):
         loadplan.import_parallel(folder, tmp_path / "bad", tensor_parallel=7, recipe="none")

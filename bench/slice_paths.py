@@ -7,7 +7,8 @@ From RANK_MANIFEST (one rank of `loadplan import --tensor-parallel`) it writes t
 beside it: `rows` (the weights read whole or sliced along dim 0: one run each) and `cols` (the
 weights sliced along a dim > 0: one run per row). Each round then runs, every row a fresh
 `loadplan run --no-derive` process, page cache warm: pinned H2D (`run --ceilings` once, first),
-rows, cols with `--slice-read runs`, `span` and `auto`, and the whole rank with `auto`. Prints one
+rows, cols with `--slice-read runs`, `span`, `map` and `auto`, and the whole rank with `auto` and
+`map`. Prints one
 line per run and a table: best and worst GB/s, the best / pinned H2D, the bytes read from the
 files / the bytes filled (a span reads the gaps between runs), which path auto took.
 """
@@ -41,6 +42,7 @@ def run(a, manifest, mode, ceilings=False):
     return {"gbps": m["gbps"], "wall_s": m["wall_s"], "fill_bytes": r["fill_bytes"],
             "file_bytes": m["file_bytes"], "reads": m["reads"],
             "as_runs": m["slices_as_runs"], "as_span": m["slices_as_span"],
+            "as_map": m.get("slices_as_map", 0),
             "peak_matches": r["measured"]["peak_matches"],
             "pinned_h2d_gbps": r.get("ceilings", {}).get("pinned_h2d_gbps")}
 
@@ -58,7 +60,8 @@ def main():
     pinned = run(a, rows, "auto", ceilings=True).get("pinned_h2d_gbps")
     print(f"pinned H2D {pinned} GB/s", flush=True)
     plan = [("rows", rows, "auto"), ("cols runs", cols, "runs"), ("cols span", cols, "span"),
-            ("cols auto", cols, "auto"), ("rank auto", a.manifest, "auto")]
+            ("cols map", cols, "map"), ("cols auto", cols, "auto"), ("rank auto", a.manifest, "auto"),
+            ("rank map", a.manifest, "map")]
     results = {name: [] for name, _, _ in plan}
     for k in range(a.rounds):
         for name, manifest, mode in plan:
@@ -75,7 +78,7 @@ def main():
             continue
         best, worst = max(r["gbps"] for r in ok), min(r["gbps"] for r in ok)
         r = ok[0]
-        took = f"{r['as_runs']} runs, {r['as_span']} span"
+        took = f"{r['as_runs']} runs, {r['as_span']} span, {r['as_map']} map"
         ratio = f"{best / pinned:.3f}" if pinned else "-"
         print(f"| {name:10} | {best:.2f} | {worst:.2f} | {ratio} | "
               f"{r['file_bytes'] / r['fill_bytes']:.3f} | {r['fill_bytes'] / 1e9:.3f} | {took} |")

@@ -25,7 +25,7 @@ struct RunCliOptions {
   bool naive = false;               // --naive: every source loaded as a weight, derive after
   bool no_derive = false;           // --no-derive: load only
   bool direct = false;              // --direct: O_DIRECT reads around the page cache
-  std::string slice_read = "auto";  // --slice-read auto|runs|span (strided slices)
+  std::string slice_read = "auto";  // --slice-read auto|runs|span|map (strided slices)
   std::string save_derived;         // --save-derived DIR: derived carries as safetensors
   std::optional<uint32_t>
       io_threads;                   // --io-threads (default: --machine's, else kDefaultIoThreads)

@@ -122,12 +122,12 @@ void PrintText(const Report& r) {
       t.read_s, t.copy_s, t.derive_s, t.wall_s);
   std::printf("  rate        %.2f GB/s end to end (%.3f GB filled in %llu chunks, %u launches)\n",
               rate, r.fill_bytes / 1e9, static_cast<unsigned long long>(t.chunks), t.launches);
-  if (t.slices_as_runs + t.slices_as_span > 0) {
+  if (t.slices_as_runs + t.slices_as_span + t.slices_as_map > 0) {
     std::printf(
-        "  slices      %u read run by run, %u as covering spans (--slice-read %s); %.3f GB "
-        "read from the files in %llu reads\n",
-        t.slices_as_runs, t.slices_as_span, r.slice_read.c_str(), t.file_bytes / 1e9,
-        static_cast<unsigned long long>(t.reads));
+        "  slices      %u read run by run, %u as covering spans, %u out of mapped pages "
+        "(--slice-read %s); %.3f GB read from the files in %llu reads\n",
+        t.slices_as_runs, t.slices_as_span, t.slices_as_map, r.slice_read.c_str(),
+        t.file_bytes / 1e9, static_cast<unsigned long long>(t.reads));
   }
   if (r.runs.size() > 1) {
     std::string walls;
@@ -173,6 +173,7 @@ json RunsJson(const Report& r) {
                     {"reads", x.times.reads},
                     {"slices_as_runs", x.times.slices_as_runs},
                     {"slices_as_span", x.times.slices_as_span},
+                    {"slices_as_map", x.times.slices_as_map},
                     {"launches", x.times.launches}});
   }
   return runs;

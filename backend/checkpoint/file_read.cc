@@ -1,6 +1,8 @@
 // ReadExact: the pread loop, its fault seam and its error messages.
 #include "backend/checkpoint/file_read.h"
 
+#include "backend/checkpoint/read_errors.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -31,34 +33,6 @@ ssize_t Pread(int fd, uint8_t* out, uint64_t n, uint64_t offset, IoFaultState* s
   return ::pread(fd, out, n, static_cast<off_t>(offset));
 }
 
-std::string Where(const FileRef& file, const ReadContext& c, uint64_t done, uint64_t offset) {
-  return fmt::format("{}: {}: byte offset {} (file offset {})", file.path,
-                     c.tensor.empty() ? std::string("header") : fmt::format("tensor {}", c.tensor),
-                     c.tensor_offset + done, offset + done);
-}
-
-// A failed read as an I/O error carrying its file and errno (0: the file ended) and its place:
-// the tensor (empty: the header) and the byte offset in it, as Where says them.
-base::Status ReadFailure(const FileRef& file, const ReadContext& c, uint64_t done,
-                         std::string message, int error_number) {
-  return base::Status::Error(std::move(message), base::ErrorKind::kIo)
-      .WithFile(std::string(file.path), error_number)
-      .WithPlace(std::string(c.tensor), c.tensor_offset + done);
-}
-
-base::Status Ended(const FileRef& file, const ReadContext& c, uint64_t done, uint64_t n,
-                   uint64_t offset) {
-  struct stat st {};
-  const std::string now = ::fstat(file.fd, &st) == 0
-                              ? fmt::format("{} bytes", static_cast<uint64_t>(st.st_size))
-                              : fmt::format("of unknown size ({})", std::strerror(errno));
-  return ReadFailure(
-      file, c, done,
-      fmt::format("{}: the file ended after {} of {} bytes: it is {} now, was {} when opened",
-                  Where(file, c, done, offset), done, n, now, file.size_at_open),
-      0);
-}
-
 // One read call of a loop, retried on EINTR: with the seam's eintr_every, each call is first
 // interrupted once (EINTR delivered, not counted as a read), then made. Sets errno on -1.
 class ReadCalls {
@@ -86,6 +60,34 @@ class ReadCalls {
 };
 
 }  // namespace
+
+std::string Where(const FileRef& file, const ReadContext& c, uint64_t done, uint64_t offset) {
+  return fmt::format("{}: {}: byte offset {} (file offset {})", file.path,
+                     c.tensor.empty() ? std::string("header") : fmt::format("tensor {}", c.tensor),
+                     c.tensor_offset + done, offset + done);
+}
+
+// A failed read as an I/O error carrying its file and errno (0: the file ended) and its place:
+// the tensor (empty: the header) and the byte offset in it, as Where says them.
+base::Status ReadFailure(const FileRef& file, const ReadContext& c, uint64_t done,
+                         std::string message, int error_number) {
+  return base::Status::Error(std::move(message), base::ErrorKind::kIo)
+      .WithFile(std::string(file.path), error_number)
+      .WithPlace(std::string(c.tensor), c.tensor_offset + done);
+}
+
+base::Status Ended(const FileRef& file, const ReadContext& c, uint64_t done, uint64_t n,
+                   uint64_t offset) {
+  struct stat st {};
+  const std::string now = ::fstat(file.fd, &st) == 0
+                              ? fmt::format("{} bytes", static_cast<uint64_t>(st.st_size))
+                              : fmt::format("of unknown size ({})", std::strerror(errno));
+  return ReadFailure(
+      file, c, done,
+      fmt::format("{}: the file ended after {} of {} bytes: it is {} now, was {} when opened",
+                  Where(file, c, done, offset), done, n, now, file.size_at_open),
+      0);
+}
 
 base::Status ReadExact(const FileRef& file, uint64_t offset, std::span<uint8_t> out,
                        const ReadContext& context) {

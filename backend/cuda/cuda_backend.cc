@@ -164,6 +164,7 @@ CudaTimes CudaBackend::Times() const {
           .reads = io.reads,
           .slices_as_runs = impl_->slices_as_runs,
           .slices_as_span = impl_->slices_as_span,
+          .slices_as_map = impl_->slices_as_map,
           .launches = static_cast<uint32_t>(impl_->launch_events.size())};
 }
 

@@ -75,6 +75,7 @@ struct CudaTimes {
   uint64_t reads = 0;           // preads (direct reads) issued
   uint32_t slices_as_runs = 0;  // slices along a dimension > 0 read run by run
   uint32_t slices_as_span = 0;  // ... read as their covering span
+  uint32_t slices_as_map = 0;   // ... copied out of a mapping of their pages
   uint32_t launches = 0;
 };
 

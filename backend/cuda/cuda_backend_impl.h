@@ -51,7 +51,7 @@ struct CudaBackend::Impl {
   // tensor is one run; a slice's strided runs one strided request, runs or span as
   // options.slice_read says, or one request per run when each is a chunk or more), each at the
   // bytes of the parts before it; kInternal for a file not of this checkpoint.
-  // The strided read of `runs`: kRuns or kSpan (counted).
+  // The strided read of `runs`: kRuns, kSpan or kMap (counted).
   simulator::timing::SliceRead ReadOf(const simulator::PlannedBuffer& buffer,
                                       const base::SliceRuns& runs);
   base::Result<std::vector<cuda::FillRequest>> FillRequests(const simulator::PlannedBuffer& buffer,
@@ -82,7 +82,7 @@ struct CudaBackend::Impl {
   std::optional<Clock::time_point> first_fill;
   double first_fill_unix_s = 0;  // the same moment on the system clock
   double wall_s = 0, derive_s = 0;
-  uint32_t slices_as_runs = 0, slices_as_span = 0;
+  uint32_t slices_as_runs = 0, slices_as_span = 0, slices_as_map = 0;
   std::unique_ptr<cuda::IoPool> io;  // last: destroyed first (joins its threads)
 };
 

@@ -102,7 +102,10 @@ simulator::timing::SliceRead CudaBackend::Impl::ReadOf(const PlannedBuffer& buff
     costs.threads = options.io_threads;
     r = simulator::timing::ChooseSliceRead(runs, costs);
   }
-  ++(r == SliceRead::kSpan ? slices_as_span : slices_as_runs);
+  if (r == SliceRead::kMap && options.direct_io) r = SliceRead::kSpan;  // map reads the cache
+  ++(r == SliceRead::kSpan  ? slices_as_span
+     : r == SliceRead::kMap ? slices_as_map
+                            : slices_as_runs);
   return r;
 }
 
@@ -136,12 +139,14 @@ base::Result<std::vector<cuda::FillRequest>> CudaBackend::Impl::FillRequests(
       out.push_back(first);
       continue;
     }
-    const bool span = ReadOf(buffer, runs) == simulator::timing::SliceRead::kSpan;
+    const simulator::timing::SliceRead read = ReadOf(buffer, runs);
+    const bool span = read == simulator::timing::SliceRead::kSpan;
     if (runs.run_bytes < options.chunk_bytes && (span || !options.direct_io)) {
       cuda::FillRequest r = first;  // one strided request: whole runs per chunk
       r.run_bytes = runs.run_bytes;
       r.stride = runs.stride;
       r.span = span;
+      r.map = read == simulator::timing::SliceRead::kMap;
       out.push_back(std::move(r));
       continue;
     }

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "backend/checkpoint/mapped_read.h"
+
 namespace loadplan::backend::cuda {
 namespace {
 
@@ -217,6 +219,24 @@ Status IoPool::FreeSlot(Worker& k, int s) {
 
 base::Result<uint64_t> IoPool::Read(Worker& k, const Chunk& c, uint8_t* slot) {
   const FillRequest& r = c.job->req;
+  if (r.run_bytes != 0 && r.map) {
+    const uint64_t first = c.offset / r.run_bytes, rows = c.bytes / r.run_bytes;
+    const ReadContext context{.tensor = r.tensor,
+                              .tensor_offset = r.tensor_offset + first * r.stride,
+                              .faults = r.faults};
+    ++k.reads;
+    k.file_bytes += c.bytes;
+    if (Status st = GatherMapped(r.file,
+                                 {.offset = r.file_offset + first * r.stride,
+                                  .run_bytes = r.run_bytes,
+                                  .stride = r.stride,
+                                  .count = rows},
+                                 slot, context);
+        !st.ok()) {
+      return st;
+    }
+    return uint64_t{0};
+  }
   if (r.run_bytes != 0 && !r.span) {
     if (Status st = ReadRuns(k, c, slot); !st.ok()) return st;
     return uint64_t{0};

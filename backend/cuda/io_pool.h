@@ -57,6 +57,7 @@ struct FillRequest {
   uint64_t run_bytes = 0;
   uint64_t stride = 0;
   bool span = false;  // read the covering bytes and gather (else a pread per run)
+  bool map = false;   // copy the runs out of a mapping of their pages (mapped_read.h)
 };
 
 struct IoStats {

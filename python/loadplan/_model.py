@@ -106,7 +106,7 @@ def load(manifest: ManifestSource, checkpoint: "str | os.PathLike[str] | None" =
     device; without it a bar is drawn when stderr is a terminal. ``naive``, ``lanes``,
     ``prefetch`` and ``placement`` choose the plan as in plan(); ``derive=False`` runs no
     derive kernel; ``direct_io=True`` reads with O_DIRECT around the page cache (a checkpoint
-    that is not cached: docs/runtime.md); ``slice_read`` ("auto", "runs" or "span") reads a
+    that is not cached: docs/runtime.md); ``slice_read`` ("auto", "runs", "span" or "map") reads a
     tensor-parallel slice along a dimension > 0 run by run or as its covering span, as ``loadplan
     run --slice-read`` (docs/deploy.md); ``io_threads`` and ``chunk_bytes`` default to the
     ``machine`` profile's pair (``loadplan calibrate --choose-io`` wrote it: docs/load-time.md),

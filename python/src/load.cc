@@ -145,7 +145,7 @@ void ApplyMachineOptions(const std::optional<std::string>& machine,
       simulator::timing::SliceReadOf(slice_read);
   if (!read) {
     RaiseStatus(base::Status::Error(fmt::format("slice_read (--slice-read) '{}' is not one of: "
-                                                "auto, runs, span",
+                                                "auto, runs, span, map",
                                                 slice_read),
                                     base::ErrorKind::kOption),
                 "options");

@@ -80,6 +80,7 @@ nb::dict Report(const PyModel& m) {
   d["file_bytes"] = r.times.file_bytes;  // a slice read as a span reads more than it fills
   d["slices_as_runs"] = r.times.slices_as_runs;
   d["slices_as_span"] = r.times.slices_as_span;
+  d["slices_as_map"] = r.times.slices_as_map;
   d["gbps"] = r.GBps();
   d["wall_s"] = r.times.wall_s;
   d["measured_peak"] = r.memory.peak_allocated;         // the backend's allocations at their most

@@ -10,12 +10,13 @@ std::string_view SliceReadName(SliceRead r) {
     case SliceRead::kAuto: return "auto";
     case SliceRead::kRuns: return "runs";
     case SliceRead::kSpan: return "span";
+    case SliceRead::kMap: return "map";
   }
   return "auto";
 }
 
 std::optional<SliceRead> SliceReadOf(std::string_view name) {
-  for (SliceRead r : {SliceRead::kAuto, SliceRead::kRuns, SliceRead::kSpan}) {
+  for (SliceRead r : {SliceRead::kAuto, SliceRead::kRuns, SliceRead::kSpan, SliceRead::kMap}) {
     if (SliceReadName(r) == name) return r;
   }
   return std::nullopt;

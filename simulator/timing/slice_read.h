@@ -17,9 +17,10 @@ enum class SliceRead : uint8_t {
   kAuto,  // ChooseSliceRead per slice
   kRuns,  // a pread per run
   kSpan,  // the covering bytes, gathered
+  kMap,   // the covering pages mapped, the runs copied out (buffered only; never auto's yet)
 };
 
-std::string_view SliceReadName(SliceRead r);  // "auto", "runs", "span"
+std::string_view SliceReadName(SliceRead r);  // "auto", "runs", "span", "map"
 std::optional<SliceRead> SliceReadOf(std::string_view name);
 
 // The cost of one run's pread from the page cache on one I/O thread, as the choice weighs it.

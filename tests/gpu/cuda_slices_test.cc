@@ -88,7 +88,8 @@ TEST_F(CudaSlices, EveryModeDtypeAndDimEqualsElementWiseSlicing) {
   size_t compared = 0;
   for (uint64_t dim = 0; dim < 3; ++dim) {
     const LoadPlan plan = test_support::PlanOf(test_support::SliceManifest(*tensors_, dim));
-    for (const SliceRead mode : {SliceRead::kRuns, SliceRead::kSpan, SliceRead::kAuto}) {
+    for (const SliceRead mode :
+         {SliceRead::kRuns, SliceRead::kSpan, SliceRead::kAuto, SliceRead::kMap}) {
       for (const bool direct : {false, true}) {
         for (const uint64_t chunk : {uint64_t{4096}, uint64_t{1} << 20}) {
           const std::string what =
@@ -104,14 +105,18 @@ TEST_F(CudaSlices, EveryModeDtypeAndDimEqualsElementWiseSlicing) {
           const ExecuteResult r = Execute(plan, **created);
           ASSERT_TRUE(r.status.ok()) << what << ": " << r.status.message();
           const CudaTimes t = (*created)->Times();
-          EXPECT_EQ(t.slices_as_runs + t.slices_as_span, dim == 0 ? 0u : 6u) << what;
+          EXPECT_EQ(t.slices_as_runs + t.slices_as_span + t.slices_as_map, dim == 0 ? 0u : 6u)
+              << what;
           if (dim > 0 && mode == SliceRead::kRuns) {
             EXPECT_EQ(t.slices_as_runs, 6u) << what;
           }
           if (dim > 0 && mode == SliceRead::kSpan) {
             EXPECT_EQ(t.slices_as_span, 6u) << what;
           }
-          if (mode == SliceRead::kRuns && !direct) {
+          if (dim > 0 && mode == SliceRead::kMap) {  // O_DIRECT takes the span: no mapping
+            EXPECT_EQ(direct ? t.slices_as_span : t.slices_as_map, 6u) << what;
+          }
+          if ((mode == SliceRead::kRuns || mode == SliceRead::kMap) && !direct) {
             EXPECT_EQ(t.file_bytes, t.bytes_filled) << what;
           }
           if (mode == SliceRead::kAuto && !direct) {  // the plan's choice, slice by slice
@@ -133,11 +138,12 @@ TEST_F(CudaSlices, EveryModeDtypeAndDimEqualsElementWiseSlicing) {
       }
     }
   }
-  EXPECT_EQ(compared, 3u * 3 * 2 * 2 * 6);
+  EXPECT_EQ(compared, 3u * 4 * 2 * 2 * 6);
 }
 
 // EIO at each read of one strided slice (BF16 [48, 40, 8] along dim 2: 1920 runs of 8 bytes),
-// run by run and as spans, 4 KiB chunks: kIo naming the tensor, every device byte given back.
+// run by run, as spans and out of mapped pages, 4 KiB chunks: kIo naming the tensor, every
+// device byte given back.
 TEST_F(CudaSlices, AReadFaultAtAnyReadOfEitherModeGivesEverythingBack) {
   verifier::ManifestBuilder b("one");
   b.Checkpoint("cols", "bf16", base::Dtype::kBF16, {48, 40, 4},
@@ -145,9 +151,10 @@ TEST_F(CudaSlices, AReadFaultAtAnyReadOfEitherModeGivesEverythingBack) {
   const verifier::BuildResult built = b.Build();
   ASSERT_TRUE(built.ok());
   const LoadPlan plan = test_support::PlanOf(built.manifest);
-  for (const SliceRead mode : {SliceRead::kRuns, SliceRead::kSpan}) {
-    // Runs: a read per run (1920); span: a read per 4 KiB chunk of covering bytes (8).
-    const uint64_t reads = mode == SliceRead::kRuns ? 1920 : 8;
+  for (const SliceRead mode : {SliceRead::kRuns, SliceRead::kSpan, SliceRead::kMap}) {
+    // Runs: a read per run (1920); span: a read per 4 KiB chunk of covering bytes (8); map: a
+    // gather per 4 KiB chunk of runs (4).
+    const uint64_t reads = mode == SliceRead::kRuns ? 1920 : mode == SliceRead::kSpan ? 8 : 4;
     for (const uint64_t k : {uint64_t{0}, uint64_t{1}, reads / 2, reads - 1}) {
       const CudaOptions o{.io_threads = 2,
                           .chunk_bytes = 4096,

@@ -1,0 +1,139 @@
+// GatherMapped: map, populate, copy the runs under a SIGBUS guard, unmap (mapped_read.h).
+#include "backend/checkpoint/mapped_read.h"
+
+#include <setjmp.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "backend/checkpoint/read_errors.h"
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22  // Linux 5.14; older kernels say EINVAL and pages fault in
+#endif
+
+namespace loadplan::backend {
+namespace {
+
+// The copy a thread is running under the guard: its mapping and where to jump back to.
+struct Guard {
+  const char* begin = nullptr;
+  const char* end = nullptr;
+  sigjmp_buf back;
+};
+
+thread_local Guard* t_guard = nullptr;
+struct sigaction g_previous {};
+
+void OnSigbus(int sig, siginfo_t* info, void* context) {
+  Guard* g = t_guard;
+  const char* at = static_cast<const char*>(info->si_addr);
+  if (g != nullptr && at >= g->begin && at < g->end) siglongjmp(g->back, 1);
+  // Not a guarded copy's: the handler that was there before takes it. The faulting access
+  // runs again on return and raises the signal under that disposition.
+  if ((g_previous.sa_flags & SA_SIGINFO) != 0 && g_previous.sa_sigaction != nullptr) {
+    g_previous.sa_sigaction(sig, info, context);
+    return;
+  }
+  ::sigaction(SIGBUS, &g_previous, nullptr);
+}
+
+void InstallOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction a {};
+    a.sa_sigaction = OnSigbus;
+    a.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&a.sa_mask);
+    ::sigaction(SIGBUS, &a, &g_previous);
+  });
+}
+
+struct Copy {
+  const char* base;
+  const MappedRuns* r;
+  uint8_t* out;
+};
+
+void CopyRuns(void* arg) {
+  const Copy& c = *static_cast<const Copy*>(arg);
+  for (uint64_t i = 0; i < c.r->count; ++i)
+    std::memcpy(c.out + i * c.r->run_bytes, c.base + i * c.r->stride, c.r->run_bytes);
+}
+
+// The seam's fault for this gather (one read call), or OK.
+base::Status InjectedFault(const FileRef& file, const MappedRuns& r, const ReadContext& context) {
+  if (context.faults == nullptr || !context.faults->faults().any()) return base::Status::Ok();
+  const IoFaults& f = context.faults->faults();
+  const uint64_t k = context.faults->NextRead();
+  if (f.eio_at_read && *f.eio_at_read == k) {
+    return ReadFailure(
+        file, context, 0,
+        fmt::format("{}: read failed: {}", Where(file, context, 0, r.offset), std::strerror(EIO)),
+        EIO);
+  }
+  if (f.eof_at_read && k >= *f.eof_at_read)
+    return Ended(file, context, 0, r.count * r.run_bytes, r.offset);
+  return base::Status::Ok();
+}
+
+}  // namespace
+
+bool GuardedCopy(const void* begin, const void* end, void (*copy)(void*), void* arg) {
+  InstallOnce();
+  Guard g{.begin = static_cast<const char*>(begin), .end = static_cast<const char*>(end)};
+  // savemask 1: the jump back restores the signal mask the handler ran under.
+  if (sigsetjmp(g.back, 1) != 0) {
+    t_guard = nullptr;
+    return false;
+  }
+  t_guard = &g;
+  copy(arg);
+  t_guard = nullptr;
+  return true;
+}
+
+base::Status GatherMapped(const FileRef& file, const MappedRuns& r, uint8_t* out,
+                          const ReadContext& context) {
+  if (r.count == 0 || r.run_bytes == 0) return base::Status::Ok();
+  if (base::Status st = InjectedFault(file, r, context); !st.ok()) return st;
+  const uint64_t span = (r.count - 1) * r.stride + r.run_bytes;
+  struct stat st {};
+  if (::fstat(file.fd, &st) != 0 || static_cast<uint64_t>(st.st_size) < r.offset + span)
+    return Ended(file, context, 0, span, r.offset);
+  static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t start = r.offset / page * page, skew = r.offset - start, length = skew + span;
+  void* map = ::mmap(nullptr, length, PROT_READ, MAP_SHARED, file.fd, static_cast<off_t>(start));
+  if (map == MAP_FAILED) {
+    const int e = errno;
+    return ReadFailure(file, context, 0,
+                       fmt::format("{}: mapping {} bytes failed: {}",
+                                   Where(file, context, 0, r.offset), length, std::strerror(e)),
+                       e);
+  }
+  base::Status result = base::Status::Ok();
+  if (::madvise(map, length, MADV_POPULATE_READ) != 0 && errno != EINVAL) {
+    const int e = errno;  // EFAULT: past the end now; EIO, ENOMEM: the read or memory failed
+    result = e == EFAULT
+                 ? Ended(file, context, 0, span, r.offset)
+                 : ReadFailure(file, context, 0,
+                               fmt::format("{}: reading its pages failed: {}",
+                                           Where(file, context, 0, r.offset), std::strerror(e)),
+                               e);
+  }
+  const char* base = static_cast<const char*>(map);
+  Copy copy{.base = base + skew, .r = &r, .out = out};
+  if (result.ok() && !GuardedCopy(base, base + length, CopyRuns, &copy))
+    result = Ended(file, context, 0, span, r.offset);
+  ::munmap(map, length);
+  return result;
+}
+
+}  // namespace loadplan::backend

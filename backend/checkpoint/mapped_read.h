@@ -1,0 +1,38 @@
+// Gathering a strided slice's runs through a read-only mapping of the file (issue 30): the
+// pages of the runs' covering bytes mapped and populated in one call (MADV_POPULATE_READ: a page
+// past the end or a failed read is an error, not a signal), then each run copied out with
+// memcpy. No system call per run, and no copy of the bytes between runs: the page cache's pages
+// are read in place. A file cut short while its pages are copied raises SIGBUS, which a guard
+// around the copy turns into the same kIo error a pread finds ("the file ended"); a SIGBUS
+// outside a guarded copy goes to the handler that was there before.
+#pragma once
+
+#include <cstdint>
+
+#include "backend/checkpoint/file_read.h"
+#include "base/status.h"
+
+namespace loadplan::backend {
+
+// The runs' layout: `count` runs of `run_bytes`, `stride` bytes apart, from file offset
+// `offset` (the first run's), copied one after another to `out` (count x run_bytes bytes).
+struct MappedRuns {
+  uint64_t offset = 0;
+  uint64_t run_bytes = 0;
+  uint64_t stride = 0;
+  uint64_t count = 0;
+};
+
+// Copies the runs of `r` out of `file`. Errors as ReadExact's (kIo naming the file, the tensor
+// and the byte offset, context.tensor_offset being the first run's): the file ended before the
+// last run (its size now and at open), a mapping or population refused (its errno), or the file
+// cut short during the copy. The fault seam counts one read call per gather (eio_at_read,
+// eof_at_read). Thread-safe.
+[[nodiscard]] base::Status GatherMapped(const FileRef& file, const MappedRuns& r, uint8_t* out,
+                                        const ReadContext& context);
+
+// The guard on its own, for tests: runs copy(), turning a SIGBUS at an address in
+// [begin, end) during it into false (the copy stopped part way); true when it finished.
+bool GuardedCopy(const void* begin, const void* end, void (*copy)(void*), void* arg);
+
+}  // namespace loadplan::backend

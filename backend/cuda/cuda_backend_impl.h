@@ -47,13 +47,16 @@ struct CudaBackend::Impl {
   // checkpoint.
   std::optional<int> FdOf(const SafetensorsFile* file) const;
   cuda::DeviceMemory* RegionOf(const simulator::PlannedBuffer& b);
+  // The strided read of `runs`: kRuns, kSpan or kMap (counted).
+  simulator::timing::SliceRead ReadOf(const simulator::PlannedBuffer& buffer,
+                                      const base::SliceRuns& runs);
+  // A strided slice's requests (FillRequests): one of whole runs per chunk, or one per run.
+  void AddStrided(const simulator::PlannedBuffer& buffer, const base::SliceRuns& runs,
+                  const cuda::FillRequest& first, std::vector<cuda::FillRequest>& out);
   // The I/O requests of a fill of `buffer` at `dst`: one per part (LocateFill's: a whole
   // tensor is one run; a slice's strided runs one strided request, runs or span as
   // options.slice_read says, or one request per run when each is a chunk or more), each at the
   // bytes of the parts before it; kInternal for a file not of this checkpoint.
-  // The strided read of `runs`: kRuns, kSpan or kMap (counted).
-  simulator::timing::SliceRead ReadOf(const simulator::PlannedBuffer& buffer,
-                                      const base::SliceRuns& runs);
   base::Result<std::vector<cuda::FillRequest>> FillRequests(const simulator::PlannedBuffer& buffer,
                                                             const std::vector<FillPart>& parts,
                                                             const StepContext& at, uint8_t* dst);

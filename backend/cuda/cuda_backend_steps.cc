@@ -137,29 +137,37 @@ base::Result<std::vector<cuda::FillRequest>> CudaBackend::Impl::FillRequests(
     offset += runs.bytes();  // LocateFill: the parts' runs sum to the buffer's bytes
     if (runs.count <= 1) {
       out.push_back(first);
-      continue;
-    }
-    const simulator::timing::SliceRead read = ReadOf(buffer, runs);
-    const bool span = read == simulator::timing::SliceRead::kSpan;
-    if (runs.run_bytes < options.chunk_bytes && (span || !options.direct_io)) {
-      cuda::FillRequest r = first;  // one strided request: whole runs per chunk
-      r.run_bytes = runs.run_bytes;
-      r.stride = runs.stride;
-      r.span = span;
-      r.map = read == simulator::timing::SliceRead::kMap;
-      out.push_back(std::move(r));
-      continue;
-    }
-    for (uint64_t k = 0; k < runs.count; ++k) {  // runs of a chunk or more: a request each
-      cuda::FillRequest r = first;
-      r.file_offset += k * runs.stride;
-      r.tensor_offset += k * runs.stride;
-      r.dst += k * runs.run_bytes;
-      r.bytes = runs.run_bytes;
-      out.push_back(std::move(r));
+    } else {
+      AddStrided(buffer, runs, first, out);
     }
   }
   return out;
+}
+
+// A strided slice's requests: one request whose chunks hold whole runs (read as runs, span or
+// map, as ReadOf says), or for runs of a chunk or more (or O_DIRECT runs) a request per run.
+void CudaBackend::Impl::AddStrided(const PlannedBuffer& buffer, const base::SliceRuns& runs,
+                                   const cuda::FillRequest& first,
+                                   std::vector<cuda::FillRequest>& out) {
+  const simulator::timing::SliceRead read = ReadOf(buffer, runs);
+  const bool span = read == simulator::timing::SliceRead::kSpan;
+  if (runs.run_bytes < options.chunk_bytes && (span || !options.direct_io)) {
+    cuda::FillRequest r = first;
+    r.run_bytes = runs.run_bytes;
+    r.stride = runs.stride;
+    r.span = span;
+    r.map = read == simulator::timing::SliceRead::kMap;
+    out.push_back(std::move(r));
+    return;
+  }
+  for (uint64_t k = 0; k < runs.count; ++k) {
+    cuda::FillRequest r = first;
+    r.file_offset += k * runs.stride;
+    r.tensor_offset += k * runs.stride;
+    r.dst += k * runs.run_bytes;
+    r.bytes = runs.run_bytes;
+    out.push_back(std::move(r));
+  }
 }
 
 Status CudaBackend::Fill(const PlannedBuffer& buffer, simulator::Lane /*lane*/,

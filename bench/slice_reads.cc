@@ -1,0 +1,147 @@
+// The three ways a strided slice's runs come out of the page cache, on the host alone (no GPU):
+// a ReadExact per run (--slice-read runs), the covering span read and the runs gathered with
+// memcpy (span; on the GPU the copy engine gathers instead), and GatherMapped (map). Each path
+// copies the same runs into one buffer, split over THREADS threads in 4 MiB chunks of runs.
+//   bench_slice_reads [THREADS=2] [GIB=1] [ROUNDS=3] [DIR=/tmp]
+// Patterns: a Llama-3.1-8B o_proj column at TP=8 (1 KiB runs 8 KiB apart), a down_proj column
+// at TP=8 (3.5 KiB of 28 KiB), gpt-oss's MXFP4 down blocks at TP=8 (192 B of 1,440 B).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "backend/checkpoint/file_read.h"
+#include "backend/checkpoint/mapped_read.h"
+
+namespace {
+
+using loadplan::backend::FileRef;
+using loadplan::backend::MappedRuns;
+
+constexpr uint64_t kChunk = uint64_t{4} << 20;
+
+std::string HotFile(const std::string& dir, uint64_t bytes) {
+  std::string path = dir + "/loadplan-bench-slice-reads-XXXXXX";
+  const int fd = ::mkstemp(path.data());
+  if (fd < 0) return "";
+  std::vector<char> block(uint64_t{1} << 20);
+  for (size_t i = 0; i < block.size(); ++i) block[i] = static_cast<char>(i * 131);
+  for (uint64_t done = 0; done < bytes; done += block.size()) {
+    if (::write(fd, block.data(), block.size()) != static_cast<ssize_t>(block.size())) {
+      ::close(fd);
+      ::unlink(path.c_str());
+      return "";
+    }
+  }
+  for (off_t at = 0; ::pread(fd, block.data(), block.size(), at) > 0;
+       at += static_cast<off_t>(block.size())) {}
+  ::close(fd);
+  return path;
+}
+
+// One chunk of runs [first, first + rows) read one way into out.
+using ReadChunk = std::function<bool(const FileRef&, uint64_t run, uint64_t stride, uint64_t first,
+                                     uint64_t rows, uint8_t* out, std::vector<uint8_t>& scratch)>;
+
+bool Runs(const FileRef& f, uint64_t run, uint64_t stride, uint64_t first, uint64_t rows,
+          uint8_t* out, std::vector<uint8_t>&) {
+  for (uint64_t i = 0; i < rows; ++i) {
+    if (!loadplan::backend::ReadExact(f, (first + i) * stride, {out + i * run, run}, {}).ok())
+      return false;
+  }
+  return true;
+}
+
+bool Span(const FileRef& f, uint64_t run, uint64_t stride, uint64_t first, uint64_t rows,
+          uint8_t* out, std::vector<uint8_t>& scratch) {
+  const uint64_t span = (rows - 1) * stride + run;
+  scratch.resize(span);
+  if (!loadplan::backend::ReadExact(f, first * stride, scratch, {}).ok()) return false;
+  for (uint64_t i = 0; i < rows; ++i) std::copy_n(scratch.data() + i * stride, run, out + i * run);
+  return true;
+}
+
+bool Map(const FileRef& f, uint64_t run, uint64_t stride, uint64_t first, uint64_t rows,
+         uint8_t* out, std::vector<uint8_t>&) {
+  const MappedRuns r{.offset = first * stride, .run_bytes = run, .stride = stride, .count = rows};
+  return loadplan::backend::GatherMapped(f, r, out, {}).ok();
+}
+
+// Seconds for every run of the file read by `read` over `threads` threads, chunks dealt in turn.
+double Time(const FileRef& f, uint64_t bytes, uint64_t run, uint64_t stride, int threads,
+            const ReadChunk& read, std::vector<uint8_t>& out, bool& ok) {
+  const uint64_t count = bytes / stride, rows = kChunk / run;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::thread> pool;
+  std::vector<char> good(static_cast<size_t>(threads), 1);
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      std::vector<uint8_t> scratch;
+      for (uint64_t c = static_cast<uint64_t>(t) * rows; c < count; c += rows * threads) {
+        const uint64_t n = std::min(rows, count - c);
+        if (!read(f, run, stride, c, n, out.data() + c * run, scratch)) good[t] = 0;
+      }
+    });
+  }
+  for (std::thread& x : pool) x.join();
+  ok = std::all_of(good.begin(), good.end(), [](char g) { return g != 0; });
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int threads = std::max(argc > 1 ? std::atoi(argv[1]) : 2, 1);
+  const uint64_t gib = std::max<uint64_t>(argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1, 1);
+  const int rounds = argc > 3 ? std::atoi(argv[3]) : 3;
+  const std::string dir = argc > 4 ? argv[4] : "/tmp";
+  const uint64_t bytes = gib << 30;
+  const std::string path = HotFile(dir, bytes);
+  if (path.empty()) {
+    fmt::print(stderr, "bench_slice_reads: cannot write {} GiB in {}\n", gib, dir);
+    return 1;
+  }
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  const FileRef file{path, fd, bytes};
+  const struct {
+    const char* name;
+    uint64_t run, stride;
+  } patterns[] = {{"o_proj TP=8", 1024, 8192},
+                  {"down_proj TP=8", 3584, 28672},
+                  {"gpt-oss down blocks TP=8", 192, 1440}};
+  const struct {
+    const char* name;
+    ReadChunk read;
+  } paths[] = {{"runs", Runs}, {"span", Span}, {"map", Map}};
+  fmt::print("{} threads, {} GiB in the page cache\n", threads, gib);
+  fmt::print("| pattern | round | runs GB/s | span GB/s | map GB/s | map / best other |\n");
+  fmt::print("| --- | ---: | ---: | ---: | ---: | ---: |\n");
+  int rc = 0;
+  for (const auto& p : patterns) {
+    std::vector<uint8_t> out(bytes / p.stride * p.run);
+    for (int r = 0; r < rounds; ++r) {
+      double gbps[3] = {};
+      for (int k = 0; k < 3; ++k) {
+        bool ok = true;
+        const double s = Time(file, bytes, p.run, p.stride, threads, paths[k].read, out, ok);
+        if (!ok) rc = 1;
+        gbps[k] = static_cast<double>(out.size()) / s / 1e9;
+      }
+      fmt::print("| {} | {} | {:.2f} | {:.2f} | {:.2f} | {:.2f} |\n", p.name, r + 1, gbps[0],
+                 gbps[1], gbps[2], gbps[2] / std::max(gbps[0], gbps[1]));
+    }
+  }
+  ::close(fd);
+  ::unlink(path.c_str());
+  if (rc != 0) fmt::print(stderr, "bench_slice_reads: a read failed\n");
+  return rc;
+}

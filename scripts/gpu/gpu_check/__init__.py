@@ -28,7 +28,8 @@ The parts (PARTS="..."), their variables:
                                   HFSPEED="llama8b-16 qwen3moe-4" HFSPEED_ROUNDS=3 HFSPEED_COLD_ROUNDS=1
   ranks       every tensor-parallel rank, byte-equal: a Llama-8B shape (TP), Qwen3-MoE (TP x
               EP), gpt-oss-120b layers with its recipe (each rank's prepared experts
-              against the recipe on its slice; run --check per rank); ranks-*.json,
+              against the recipe on its slice; run --check per rank), and on request
+              "grid": the Llama shape as 2 pipeline stages x 4 ranks; ranks-*.json,
               slice-paths.json     RANKS_TP=8 RANKS_CASES="llama qwen3moe gptoss"
                                    GPT_OSS_LAYERS=4 RANKS_GPTOSS_TP=8
   predict     calibrate, plan --machine / --fit vs run: profile.json, predict.json, predict.tar.gz

@@ -17,7 +17,8 @@ CASES = "llama qwen3moe gptoss"
 def ranks(c):
     """The hfspeed part's Llama-8B shape (16 layers) at RANKS_TP ranks (default 8), its
     Qwen3-MoE shape at TP=4 x EP=2, and gpt-oss-120b's shape (GPT_OSS_LAYERS layers, default 4)
-    with its recipe at RANKS_GPTOSS_TP ranks (default 8); RANKS_CASES picks among them."""
+    with its recipe at RANKS_GPTOSS_TP ranks (default 8); RANKS_CASES picks among them, and
+    "grid" (not in the default) loads the Llama shape as 2 pipeline stages x 4 ranks."""
     tp, gtp = env_or("RANKS_TP", "8"), env_or("RANKS_GPTOSS_TP", "8")
     cases = env_or("RANKS_CASES", CASES).split()
     pkg = python_package(c)
@@ -31,6 +32,8 @@ def ranks(c):
                  ["--tensor-parallel", "4", "--expert-parallel", "2"])
     if "gptoss" in cases:
         gptoss(c, pkg, gtp)
+    if "grid" in cases:  # pipeline x tensor parallel: stage p's rank t is rank p*T + t
+        rank_set(c, "grid", pkg, "llama8b-16", ["--pipeline", "2", "--tensor-parallel", "4"])
 
 
 def rank_set(c, name, pkg, shape, split):

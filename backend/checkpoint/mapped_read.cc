@@ -100,40 +100,90 @@ bool GuardedCopy(const void* begin, const void* end, void (*copy)(void*), void* 
   return true;
 }
 
-base::Status GatherMapped(const FileRef& file, const MappedRuns& r, uint8_t* out,
-                          const ReadContext& context) {
-  if (r.count == 0 || r.run_bytes == 0) return base::Status::Ok();
-  if (base::Status st = InjectedFault(file, r, context); !st.ok()) return st;
+namespace {
+
+// The runs of `r` out of `map`, a mapping of the file's bytes from `map_offset` (a page
+// boundary) on: the file's size checked, the runs' pages populated, the runs copied under the
+// guard. Errors as GatherMapped's.
+base::Status GatherFrom(const char* map, uint64_t map_offset, const FileRef& file,
+                        const MappedRuns& r, uint8_t* out, const ReadContext& context) {
   const uint64_t span = (r.count - 1) * r.stride + r.run_bytes;
   struct stat st {};
   if (::fstat(file.fd, &st) != 0 || static_cast<uint64_t>(st.st_size) < r.offset + span)
     return Ended(file, context, 0, span, r.offset);
   static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-  const uint64_t start = r.offset / page * page, skew = r.offset - start, length = skew + span;
-  void* map = ::mmap(nullptr, length, PROT_READ, MAP_SHARED, file.fd, static_cast<off_t>(start));
-  if (map == MAP_FAILED) {
-    const int e = errno;
+  const uint64_t first = r.offset / page * page;
+  const uint64_t length = r.offset + span - first;
+  char* pages = const_cast<char*>(map + (first - map_offset));
+  if (::madvise(pages, length, MADV_POPULATE_READ) != 0 && errno != EINVAL) {
+    const int e = errno;  // EFAULT: past the end now; EIO, ENOMEM: the read or memory failed
+    if (e == EFAULT) return Ended(file, context, 0, span, r.offset);
     return ReadFailure(file, context, 0,
-                       fmt::format("{}: mapping {} bytes failed: {}",
-                                   Where(file, context, 0, r.offset), length, std::strerror(e)),
+                       fmt::format("{}: reading its pages failed: {}",
+                                   Where(file, context, 0, r.offset), std::strerror(e)),
                        e);
   }
-  base::Status result = base::Status::Ok();
-  if (::madvise(map, length, MADV_POPULATE_READ) != 0 && errno != EINVAL) {
-    const int e = errno;  // EFAULT: past the end now; EIO, ENOMEM: the read or memory failed
-    result = e == EFAULT
-                 ? Ended(file, context, 0, span, r.offset)
-                 : ReadFailure(file, context, 0,
-                               fmt::format("{}: reading its pages failed: {}",
-                                           Where(file, context, 0, r.offset), std::strerror(e)),
-                               e);
-  }
-  const char* base = static_cast<const char*>(map);
-  Copy copy{.base = base + skew, .r = &r, .out = out};
-  if (result.ok() && !GuardedCopy(base, base + length, CopyRuns, &copy))
-    result = Ended(file, context, 0, span, r.offset);
+  Copy copy{.base = map + (r.offset - map_offset), .r = &r, .out = out};
+  if (!GuardedCopy(pages, pages + length, CopyRuns, &copy))
+    return Ended(file, context, 0, span, r.offset);
+  return base::Status::Ok();
+}
+
+base::Status MapFailed(const FileRef& file, const ReadContext& context, uint64_t offset,
+                       uint64_t length) {
+  const int e = errno;
+  return ReadFailure(file, context, 0,
+                     fmt::format("{}: mapping {} bytes failed: {}", Where(file, context, 0, offset),
+                                 length, std::strerror(e)),
+                     e);
+}
+
+}  // namespace
+
+base::Status GatherMapped(const FileRef& file, const MappedRuns& r, uint8_t* out,
+                          const ReadContext& context) {
+  if (r.count == 0 || r.run_bytes == 0) return base::Status::Ok();
+  if (base::Status st = InjectedFault(file, r, context); !st.ok()) return st;
+  static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t start = r.offset / page * page;
+  const uint64_t length = r.offset + (r.count - 1) * r.stride + r.run_bytes - start;
+  void* map = ::mmap(nullptr, length, PROT_READ, MAP_SHARED, file.fd, static_cast<off_t>(start));
+  if (map == MAP_FAILED) return MapFailed(file, context, r.offset, length);
+  base::Status result = GatherFrom(static_cast<const char*>(map), start, file, r, out, context);
   ::munmap(map, length);
   return result;
+}
+
+base::Result<std::unique_ptr<FileMapping>> FileMapping::Map(const FileRef& file) {
+  struct stat st {};
+  if (::fstat(file.fd, &st) != 0) return MapFailed(file, {}, 0, 0);
+  const auto bytes = static_cast<uint64_t>(st.st_size);
+  if (bytes == 0) return std::unique_ptr<FileMapping>(new FileMapping(nullptr, 0));
+  void* map = ::mmap(nullptr, bytes, PROT_READ, MAP_SHARED, file.fd, 0);
+  if (map == MAP_FAILED) return MapFailed(file, {}, 0, bytes);
+  return std::unique_ptr<FileMapping>(new FileMapping(static_cast<const char*>(map), bytes));
+}
+
+FileMapping::~FileMapping() {
+  if (base_ != nullptr) ::munmap(const_cast<char*>(base_), bytes_);
+}
+
+base::Status FileMapping::Gather(const FileRef& file, const MappedRuns& r, uint8_t* out,
+                                 const ReadContext& context) const {
+  if (r.count == 0 || r.run_bytes == 0) return base::Status::Ok();
+  if (base::Status st = InjectedFault(file, r, context); !st.ok()) return st;
+  const uint64_t span = (r.count - 1) * r.stride + r.run_bytes;
+  if (r.offset + span > bytes_) return Ended(file, context, 0, span, r.offset);
+  return GatherFrom(base_, 0, file, r, out, context);
+}
+
+base::Result<const FileMapping*> FileMappings::Of(const FileRef& file) {
+  for (const auto& [fd, m] : files_)
+    if (fd == file.fd) return m.get();
+  base::Result<std::unique_ptr<FileMapping>> m = FileMapping::Map(file);
+  if (!m.ok()) return m.status();
+  files_.emplace_back(file.fd, std::move(*m));
+  return files_.back().second.get();
 }
 
 }  // namespace loadplan::backend

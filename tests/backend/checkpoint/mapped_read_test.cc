@@ -69,6 +69,40 @@ TEST_F(MappedReadTest, RunsAtAnyOffsetAndStrideAreTheFilesBytes) {
   }
 }
 
+// The same runs out of one mapping of the whole file, kept across gathers (FileMappings: one
+// a descriptor); a cut file is "the file ended" there too.
+TEST_F(MappedReadTest, OneMappingOfTheFileServesEveryGather) {
+  FileMappings mappings;
+  const base::Result<const FileMapping*> m = mappings.Of(Ref());
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  const base::Result<const FileMapping*> again = mappings.Of(Ref());
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *m);
+  for (const MappedRuns r :
+       {MappedRuns{.offset = 0, .run_bytes = 8, .stride = 16, .count = 700},
+        MappedRuns{.offset = 4093, .run_bytes = 5, .stride = 4096, .count = 3},
+        MappedRuns{.offset = 77, .run_bytes = 192, .stride = 1440, .count = 8}}) {
+    std::vector<uint8_t> out(r.count * r.run_bytes);
+    const base::Status st = (*m)->Gather(Ref(), r, out.data(), {.tensor = "t"});
+    ASSERT_TRUE(st.ok()) << st.message();
+    EXPECT_EQ(out, Expected(r)) << r.offset;
+  }
+  const MappedRuns past{.offset = 4000, .run_bytes = 100, .stride = 4096, .count = 4};
+  std::vector<uint8_t> out(400);
+  EXPECT_NE((*m)->Gather(Ref(), past, out.data(), {.tensor = "w"})
+                .message()
+                .find("the file ended after 0 of 12388 bytes"),
+            std::string::npos);
+  ASSERT_EQ(::truncate(path_.c_str(), 4096), 0);  // cut under the mapping
+  const MappedRuns r{.offset = 0, .run_bytes = 8, .stride = 4096, .count = 3};
+  const base::Status st = (*m)->Gather(Ref(), r, out.data(), {.tensor = "w"});
+  EXPECT_EQ(st.kind(), base::ErrorKind::kIo);
+  EXPECT_NE(st.message().find("it is 4096 bytes now, was 12388 when opened"), std::string::npos)
+      << st.message();
+  IoFaultState eio({.eio_at_read = 0});
+  EXPECT_EQ((*m)->Gather(Ref(), r, out.data(), {.faults = &eio}).file()->error_number, EIO);
+}
+
 TEST_F(MappedReadTest, RunsPastTheEndSayTheFileEnded) {
   const MappedRuns r{.offset = 4000, .run_bytes = 100, .stride = 4096, .count = 4};
   std::vector<uint8_t> out(r.count * r.run_bytes);

@@ -14,36 +14,14 @@
 #include <fmt/format.h>
 
 #include "backend/measure/run_read_probe.h"
-
-namespace {
-
-// A file of `bytes` written and read back once, so it is in the page cache; "" on failure.
-std::string HotFile(const std::string& dir, uint64_t bytes) {
-  std::string path = dir + "/loadplan-bench-run-reads-XXXXXX";
-  const int fd = ::mkstemp(path.data());
-  if (fd < 0) return "";
-  std::vector<char> block(uint64_t{1} << 20, 'x');
-  for (uint64_t done = 0; done < bytes; done += block.size()) {
-    if (::write(fd, block.data(), block.size()) != static_cast<ssize_t>(block.size())) {
-      ::close(fd);
-      ::unlink(path.c_str());
-      return "";
-    }
-  }
-  for (off_t at = 0; ::pread(fd, block.data(), block.size(), at) > 0;
-       at += static_cast<off_t>(block.size())) {}
-  ::close(fd);
-  return path;
-}
-
-}  // namespace
+#include "bench/hot_file.h"
 
 int main(int argc, char** argv) {
   const uint64_t gib = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1;
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 3;
   const std::string dir = argc > 3 ? argv[3] : "/tmp";
   const uint64_t bytes = (gib == 0 ? 1 : gib) << 30;
-  const std::string path = HotFile(dir, bytes);
+  const std::string path = loadplan::bench::HotFile(dir, "loadplan-bench-run-reads", bytes);
   if (path.empty()) {
     fmt::print(stderr, "bench_run_reads: cannot write {} GiB in {}\n", bytes >> 30, dir);
     return 1;

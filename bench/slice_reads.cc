@@ -23,6 +23,7 @@
 
 #include "backend/checkpoint/file_read.h"
 #include "backend/checkpoint/mapped_read.h"
+#include "bench/hot_file.h"
 
 namespace {
 
@@ -30,25 +31,6 @@ using loadplan::backend::FileRef;
 using loadplan::backend::MappedRuns;
 
 constexpr uint64_t kChunk = uint64_t{4} << 20;
-
-std::string HotFile(const std::string& dir, uint64_t bytes) {
-  std::string path = dir + "/loadplan-bench-slice-reads-XXXXXX";
-  const int fd = ::mkstemp(path.data());
-  if (fd < 0) return "";
-  std::vector<char> block(uint64_t{1} << 20);
-  for (size_t i = 0; i < block.size(); ++i) block[i] = static_cast<char>(i * 131);
-  for (uint64_t done = 0; done < bytes; done += block.size()) {
-    if (::write(fd, block.data(), block.size()) != static_cast<ssize_t>(block.size())) {
-      ::close(fd);
-      ::unlink(path.c_str());
-      return "";
-    }
-  }
-  for (off_t at = 0; ::pread(fd, block.data(), block.size(), at) > 0;
-       at += static_cast<off_t>(block.size())) {}
-  ::close(fd);
-  return path;
-}
 
 // One chunk of runs [first, first + rows) read one way into out.
 using ReadChunk = std::function<bool(const FileRef&, uint64_t run, uint64_t stride, uint64_t first,
@@ -116,7 +98,7 @@ int main(int argc, char** argv) {
   const int rounds = argc > 3 ? std::atoi(argv[3]) : 3;
   const std::string dir = argc > 4 ? argv[4] : "/tmp";
   const uint64_t bytes = gib << 30;
-  const std::string path = HotFile(dir, bytes);
+  const std::string path = loadplan::bench::HotFile(dir, "loadplan-bench-slice-reads", bytes);
   if (path.empty()) {
     fmt::print(stderr, "bench_slice_reads: cannot write {} GiB in {}\n", gib, dir);
     return 1;

@@ -250,11 +250,10 @@ std::string PredictionLine(bool tp, size_t k, const PlanReport& r) {
                   tp ? "rank" : "stage", k, p->total_s,
                   p->wall_s > 0 ? static_cast<double>(p->fill_bytes) / p->wall_s / 1e9 : 0.0,
                   p->cache == simulator::timing::Cache::kHot ? "hot" : "cold", r.machine->device);
-  const uint32_t slices = p->slices_by_runs + p->slices_by_span + p->slices_unweighed;
-  if (slices > 0) {
-    out += fmt::format("; {} strided slices, {} by runs ({} runs), {} by span; reads {}", slices,
-                       p->slices_by_runs + p->slices_unweighed, p->slice_runs, p->slices_by_span,
-                       Human(static_cast<int64_t>(p->read_bytes)));
+  if (p->strided_slices() > 0) {
+    out += fmt::format("; {} strided slices, {} by runs ({} runs), {} by span; reads {}",
+                       p->strided_slices(), p->slices_read_by_runs(), p->slice_runs,
+                       p->slices_by_span, Human(static_cast<int64_t>(p->read_bytes)));
   }
   return out + "\n";
 }

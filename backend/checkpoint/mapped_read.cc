@@ -102,6 +102,11 @@ bool GuardedCopy(const void* begin, const void* end, void (*copy)(void*), void* 
 
 namespace {
 
+uint64_t PageBytes() {
+  static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  return page;
+}
+
 // The runs of `r` out of `map`, a mapping of the file's bytes from `map_offset` (a page
 // boundary) on: the file's size checked, the runs' pages populated, the runs copied under the
 // guard. Errors as GatherMapped's.
@@ -111,8 +116,7 @@ base::Status GatherFrom(const char* map, uint64_t map_offset, const FileRef& fil
   struct stat st {};
   if (::fstat(file.fd, &st) != 0 || static_cast<uint64_t>(st.st_size) < r.offset + span)
     return Ended(file, context, 0, span, r.offset);
-  static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-  const uint64_t first = r.offset / page * page;
+  const uint64_t first = r.offset / PageBytes() * PageBytes();
   const uint64_t length = r.offset + span - first;
   char* pages = const_cast<char*>(map + (first - map_offset));
   if (::madvise(pages, length, MADV_POPULATE_READ) != 0 && errno != EINVAL) {
@@ -144,8 +148,7 @@ base::Status GatherMapped(const FileRef& file, const MappedRuns& r, uint8_t* out
                           const ReadContext& context) {
   if (r.count == 0 || r.run_bytes == 0) return base::Status::Ok();
   if (base::Status st = InjectedFault(file, r, context); !st.ok()) return st;
-  static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-  const uint64_t start = r.offset / page * page;
+  const uint64_t start = r.offset / PageBytes() * PageBytes();
   const uint64_t length = r.offset + (r.count - 1) * r.stride + r.run_bytes - start;
   void* map = ::mmap(nullptr, length, PROT_READ, MAP_SHARED, file.fd, static_cast<off_t>(start));
   if (map == MAP_FAILED) return MapFailed(file, context, r.offset, length);

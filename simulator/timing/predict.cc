@@ -214,13 +214,12 @@ namespace {
 // "slices: ..." when the load reads strided slices: how many by runs and by span, what each
 // costs, and the bytes read beside the bytes filled.
 std::string SlicesText(const LoadTimePrediction& p, const MachineProfile& profile) {
-  const uint32_t slices = p.slices_by_runs + p.slices_by_span + p.slices_unweighed;
-  if (slices == 0) return "";
+  if (p.strided_slices() == 0) return "";
   std::string s = fmt::format(
       "  slices: {} strided; {} by runs ({} runs a pread each, {:.3f} s of the stream at {:.2f} "
       "us a run{} over {} threads), {} by span ({:.2f} GB between their runs, {:.3f} s); reads "
       "{:.2f} GB for {:.2f} GB filled ({:.3f}x)\n",
-      slices, p.slices_by_runs + p.slices_unweighed, p.slice_runs, p.slice_runs_s,
+      p.strided_slices(), p.slices_read_by_runs(), p.slice_runs, p.slice_runs_s,
       PerRunSeconds(profile) * 1e6, profile.per_run_s > 0 ? ", the profile's" : ", the default",
       profile.io_threads, p.slices_by_span, static_cast<double>(p.read_bytes - p.fill_bytes) / 1e9,
       p.slice_span_s, p.read_bytes / 1e9, p.fill_bytes / 1e9,

@@ -57,6 +57,8 @@ struct LoadTimePrediction {
   // covering span (the bytes between the runs at the read rate: slice_span_s), or by runs
   // because the manifest gives no extent to weigh the span by.
   uint32_t slices_by_runs = 0, slices_by_span = 0, slices_unweighed = 0;
+  [[nodiscard]] uint32_t slices_read_by_runs() const { return slices_by_runs + slices_unweighed; }
+  [[nodiscard]] uint32_t strided_slices() const { return slices_read_by_runs() + slices_by_span; }
   double slice_span_s = 0;
   uint64_t read_bytes = 0;  // from the checkpoint: fill_bytes plus the spans' gaps
   std::vector<std::string> unmeasured_kernels;  // timed at the profile's default rate

@@ -23,6 +23,8 @@
 #include "backend/executor.h"
 #include "backend/host/host_backend.h"
 #include "base/slice_runs.h"
+#include "simulator/timing/predict.h"
+#include "simulator/timing/profile.h"
 #include "tests/verified_plan.h"
 #include "tests/backend/slice_fixture.h"
 #include "verifier/builder.h"
@@ -78,6 +80,30 @@ TEST_F(HostSlices, EveryDtypeAlongEveryDimEqualsElementWiseSlicing) {
     }
   }
   EXPECT_EQ(compared, 36u);  // 6 tensors x 3 dims x 2 chunk sizes
+}
+
+// The GPU test CudaSlices.EveryModeDtypeAndDimEqualsElementWiseSlicing compares the load's
+// auto with the plan's choice on its fixture (48 x 40 tensors, 3 threads, 1e8 B/s): the plan
+// takes both ways there, so that comparison can tell them apart.
+TEST(SliceChoice, TheGpuTestsFixtureIsReadBothWays) {
+  simulator::timing::MachineProfile m = simulator::timing::DefaultH200Profile();
+  m.page_cache_read = 1e8;
+  m.per_run_s = 0;  // the default per-run cost, as the GPU test's CudaOptions
+  m.io_threads = 3;
+  for (const uint64_t chunk : {uint64_t{4096}, uint64_t{1} << 20}) {
+    m.chunk_bytes = chunk;
+    uint32_t runs = 0, span = 0;
+    for (uint64_t dim = 1; dim < 3; ++dim) {
+      const simulator::timing::LoadTimePrediction p = simulator::timing::PredictLoad(
+          test_support::PlanOf(test_support::SliceManifest(test_support::Tensors(48, 40), dim)), m);
+      EXPECT_EQ(p.strided_slices(), 6u) << dim;
+      EXPECT_EQ(p.slices_unweighed, 0u) << dim;  // the fixture's slices carry their extent
+      runs += p.slices_by_runs;
+      span += p.slices_by_span;
+    }
+    EXPECT_GT(runs, 0u) << chunk;
+    EXPECT_GT(span, 0u) << chunk;
+  }
 }
 
 TEST_F(HostSlices, RunsAreOnePerOuterIndexARowApart) {

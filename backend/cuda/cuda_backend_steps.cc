@@ -87,7 +87,6 @@ Status CudaBackend::AllocateArena(uint64_t bytes, const StepContext& at) {
   return st;
 }
 
-// One I/O request per checkpoint tensor of the fill, each to `dst` + the bytes before it.
 // auto weighs a slice the plan can weigh (its manifest gives the tensor's extent: the runs are
 // the plan's, preflight checked) the way the plan does; one it cannot is read by runs, as the
 // plan predicts it.

@@ -55,13 +55,20 @@ std::optional<Range> DividePart(ExprOp op, Range a, Range b, bool& may_fail) {
   return Corners({q(a.min, b.min), q(a.min, b.max), q(a.max, b.min), q(a.max, b.max)}, may_fail);
 }
 
+// Each sign of the divisor on its own (0 only fails). A part whose quotients leave int64
+// (INT64_MIN / -1) has no enclosure, and neither has the whole: dropping the part would leave
+// out its points that do evaluate (INT64_MIN / -2).
 std::optional<Range> Divide(ExprOp op, Range a, Range b, bool& may_fail) {
   if (b.min <= 0 && b.max >= 0) may_fail = true;
   std::optional<Range> out;
-  if (b.min <= -1)
-    out = Join(out, DividePart(op, a, Range{b.min, std::min<int64_t>(b.max, -1)}, may_fail));
-  if (b.max >= 1)
-    out = Join(out, DividePart(op, a, Range{std::max<int64_t>(b.min, 1), b.max}, may_fail));
+  for (const bool negative : {true, false}) {
+    if (negative ? b.min > -1 : b.max < 1) continue;
+    const Range part = negative ? Range{b.min, std::min<int64_t>(b.max, -1)}
+                                : Range{std::max<int64_t>(b.min, 1), b.max};
+    const std::optional<Range> q = DividePart(op, a, part, may_fail);
+    if (!q) return std::nullopt;
+    out = Join(out, q);
+  }
   return out;
 }
 

@@ -109,6 +109,13 @@ TEST(ExprBounds, Enclosures) {
   Box wide{{"a", {0, int64_t{1} << 40}}, {"b", {0, int64_t{1} << 40}}};
   EXPECT_FALSE(IntervalBounds(P("a * b"), wide));
   EXPECT_EQ(IntervalBounds(P("a * 1024"), wide), (Range{0, int64_t{1} << 50}));
+  // INT64_MIN / -1 overflows, INT64_MIN / -2 = 2^62 does not: no enclosure, rather than one
+  // that leaves out the negative divisors (RapidCheck found it: ContainEveryValue).
+  const int64_t lowest = std::numeric_limits<int64_t>::min();
+  Box edge{{"a", {lowest, lowest}}, {"x", {-2, 1}}};
+  EXPECT_FALSE(IntervalBounds(P("a / x"), edge));
+  EXPECT_EQ(IntervalBounds(P("a / x"), Box{{"a", {lowest, lowest}}, {"x", {1, 2}}}),
+            (Range{lowest, lowest / 2}));
 }
 
 RC_GTEST_PROP(ExprBounds, ContainEveryValue, ()) {

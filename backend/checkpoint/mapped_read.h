@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "backend/checkpoint/file_read.h"
 #include "base/status.h"
@@ -32,12 +34,10 @@ struct MappedRuns {
 [[nodiscard]] base::Status GatherMapped(const FileRef& file, const MappedRuns& r, uint8_t* out,
                                         const ReadContext& context);
 
-// A read-only shared mapping of a whole file, kept across gathers: each gather populates and
+// A read-only shared mapping of a whole file, kept for a load: each gather populates and
 // copies its own pages, with no mapping call per chunk (a mapping and an unmapping each take
 // the process's memory-map lock for writing, which makes reading threads take turns).
-// Page tables grow with the pages gathered (8 bytes a 4 KiB page) until it is dropped. Used by
-// bench/slice_reads.cc; the CUDA backend still maps per chunk (GatherMapped) until a GPU run
-// has tested and measured this (docs/runtime.md, "Slices").
+// Page tables grow with the pages gathered (8 bytes a 4 KiB page) until it is dropped.
 class FileMapping {
  public:
   // The file as it is now (its size at this call); kIo naming the file when refused.
@@ -53,6 +53,16 @@ class FileMapping {
   FileMapping(const char* base, uint64_t bytes) : base_(base), bytes_(bytes) {}
   const char* base_;
   uint64_t bytes_;
+};
+
+// The FileMapping of each file a load gathers from, mapped at its first use and kept until
+// the end (keyed by the validated descriptor). Not thread-safe: one owner thread asks.
+class FileMappings {
+ public:
+  [[nodiscard]] base::Result<const FileMapping*> Of(const FileRef& file);
+
+ private:
+  std::vector<std::pair<int, std::unique_ptr<FileMapping>>> files_;
 };
 
 // The guard on its own, for tests: runs copy(), turning a SIGBUS at an address in

@@ -9,8 +9,6 @@
 
 #include <fmt/format.h>
 
-#include "backend/checkpoint/mapped_read.h"
-
 namespace loadplan::backend::cuda {
 namespace {
 
@@ -42,10 +40,11 @@ struct IoPool::StepJoin {
 
 struct IoPool::Job {
   FillRequest req;
-  std::shared_ptr<StepJoin> join;      // shared by the parts of its step
-  const DirectFile* direct = nullptr;  // direct mode: the file's O_DIRECT descriptor
-  uint64_t next = 0;                   // offset of the next chunk to hand out
-  uint64_t chunk = 0;                  // bytes per chunk (whole runs for a strided job)
+  std::shared_ptr<StepJoin> join;        // shared by the parts of its step
+  const DirectFile* direct = nullptr;    // direct mode: the file's O_DIRECT descriptor
+  const FileMapping* mapping = nullptr;  // a map read: the file's mapping
+  uint64_t next = 0;                     // offset of the next chunk to hand out
+  uint64_t chunk = 0;                    // bytes per chunk (whole runs for a strided job)
   uint64_t chunks = 0, finished = 0;
   std::vector<Event> per_worker;  // recorded after each chunk that worker copies
   std::vector<uint8_t> used;
@@ -117,6 +116,11 @@ Status IoPool::Prepare(Job& j) {
     base::Result<const DirectFile*> direct = direct_files_.Of(j.req.file);
     if (!direct.ok()) return direct.status();
     j.direct = *direct;
+  }
+  if (j.req.map && j.req.bytes > 0) {
+    base::Result<const FileMapping*> mapping = mapped_files_.Of(j.req.file);
+    if (!mapping.ok()) return mapping.status();
+    j.mapping = *mapping;
   }
   j.chunk = chunk_bytes_;
   if (const FillRequest& r = j.req; r.run_bytes != 0) {
@@ -219,19 +223,19 @@ Status IoPool::FreeSlot(Worker& k, int s) {
 
 base::Result<uint64_t> IoPool::Read(Worker& k, const Chunk& c, uint8_t* slot) {
   const FillRequest& r = c.job->req;
-  if (r.run_bytes != 0 && r.map) {
+  if (r.run_bytes != 0 && r.map && c.job->mapping != nullptr) {
     const uint64_t first = c.offset / r.run_bytes, rows = c.bytes / r.run_bytes;
     const ReadContext context{.tensor = r.tensor,
                               .tensor_offset = r.tensor_offset + first * r.stride,
                               .faults = r.faults};
     ++k.reads;
     k.file_bytes += c.bytes;
-    if (Status st = GatherMapped(r.file,
-                                 {.offset = r.file_offset + first * r.stride,
-                                  .run_bytes = r.run_bytes,
-                                  .stride = r.stride,
-                                  .count = rows},
-                                 slot, context);
+    if (Status st = c.job->mapping->Gather(r.file,
+                                           {.offset = r.file_offset + first * r.stride,
+                                            .run_bytes = r.run_bytes,
+                                            .stride = r.stride,
+                                            .count = rows},
+                                           slot, context);
         !st.ok()) {
       return st;
     }

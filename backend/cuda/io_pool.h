@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "backend/checkpoint/file_read.h"
+#include "backend/checkpoint/mapped_read.h"
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/step_events.h"
 
@@ -133,7 +134,8 @@ class IoPool {
   const uint64_t read_bytes_;  // at most chunk_bytes_
   const int device_;
   const bool direct_;
-  DirectFiles direct_files_;  // opened by Submit (the executor's thread) only
+  DirectFiles direct_files_;   // opened by Submit (the executor's thread) only
+  FileMappings mapped_files_;  // likewise: map reads, each file mapped once for the load
   StepEvents& steps_;
   PinnedMemory slots_;  // 2 x threads chunks; outlives the workers (declared before them)
   std::vector<std::unique_ptr<Worker>> workers_;

@@ -69,11 +69,15 @@ TEST_F(MappedReadTest, RunsAtAnyOffsetAndStrideAreTheFilesBytes) {
   }
 }
 
-// The same runs out of one mapping of the whole file, kept across gathers; a cut file is
-// "the file ended" there too.
+// The same runs out of one mapping of the whole file, kept across gathers (FileMappings: one
+// a descriptor); a cut file is "the file ended" there too.
 TEST_F(MappedReadTest, OneMappingOfTheFileServesEveryGather) {
-  const base::Result<std::unique_ptr<FileMapping>> m = FileMapping::Map(Ref());
+  FileMappings mappings;
+  const base::Result<const FileMapping*> m = mappings.Of(Ref());
   ASSERT_TRUE(m.ok()) << m.status().message();
+  const base::Result<const FileMapping*> again = mappings.Of(Ref());
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *m);
   for (const MappedRuns r :
        {MappedRuns{.offset = 0, .run_bytes = 8, .stride = 16, .count = 700},
         MappedRuns{.offset = 4093, .run_bytes = 5, .stride = 4096, .count = 3},

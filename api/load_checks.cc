@@ -72,9 +72,7 @@ void ApplyMachine(const simulator::timing::MachineProfile* machine,
   options.chunk_bytes =
       chunk_bytes.value_or(machine ? machine->chunk_bytes : backend::kDefaultChunkBytes);
   if (machine) {
-    options.slice_costs.read_rate =
-        options.direct_io ? machine->direct_read : machine->page_cache_read;
-    options.slice_costs.per_run_s = simulator::timing::PerRunSeconds(*machine);
+    options.slice_costs = simulator::timing::SliceCostsOf(*machine, options.direct_io);
   }
 }
 

@@ -68,9 +68,10 @@ struct LoadOptions {
   bool naive = false;      // the baseline plan: every checkpoint tensor resident (no staging)
   bool derive = true;      // false: no derive kernel runs (carries stay as allocated)
   bool direct_io = false;  // O_DIRECT reads in 4 KiB blocks, around the page cache
-  // A slice along a dimension > 0: run by run, its covering span, or chosen per slice (auto)
-  // from slice_costs (a read_rate of 0 takes the built-in profile's page-cache read rate, or
-  // its direct read rate with direct_io; `run --machine` gives the profile's).
+  // A slice along a dimension > 0: run by run, its covering span, its pages mapped, or chosen
+  // per slice (auto) from slice_costs (a read_rate of 0 takes the built-in profile's
+  // page-cache read rate, or its direct read rate with direct_io; `run --machine` gives the
+  // profile's, with its per-page cost where `calibrate` measured one).
   simulator::timing::SliceRead slice_read = simulator::timing::SliceRead::kAuto;
   simulator::timing::SliceReadCosts slice_costs;
   simulator::PlanOptions plan;  // placement, lanes, prefetch overrides (naive above wins)

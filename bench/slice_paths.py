@@ -34,6 +34,8 @@ def run(a, manifest, mode, ceilings=False):
            "--slice-read", mode, "--format", "json"]
     if ceilings:
         cmd.append("--ceilings")
+    if a.machine:
+        cmd += ["--machine", a.machine]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     if p.returncode != 0:
         return {"error": (p.stderr or p.stdout).strip()[-300:]}
@@ -54,6 +56,7 @@ def main():
     ap.add_argument("ckpt")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--json")
+    ap.add_argument("--machine", help="a profile for every run (its I/O pair, auto's costs)")
     a = ap.parse_args()
     rows = subset(a.manifest, lambda b: b.get("slice", {}).get("dim", 0) == 0, "rows")
     cols = subset(a.manifest, lambda b: b.get("slice", {}).get("dim", 0) > 0, "cols")

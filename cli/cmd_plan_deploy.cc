@@ -241,7 +241,8 @@ std::string TableHeader(const Deployment& d, const std::string& file, size_t n) 
 }
 
 // plan --machine: a GPU's predicted load time, and for strided slices how the load reads them
-// (by runs or by their covering span) and the bytes it reads from the checkpoint.
+// (by runs, by their covering span or by a map of its pages) and the bytes it reads from the
+// checkpoint.
 std::string PredictionLine(bool tp, size_t k, const PlanReport& r) {
   const std::optional<simulator::timing::LoadTimePrediction>& p = r.load_time;
   if (!p) return "";
@@ -251,9 +252,11 @@ std::string PredictionLine(bool tp, size_t k, const PlanReport& r) {
                   p->wall_s > 0 ? static_cast<double>(p->fill_bytes) / p->wall_s / 1e9 : 0.0,
                   p->cache == simulator::timing::Cache::kHot ? "hot" : "cold", r.machine->device);
   if (p->strided_slices() > 0) {
-    out += fmt::format("; {} strided slices, {} by runs ({} runs), {} by span; reads {}",
-                       p->strided_slices(), p->slices_read_by_runs(), p->slice_runs,
-                       p->slices_by_span, Human(static_cast<int64_t>(p->read_bytes)));
+    out +=
+        fmt::format("; {} strided slices, {} by runs ({} runs), {} by span{}; reads {}",
+                    p->strided_slices(), p->slices_read_by_runs(), p->slice_runs, p->slices_by_span,
+                    p->slices_by_map > 0 ? fmt::format(", {} by map", p->slices_by_map) : "",
+                    Human(static_cast<int64_t>(p->read_bytes)));
   }
   return out + "\n";
 }

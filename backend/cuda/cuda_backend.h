@@ -38,9 +38,11 @@ struct CudaOptions {
   // Read with O_DIRECT (a second descriptor of each file, whole 4 KiB blocks): around the page
   // cache, for files that are not in it. kIo at the first fill where the filesystem refuses.
   bool direct_io = false;
-  // A slice along a dimension > 0 (its runs strided in the file): read run by run, or its
-  // covering span and gathered (simulator/timing/slice_read.h); kAuto chooses per slice from
-  // `slice_costs` (its threads are io_threads). Runs of a chunk or more are read each as a fill.
+  // A slice along a dimension > 0 (its runs strided in the file): read run by run, its
+  // covering span and gathered, or its pages mapped (simulator/timing/slice_read.h); kAuto
+  // chooses per slice from `slice_costs` (its threads are io_threads; the map only where
+  // per_page_s is measured and the reads are buffered). Runs of a chunk or more are read each as a
+  // fill.
   simulator::timing::SliceRead slice_read = simulator::timing::SliceRead::kAuto;
   simulator::timing::SliceReadCosts slice_costs;
   // Bytes enqueued to the device so far and the plan's fill total; called on the caller's thread.

@@ -99,6 +99,7 @@ simulator::timing::SliceRead CudaBackend::Impl::ReadOf(const PlannedBuffer& buff
   } else if (r == SliceRead::kAuto) {
     simulator::timing::SliceReadCosts costs = options.slice_costs;
     costs.threads = options.io_threads;
+    if (options.direct_io) costs.per_page_s = 0;  // an O_DIRECT load maps nothing
     r = simulator::timing::ChooseSliceRead(runs, costs);
   }
   if (r == SliceRead::kMap && options.direct_io) r = SliceRead::kSpan;  // map reads the cache

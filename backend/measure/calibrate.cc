@@ -22,6 +22,7 @@
 #include "backend/cuda/cuda_backend_impl.h"
 #include "backend/cuda/io_pool.h"
 #include "backend/measure/probe.h"
+#include "backend/measure/map_read_probe.h"
 #include "backend/measure/run_read_probe.h"
 
 namespace loadplan::backend {
@@ -325,16 +326,31 @@ Status CalibrateHot(const Scratch& f, uint64_t bytes, uint64_t fill, const Calib
   return Status::Ok();
 }
 
-// A strided slice's runs (the file still hot): the fixed cost of one small pread, one thread.
+// A strided slice's runs (the file still hot): the fixed cost of one small pread with the
+// profile's I/O threads reading at once.
 Status CalibrateRuns(const Scratch& f, uint64_t bytes, MachineProfile& p, const Note& note) {
   const int fd = ::open(f.path().c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return IoError(fmt::format("cannot open {} again", f.path()));
-  const base::Result<RunReadCost> c = ProbeRunReads(fd, bytes);
+  const base::Result<RunReadCost> c = ProbeRunReads(fd, bytes, 65536, p.io_threads);
   ::close(fd);
   if (!c.ok()) return c.status();
   p.per_run_s = c->per_run_s;
-  note(fmt::format("slice runs: {:.2f} us per pread of a run (one thread, {} runs of 1 and 4 KiB)",
-                   c->per_run_s * 1e6, c->runs));
+  note(
+      fmt::format("slice runs: {:.2f} us per pread of a run on each of {} threads ({} runs of 1 "
+                  "and 4 KiB)",
+                  c->per_run_s * 1e6, c->threads, c->runs));
+  return Status::Ok();
+}
+
+// A strided slice's span through a mapping (the file still hot): one page's cost with the
+// profile's I/O threads gathering at once.
+Status CalibrateMap(const Scratch& f, uint64_t bytes, MachineProfile& p, const Note& note) {
+  const base::Result<MapReadCost> c =
+      ProbeMappedPages({.path = f.path(), .fd = f.fd(), .size_at_open = bytes}, p.io_threads);
+  if (!c.ok()) return c.status();
+  p.per_page_s = c->per_page_s;
+  note(fmt::format("slice map: {:.3f} us per page of a span on each of {} threads ({} pages)",
+                   c->per_page_s * 1e6, c->threads, c->pages));
   return Status::Ok();
 }
 
@@ -380,6 +396,7 @@ Status CalibrateFiles(const CalibrateOptions& given, MachineProfile& p, const No
   o.chunk_bytes = p.chunk_bytes;
   if (Status st = CalibrateHot(f, bytes, fill, o, p, dst, note); !st.ok()) return st;
   if (Status st = CalibrateRuns(f, bytes, p, note); !st.ok()) return st;
+  if (Status st = CalibrateMap(f, bytes, p, note); !st.ok()) return st;
   if (Status st = CalibrateCold(f, bytes, fill, o, p, dst, note); !st.ok()) return st;
   return dst.Free();
 }

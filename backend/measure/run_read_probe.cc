@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -17,10 +18,10 @@ namespace {
 constexpr uint64_t kStride = 16 << 10;
 constexpr uint64_t kSmall = 1 << 10, kLarge = 4 << 10;
 
-// Seconds of one pass of `runs` preads of `size` bytes, kStride apart.
-base::Result<double> Pass(int fd, uint64_t runs, uint64_t size, std::vector<uint8_t>& buffer) {
-  const auto t0 = std::chrono::steady_clock::now();
-  for (uint64_t k = 0; k < runs; ++k) {
+// One thread's preads: runs [first, first + runs) of `size` bytes, kStride apart.
+base::Status Preads(int fd, uint64_t first, uint64_t runs, uint64_t size) {
+  std::vector<uint8_t> buffer(size);
+  for (uint64_t k = first; k < first + runs; ++k) {
     const ssize_t n = ::pread(fd, buffer.data(), size, static_cast<off_t>(k * kStride));
     if (n != static_cast<ssize_t>(size)) {
       return base::Status::Error(
@@ -29,15 +30,30 @@ base::Result<double> Pass(int fd, uint64_t runs, uint64_t size, std::vector<uint
           base::ErrorKind::kIo);
     }
   }
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return base::Status::Ok();
+}
+
+// Seconds of one pass: `threads` threads at once, `runs` preads of `size` bytes each.
+base::Result<double> Pass(int fd, uint64_t runs, uint64_t size, uint32_t threads) {
+  std::vector<base::Status> status(threads, base::Status::Ok());
+  const auto t0 = std::chrono::steady_clock::now();
+  {
+    std::vector<std::jthread> pool;
+    for (uint32_t t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] { status[t] = Preads(fd, t * runs, runs, size); });
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (const base::Status& st : status) {
+    if (!st.ok()) return st;
+  }
+  return s;
 }
 
 // The median of 3 passes after a warm-up.
-base::Result<double> MedianPass(int fd, uint64_t runs, uint64_t size,
-                                std::vector<uint8_t>& buffer) {
+base::Result<double> MedianPass(int fd, uint64_t runs, uint64_t size, uint32_t threads) {
   std::vector<double> t;
   for (int r = 0; r < 4; ++r) {
-    base::Result<double> s = Pass(fd, runs, size, buffer);
+    base::Result<double> s = Pass(fd, runs, size, threads);
     if (!s.ok()) return s.status();
     if (r > 0) t.push_back(*s);
   }
@@ -47,25 +63,29 @@ base::Result<double> MedianPass(int fd, uint64_t runs, uint64_t size,
 
 }  // namespace
 
-base::Result<RunReadCost> ProbeRunReads(int fd, uint64_t file_bytes, uint64_t runs) {
-  runs = std::min(runs, file_bytes / kStride);
+base::Result<RunReadCost> ProbeRunReads(int fd, uint64_t file_bytes, uint64_t runs,
+                                        uint32_t threads) {
+  threads = std::max<uint32_t>(threads, 1);
+  runs = std::min(runs, file_bytes / kStride) / threads;  // each thread's
   if (runs < 16) {
     return base::Status::Error(
-        fmt::format("run read probe: a file of {} bytes holds fewer than 16 runs {} bytes apart",
-                    file_bytes, kStride));
+        fmt::format("run read probe: a file of {} bytes holds fewer than 16 runs {} bytes apart "
+                    "for each of {} threads",
+                    file_bytes, kStride, threads));
   }
-  std::vector<uint8_t> buffer(kLarge);
-  const base::Result<double> small = MedianPass(fd, runs, kSmall, buffer);
+  const base::Result<double> small = MedianPass(fd, runs, kSmall, threads);
   if (!small.ok()) return small.status();
-  const base::Result<double> large = MedianPass(fd, runs, kLarge, buffer);
+  const base::Result<double> large = MedianPass(fd, runs, kLarge, threads);
   if (!large.ok()) return large.status();
   const double n = static_cast<double>(runs);
   const double per_byte = std::max(0.0, (*large - *small) / (n * (kLarge - kSmall)));
   const double per_run = *small / n - per_byte * kSmall;
   // Noise can push the fit's intercept to 0 or below: then the whole small read's time, an
   // upper bound, rather than a figure that makes runs look free.
-  return RunReadCost{
-      .per_run_s = per_run > 0 ? per_run : *small / n, .per_byte_s = per_byte, .runs = runs};
+  return RunReadCost{.per_run_s = per_run > 0 ? per_run : *small / n,
+                     .per_byte_s = per_byte,
+                     .runs = runs * threads,
+                     .threads = threads};
 }
 
 }  // namespace loadplan::backend

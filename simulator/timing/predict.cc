@@ -54,23 +54,30 @@ Rates RatesOf(const MachineProfile& profile, bool hot) {
 }
 
 // A strided slice's read (runs under a chunk), chosen as the load's --slice-read auto chooses
-// (slice_read.h: the page cache's read rate, the profile's per-run cost, its I/O threads): its
-// covering span, the bytes between its runs at the read rate; or a pread per run, spread over
-// the threads. A slice the plan cannot weigh (no extent) is read by runs, as the load reads it.
-// Returns the stream time it adds beyond its bytes.
+// (slice_read.h: the page cache's read rate, the profile's per-run and per-page costs, its I/O
+// threads): its covering span, the bytes between its runs at the read rate; a map of the span's
+// pages; or a pread per run, spread over the threads. A slice the plan cannot weigh (no
+// extent) is read by runs, as the load reads it. Returns the stream time it adds beyond its
+// bytes.
 double PredictSliceRead(const PlannedBuffer& b, uint64_t runs, const MachineProfile& profile,
                         const Rates& r, LoadTimePrediction& out) {
   const std::optional<base::SliceRuns> planned = PlannedSliceRuns(b);
-  const SliceReadCosts costs{.per_run_s = PerRunSeconds(profile),
-                             .read_rate = profile.page_cache_read,
-                             .threads = profile.io_threads};
-  if (planned && r.read_rate > 0 && ChooseSliceRead(*planned, costs) == SliceRead::kSpan) {
+  const SliceReadCosts costs = SliceCostsOf(profile);
+  const SliceRead how = planned ? ChooseSliceRead(*planned, costs) : SliceRead::kRuns;
+  if (how == SliceRead::kSpan && r.read_rate > 0) {
     const uint64_t gap = planned->span() - planned->bytes();
     const double gap_s = static_cast<double>(gap) / r.read_rate;
     ++out.slices_by_span;
     out.read_bytes += gap;
     out.slice_span_s += gap_s;
     return gap_s;
+  }
+  if (how == SliceRead::kMap) {
+    const double map_s = SliceReadSeconds(how, *planned, costs);
+    ++out.slices_by_map;
+    out.slice_map_pages += SpanPages(*planned);
+    out.slice_map_s += map_s;
+    return map_s;
   }
   const double preads_s = static_cast<double>(runs) * costs.per_run_s / r.threads;
   ++(planned ? out.slices_by_runs : out.slices_unweighed);
@@ -204,8 +211,11 @@ nlohmann::json PredictionJson(const LoadTimePrediction& p, const MachineProfile&
           {"slices",
            {{"by_runs", p.slices_by_runs},
             {"by_span", p.slices_by_span},
+            {"by_map", p.slices_by_map},
             {"unweighed", p.slices_unweighed},
-            {"span_s", p.slice_span_s}}},
+            {"span_s", p.slice_span_s},
+            {"map_pages", p.slice_map_pages},
+            {"map_s", p.slice_map_s}}},
           {"unmeasured_kernels", p.unmeasured_kernels}};
 }
 
@@ -225,6 +235,13 @@ std::string SlicesText(const LoadTimePrediction& p, const MachineProfile& profil
       p.slice_span_s, p.read_bytes / 1e9, p.fill_bytes / 1e9,
       p.fill_bytes > 0 ? static_cast<double>(p.read_bytes) / static_cast<double>(p.fill_bytes)
                        : 1.0);
+  if (profile.per_page_s > 0) {
+    s += fmt::format(
+        "  map (the span's pages populated, at the profile's {:.3f} us a page over {} threads): "
+        "{} slices, {} pages, {:.3f} s of the stream\n",
+        profile.per_page_s * 1e6, profile.io_threads, p.slices_by_map, p.slice_map_pages,
+        p.slice_map_s);
+  }
   if (p.slices_unweighed > 0) {
     s += fmt::format(
         "  {} of them without the tensor's extent (the manifest's slice has no \"extent\"): "

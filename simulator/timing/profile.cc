@@ -200,6 +200,7 @@ void ReadRates(Fields& top, MachineProfile& p) {
     rates->Number("pipeline_cold", p.pipeline_cold, true);
     rates->Number("per_fill_s", p.per_fill_s, false);
     rates->Number("per_run_s", p.per_run_s, true, /*required=*/false);
+    rates->Number("per_page_s", p.per_page_s, true, /*required=*/false);
   }
   Merge(top, rates);
 }
@@ -286,11 +287,19 @@ json ProfileJson(const MachineProfile& p) {
               {"setup_s", p.setup_s},
               {"alloc_s", p.alloc_s}}}};
   if (p.per_run_s > 0) j["rates"]["per_run_s"] = p.per_run_s;  // absent: not measured
+  if (p.per_page_s > 0) j["rates"]["per_page_s"] = p.per_page_s;
   return j;
 }
 
 double PerRunSeconds(const MachineProfile& p) {
   return p.per_run_s > 0 ? p.per_run_s : kDefaultPerRunSeconds;
+}
+
+SliceReadCosts SliceCostsOf(const MachineProfile& p, bool direct_io) {
+  return {.per_run_s = PerRunSeconds(p),
+          .read_rate = direct_io ? p.direct_read : p.page_cache_read,
+          .per_page_s = direct_io ? 0 : p.per_page_s,
+          .threads = p.io_threads};
 }
 
 double KernelRate(const MachineProfile& p, std::string_view name, bool* measured) {

@@ -38,6 +38,10 @@ struct MachineProfile {
   // One small pread from the page cache on one thread, what each run of a strided slice pays
   // (slice_read.h): 0 where the profile has no figure (PerRunSeconds gives the default then).
   double per_run_s = 0;
+  // One page of a strided slice's span populated through the file's mapping and its runs
+  // copied out, on each of the I/O threads at once (slice_read.h, the map read): 0 where the
+  // profile has no figure, and then auto does not take the map.
+  double per_page_s = 0;
   // Derive kernels: bytes read + written per second, by registry name.
   std::map<std::string, double> kernels;
   double default_kernel_rate = 0;     // a kernel the profile does not list
@@ -61,6 +65,11 @@ nlohmann::json ProfileJson(const MachineProfile& p);
 
 // The profile's per_run_s, or kDefaultPerRunSeconds where it has none.
 double PerRunSeconds(const MachineProfile& p);
+
+// The costs a strided slice's read is weighed by (slice_read.h) on this machine: buffered, the
+// page cache's read rate and the map's per-page cost; with O_DIRECT, the direct read rate and
+// no map (an O_DIRECT load reads a map's slices by span).
+SliceReadCosts SliceCostsOf(const MachineProfile& p, bool direct_io = false);
 
 // The rate of kernel `name` (its own, else the default) and whether it was measured.
 double KernelRate(const MachineProfile& p, std::string_view name, bool* measured = nullptr);

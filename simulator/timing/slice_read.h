@@ -1,7 +1,9 @@
 // How a slice along a dimension > 0 is read (issue 30): its runs one pread each, packed into a
-// pinned chunk, or its covering span read whole and the runs gathered on the way to the device.
-// Runs pay a small read per run; a span pays the bytes between the runs. The choice compares the
-// two on the machine's figures (docs/deploy.md, "Tensor parallel", and docs/runtime.md).
+// pinned chunk; its covering span read whole and the runs gathered on the way to the device; or
+// the file mapped and the span's pages populated, the runs copied out. Runs pay a small read per
+// run; a span pays the bytes between the runs; a map pays per page of the span. The choice
+// compares them on the machine's figures (docs/deploy.md, "Tensor parallel", and
+// docs/runtime.md).
 #pragma once
 
 #include <cstdint>
@@ -17,7 +19,8 @@ enum class SliceRead : uint8_t {
   kAuto,  // ChooseSliceRead per slice
   kRuns,  // a pread per run
   kSpan,  // the covering bytes, gathered
-  kMap,   // the covering pages mapped, the runs copied out (buffered only; never auto's yet)
+  kMap,   // the covering pages mapped, the runs copied out (buffered only: auto weighs it
+          // where the machine's per-page cost is measured)
 };
 
 std::string_view SliceReadName(SliceRead r);  // "auto", "runs", "span", "map"
@@ -31,14 +34,33 @@ std::optional<SliceRead> SliceReadOf(std::string_view name);
 // measures the machine's own (rates.per_run_s, backend/measure/run_read_probe.h).
 inline constexpr double kDefaultPerRunSeconds = 1.0e-6;
 
+// The page a map read populates: the span's pages, from the one holding the first run's first
+// byte to the one holding the last run's last byte (4 KiB: x86-64's and the GPU hosts').
+inline constexpr uint64_t kPageBytes = 4096;
+
 struct SliceReadCosts {
-  double per_run_s = kDefaultPerRunSeconds;  // one run's pread, one thread
+  double per_run_s = kDefaultPerRunSeconds;  // one run's pread, on each of the threads
   double read_rate = 0;                      // bytes/s of bulk reads, all threads (0: unknown)
-  uint32_t threads = 1;                      // the I/O threads sharing the runs
+  // One page of a span populated and its runs copied, on each of the threads, the map read's
+  // cost (backend/measure/map_read_probe.h): 0 where not measured, or reading with O_DIRECT,
+  // and then auto does not take the map.
+  double per_page_s = 0;
+  uint32_t threads = 1;  // the I/O threads sharing the runs
 };
 
-// kRuns or kSpan for `runs` (a single run, or an unknown read rate, is kRuns): the span when
-// reading the bytes between the runs costs less than a pread per run.
+// The pages of `runs`' span (kPageBytes each, counted from the tensor's start: the file offset
+// of a safetensors tensor is 8-byte aligned, so a page boundary may fall elsewhere, by one page
+// at most at either end).
+uint64_t SpanPages(const base::SliceRuns& runs);
+
+// The stream time `how` adds to a slice's read beyond its bytes: runs, count x per_run_s /
+// threads; span, the bytes between the runs at the read rate; map, the span's pages x
+// per_page_s / threads. Infinity for a path the costs do not weigh (span: no read rate; map: no
+// per-page cost); 0 for kAuto.
+double SliceReadSeconds(SliceRead how, const base::SliceRuns& runs, const SliceReadCosts& costs);
+
+// The path of least SliceReadSeconds for `runs` (ties go to runs, then span); a single run is
+// kRuns, and so is every slice when neither the span nor the map is weighed.
 SliceRead ChooseSliceRead(const base::SliceRuns& runs, const SliceReadCosts& costs);
 
 // The runs a fill of `b` reads, as the plan knows them: for a slice along a dimension > 0 with

@@ -73,12 +73,13 @@ class CudaSlices : public ::testing::Test {
   static inline Checkpoint* ckpt_ = nullptr;
 };
 
-// A profile with the load's figures: the page-cache read rate and the per-run cost it weighs
-// slices by, its threads and chunk.
+// A profile with the load's figures: the page-cache read rate and the per-run and per-page costs it
+// weighs slices by, its threads and chunk.
 simulator::timing::MachineProfile ProfileOf(const CudaOptions& o) {
   simulator::timing::MachineProfile m = simulator::timing::DefaultH200Profile();
   m.page_cache_read = o.slice_costs.read_rate;
   m.per_run_s = o.slice_costs.per_run_s;
+  m.per_page_s = o.slice_costs.per_page_s;
   m.io_threads = o.io_threads;
   m.chunk_bytes = o.chunk_bytes;
   return m;
@@ -99,7 +100,9 @@ TEST_F(CudaSlices, EveryModeDtypeAndDimEqualsElementWiseSlicing) {
                               .chunk_bytes = chunk,
                               .direct_io = direct,
                               .slice_read = mode,
-                              .slice_costs = {.read_rate = 1e8}};  // auto: a mix
+                              .slice_costs = {.read_rate = test_support::kFixtureReadRate,
+                                              .per_page_s = test_support::kFixturePerPageSeconds}};
+          // auto: runs, span and map, the plan's choice (SliceChoice.TheGpuTestsFixture...)
           CudaBackend::CreateResult created = CudaBackend::Create(plan, *ckpt_, o);
           ASSERT_TRUE(created.ok()) << what << ": " << created.status().message();
           const ExecuteResult r = Execute(plan, **created);
@@ -123,6 +126,7 @@ TEST_F(CudaSlices, EveryModeDtypeAndDimEqualsElementWiseSlicing) {
             const simulator::timing::LoadTimePrediction p =
                 simulator::timing::PredictLoad(plan, ProfileOf(o));
             EXPECT_EQ(t.slices_as_span, p.slices_by_span) << what;
+            EXPECT_EQ(t.slices_as_map, p.slices_by_map) << what;
             EXPECT_EQ(t.slices_as_runs, p.slices_by_runs + p.slices_unweighed) << what;
           }
           for (const Tensor& tensor : *tensors_) {

@@ -5,6 +5,7 @@ carries equal to the recipe's numpy reference on its slice (scripts/dev/recipe_c
 rank under `loadplan run --check` as a launcher starts it."""
 
 import json
+import os
 
 from . import reports
 from .core import env_or, text_lines
@@ -50,9 +51,17 @@ def rank_set(c, name, pkg, shape, split):
         cat_step(c, "warm-ranks", 60, hf)
         c.step(f"ranks-paths-{name}", 300, ["python3", "bench/slice_paths.py", c.loadplan,
                                             f"{out}/rank-0.json", hf, "--json",
-                                            f"{c.out}/slice-paths.json"])
+                                            f"{c.out}/slice-paths.json", "--machine",
+                                            machine_profile(c)])
         c.tee(c.grep(c.log(f"ranks-paths-{name}"), r"^pinned|^\|"))
     c.remove(hf)
+
+
+def machine_profile(c):
+    """The profile the ranks are planned and run with: this call's own ($OUT/profile.json, from
+    the predict part: its per-run and per-page costs), else examples/profiles/h100.json."""
+    own = f"{c.out}/profile.json"
+    return own if os.path.isfile(own) else "examples/profiles/h100.json"
 
 
 def import_and_check(c, name, pkg, ckpt, args, stages=None):
@@ -65,7 +74,7 @@ def import_and_check(c, name, pkg, ckpt, args, stages=None):
         return None
     n = c.value(reports.stage_count, f"{out}/deploy.json", default=stages or 0)
     plan = c.capture([c.loadplan, "plan", f"{out}/deploy.json", "--machine",
-                      "examples/profiles/h100.json"])
+                      machine_profile(c)])
     c.tee(text_lines(plan)[-(2 * n + 1):])
     c.step(f"ranks-check-{name}", 420, ["env", f"PYTHONPATH={pkg}", "python3",
                                         "scripts/gpu/gpu_ranks.py", f"{out}/deploy.json", ckpt,
@@ -86,7 +95,7 @@ def gptoss(c, pkg, tp):
     for rank in range(int(tp) if out else 0):
         name = f"ranks-run-gptoss-{rank}"
         c.step(name, 120, [c.loadplan, "run", f"{out}/deploy.json", "--checkpoint", ckpt,
-                           "--check", "--format", "json"],
+                           "--check", "--machine", machine_profile(c), "--format", "json"],
                env={"RANK": str(rank), "WORLD_SIZE": tp, "LOCAL_RANK": "0"})
         c.report(run_check_line, c.log(name), name, f"{out}/rank-{rank}.json",
                  errors_to_summary=True)

@@ -83,16 +83,18 @@ TEST_F(HostSlices, EveryDtypeAlongEveryDimEqualsElementWiseSlicing) {
 }
 
 // The GPU test CudaSlices.EveryModeDtypeAndDimEqualsElementWiseSlicing compares the load's
-// auto with the plan's choice on its fixture (48 x 40 tensors, 3 threads, 1e8 B/s): the plan
-// takes both ways there, so that comparison can tell them apart.
-TEST(SliceChoice, TheGpuTestsFixtureIsReadBothWays) {
+// auto with the plan's choice on its fixture (48 x 40 tensors, 3 threads, the default per-run
+// cost, kFixtureReadRate and kFixturePerPageSeconds): the plan takes all three ways there, so
+// that comparison can tell them apart.
+TEST(SliceChoice, TheGpuTestsFixtureIsReadEveryWay) {
   simulator::timing::MachineProfile m = simulator::timing::DefaultH200Profile();
-  m.page_cache_read = 1e8;
+  m.page_cache_read = test_support::kFixtureReadRate;
   m.per_run_s = 0;  // the default per-run cost, as the GPU test's CudaOptions
+  m.per_page_s = test_support::kFixturePerPageSeconds;
   m.io_threads = 3;
   for (const uint64_t chunk : {uint64_t{4096}, uint64_t{1} << 20}) {
     m.chunk_bytes = chunk;
-    uint32_t runs = 0, span = 0;
+    uint32_t runs = 0, span = 0, map = 0;
     for (uint64_t dim = 1; dim < 3; ++dim) {
       const simulator::timing::LoadTimePrediction p = simulator::timing::PredictLoad(
           test_support::PlanOf(test_support::SliceManifest(test_support::Tensors(48, 40), dim)), m);
@@ -100,9 +102,11 @@ TEST(SliceChoice, TheGpuTestsFixtureIsReadBothWays) {
       EXPECT_EQ(p.slices_unweighed, 0u) << dim;  // the fixture's slices carry their extent
       runs += p.slices_by_runs;
       span += p.slices_by_span;
+      map += p.slices_by_map;
     }
     EXPECT_GT(runs, 0u) << chunk;
     EXPECT_GT(span, 0u) << chunk;
+    EXPECT_GT(map, 0u) << chunk;
   }
 }
 

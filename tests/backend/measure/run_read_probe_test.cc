@@ -47,6 +47,22 @@ TEST_F(RunReadProbeTest, AReadCostsMoreThanNothingAndLessThanAMillisecond) {
   EXPECT_GE(c->per_byte_s, 0);
 }
 
+// Threads reading at once, as the I/O threads read a column split: each its own runs, the
+// cost on each of them.
+TEST_F(RunReadProbeTest, ThreadsAtOnceEachReadTheirShare) {
+  Write(uint64_t{16} << 20);
+  const base::Result<RunReadCost> c = ProbeRunReads(fd_, uint64_t{16} << 20, 65536, 3);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->threads, 3u);
+  EXPECT_EQ(c->runs, 1023u);  // 1024 runs, 341 a thread
+  EXPECT_GT(c->per_run_s, 0);
+  EXPECT_LT(c->per_run_s, 1e-3);
+  const base::Result<RunReadCost> many = ProbeRunReads(fd_, uint64_t{16} << 20, 65536, 100);
+  ASSERT_FALSE(many.ok());  // 10 runs a thread
+  EXPECT_NE(many.status().message().find("for each of 100 threads"), std::string::npos)
+      << many.status().message();
+}
+
 TEST_F(RunReadProbeTest, TooSmallAFileOrAShortReadIsAnError) {
   Write(uint64_t{64} << 10);
   const base::Result<RunReadCost> small = ProbeRunReads(fd_, uint64_t{64} << 10);

@@ -2,6 +2,9 @@
 #include "simulator/timing/predict.h"
 #include "simulator/timing/slice_read.h"
 
+#include <limits>
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include "tests/simulator/plan_fixtures.h"
@@ -206,6 +209,59 @@ TEST(Predict, AColumnSliceWithItsExtentIsReadTheCheaperWay) {
             SliceRead::kSpan);
   EXPECT_EQ(ChooseSliceRead(*runs, {.per_run_s = 1e-6, .read_rate = 4e6, .threads = 2}),
             SliceRead::kRuns);
+}
+
+// With a per-page cost in the profile (calibrate's map probe) the plan weighs the map too: the
+// same slice (10 runs of 100 B, span 1900 B at 100 B in: one page) costs one page over the
+// threads. Without that figure, or reading with O_DIRECT, the map is not weighed.
+TEST(Predict, AColumnSliceIsMappedWhereItsPagesCostLeast) {
+  LoadPlan p = Base();
+  Fill(p, 3);
+  MachineProfile m = Round();
+  m.per_fill_s = 1e-9;
+  const LoadTimePrediction whole = PredictLoad(p, m);
+  p.buffers[3].shape = std::vector<uint64_t>{10, 50};
+  p.buffers[3].dtype = base::Dtype::kBF16;
+  p.buffers[3].tensor = "w";
+  p.buffers[3].slice = verifier::TensorSlice{.dim = 1, .start = 50, .length = 50, .extent = 100};
+  const std::optional<base::SliceRuns> runs = PlannedSliceRuns(p.buffers[3]);
+  ASSERT_TRUE(runs.has_value());
+  EXPECT_EQ(SpanPages(*runs), 1u);
+  m.per_page_s = 2e-6;  // 1 page over 2 threads: 1 us, under the runs' 5 us and the span's 225
+  const LoadTimePrediction mapped = PredictLoad(p, m);
+  EXPECT_EQ(mapped.slices_by_map, 1u);
+  EXPECT_EQ(mapped.strided_slices(), 1u);
+  EXPECT_EQ(mapped.slice_map_pages, 1u);
+  EXPECT_NEAR(mapped.slice_map_s, 1e-6, 1e-15);
+  EXPECT_NEAR(mapped.wall_s - whole.wall_s, 1e-6, 1e-12);
+  EXPECT_EQ(mapped.read_bytes, 1000u);  // the runs' bytes are copied out of the pages
+  EXPECT_EQ(PredictionJson(mapped, m)["slices"]["by_map"], 1);
+  EXPECT_EQ(PredictionJson(mapped, m)["slices"]["map_pages"], 1);
+  const std::string text = PredictionText(mapped, m);
+  EXPECT_NE(text.find("map (the span's pages populated, at the profile's 2.000 us a page over 2 "
+                      "threads): 1 slices, 1 pages"),
+            std::string::npos)
+      << text;
+  m.per_page_s = 2e-5;  // 10 us: the runs are cheaper again
+  EXPECT_EQ(PredictLoad(p, m).slices_by_runs, 1u);
+  EXPECT_EQ(ChooseSliceRead(
+                *runs, {.per_run_s = 1e-6, .read_rate = 4e6, .per_page_s = 2e-6, .threads = 2}),
+            SliceRead::kMap);
+  EXPECT_EQ(ChooseSliceRead(*runs, SliceCostsOf(m, /*direct_io=*/true)), SliceRead::kRuns);
+  EXPECT_EQ(SliceCostsOf(m, true).per_page_s, 0);
+  EXPECT_EQ(SliceReadSeconds(SliceRead::kMap, *runs, {.per_page_s = 0}),
+            std::numeric_limits<double>::infinity());
+  EXPECT_EQ(SliceReadSeconds(SliceRead::kSpan, *runs, {.read_rate = 0}),
+            std::numeric_limits<double>::infinity());
+}
+
+// A span's pages: from the page of its first byte to the page of its last.
+TEST(SliceRead, SpanPagesCountThePagesTheSpanTouches) {
+  EXPECT_EQ(SpanPages({.first = 0, .run_bytes = 4096, .count = 1}), 1u);
+  EXPECT_EQ(SpanPages({.first = 4095, .run_bytes = 2, .count = 1}), 2u);
+  EXPECT_EQ(SpanPages({.first = 100, .run_bytes = 100, .count = 3, .stride = 8192}), 5u);
+  EXPECT_EQ(SpanPages({.first = 0, .run_bytes = 0, .count = 3, .stride = 8192}), 0u);
+  EXPECT_EQ(SpanPages({}), 0u);
 }
 
 TEST(Predict, UnmeasuredKernelsAreNamed) {

@@ -44,6 +44,21 @@ TEST(Profile, PerRunCostIsOptionalAndRoundTrips) {
             "/rates/per_run_s: expected a number > 0");
 }
 
+// The map's per-page cost: optional like per_run_s, with no default (0: auto never maps).
+TEST(Profile, PerPageCostIsOptionalAndRoundTrips) {
+  MachineProfile p = DefaultH200Profile();
+  EXPECT_FALSE(ProfileJson(p)["rates"].contains("per_page_s"));
+  EXPECT_EQ(SliceCostsOf(p).per_page_s, 0);
+  p.per_page_s = 8e-8;
+  base::Result<MachineProfile> back = ParseProfile(Text(p));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->per_page_s, 8e-8);
+  EXPECT_EQ(SliceCostsOf(*back).per_page_s, 8e-8);
+  EXPECT_EQ(SliceCostsOf(*back).threads, back->io_threads);
+  EXPECT_EQ(ErrorAfter([](nlohmann::json& j) { j["rates"]["per_page_s"] = 0; }),
+            "/rates/per_page_s: expected a number > 0");
+}
+
 TEST(Profile, MissingRateNamesItsPointer) {
   EXPECT_EQ(ErrorAfter([](nlohmann::json& j) { j["rates"].erase("pinned_h2d"); }),
             "/rates/pinned_h2d: missing");

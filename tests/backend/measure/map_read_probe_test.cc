@@ -1,0 +1,74 @@
+// ProbeMappedPages: a cost per page above 0 and below a millisecond on a file in the page
+// cache, its pages counted; fewer gathers than threads take a thread a gather; a file smaller
+// than a gather, and one shorter than its descriptor says, are errors that say so.
+#include "backend/measure/map_read_probe.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace loadplan::backend {
+namespace {
+
+// A file of `bytes` (written, so in the page cache), removed with the fixture.
+class MapReadProbeTest : public ::testing::Test {
+ protected:
+  void Write(uint64_t bytes) {
+    path_ = (std::filesystem::temp_directory_path() /
+             ("loadplan-map-probe-" + std::to_string(::getpid())))
+                .string();
+    std::vector<char> data(bytes, 'x');
+    std::ofstream(path_, std::ios::binary).write(data.data(), static_cast<long>(data.size()));
+    fd_ = ::open(path_.c_str(), O_RDONLY);
+    ASSERT_GE(fd_, 0);
+  }
+  [[nodiscard]] FileRef Ref(uint64_t bytes) const {
+    return {.path = path_, .fd = fd_, .size_at_open = bytes};
+  }
+  void TearDown() override {
+    if (fd_ >= 0) ::close(fd_);
+    if (!path_.empty()) std::filesystem::remove(path_);
+  }
+  std::string path_;
+  int fd_ = -1;
+};
+
+TEST_F(MapReadProbeTest, APageCostsMoreThanNothingAndLessThanAMillisecond) {
+  Write(uint64_t{16} << 20);  // 4 gathers of 4 MiB, 1,021 pages each
+  const base::Result<MapReadCost> c = ProbeMappedPages(Ref(uint64_t{16} << 20), 2);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->pages, 4u * 1021u);
+  EXPECT_EQ(c->threads, 2u);
+  EXPECT_GT(c->per_page_s, 0);
+  EXPECT_LT(c->per_page_s, 1e-3);
+  const base::Result<MapReadCost> wide = ProbeMappedPages(Ref(uint64_t{16} << 20), 12);
+  ASSERT_TRUE(wide.ok()) << wide.status().message();
+  EXPECT_EQ(wide->threads, 4u);  // a thread a gather
+  const base::Result<MapReadCost> capped =
+      ProbeMappedPages(Ref(uint64_t{16} << 20), 1, uint64_t{8} << 20);
+  ASSERT_TRUE(capped.ok()) << capped.status().message();
+  EXPECT_EQ(capped->pages, 2u * 1021u);
+}
+
+TEST_F(MapReadProbeTest, TooSmallAFileOrAShortOneIsAnError) {
+  Write(uint64_t{1} << 20);
+  const base::Result<MapReadCost> small = ProbeMappedPages(Ref(uint64_t{1} << 20), 2);
+  ASSERT_FALSE(small.ok());
+  EXPECT_NE(small.status().message().find("smaller than one gather"), std::string::npos)
+      << small.status().message();
+  // The caller says the file is larger than it is: the mapping ends where the file does.
+  const base::Result<MapReadCost> past = ProbeMappedPages(Ref(uint64_t{64} << 20), 2);
+  ASSERT_FALSE(past.ok());
+  EXPECT_EQ(past.status().kind(), base::ErrorKind::kIo);
+  EXPECT_NE(past.status().message().find(path_), std::string::npos) << past.status().message();
+}
+
+}  // namespace
+}  // namespace loadplan::backend

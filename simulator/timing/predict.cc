@@ -42,6 +42,7 @@ struct Rates {
   double threads = 1;
   uint64_t chunk = 1;
   double slots = 0;  // read-ahead bytes: 2 slots a thread
+  bool hot = true;   // the checkpoint in the page cache
 };
 
 Rates RatesOf(const MachineProfile& profile, bool hot) {
@@ -50,13 +51,15 @@ Rates RatesOf(const MachineProfile& profile, bool hot) {
           .threads = static_cast<double>(std::max<uint32_t>(profile.io_threads, 1)),
           .chunk = std::max<uint64_t>(profile.chunk_bytes, 1)};
   r.slots = 2 * r.threads * static_cast<double>(r.chunk);
+  r.hot = hot;
   return r;
 }
 
 // A strided slice's read (runs under a chunk), chosen as the load's --slice-read auto chooses
 // (slice_read.h: the page cache's read rate, the profile's per-run and per-page costs, its I/O
 // threads): its covering span, the bytes between its runs at the read rate; a map of the span's
-// pages; or a pread per run, spread over the threads. A slice the plan cannot weigh (no
+// pages (from an evicted file, also the pages' bytes beyond the runs at the read rate); or a
+// pread per run, spread over the threads. A slice the plan cannot weigh (no
 // extent) is read by runs, as the load reads it. Returns the stream time it adds beyond its
 // bytes.
 double PredictSliceRead(const PlannedBuffer& b, uint64_t runs, const MachineProfile& profile,
@@ -73,10 +76,16 @@ double PredictSliceRead(const PlannedBuffer& b, uint64_t runs, const MachineProf
     return gap_s;
   }
   if (how == SliceRead::kMap) {
-    const double map_s = SliceReadSeconds(how, *planned, costs);
+    // From an evicted file the span's pages come from the disk, gaps and all.
+    const uint64_t pages = SpanPages(*planned);
+    const uint64_t gap =
+        r.hot ? 0 : std::max(pages * kPageBytes, planned->bytes()) - planned->bytes();
+    const double map_s = SliceReadSeconds(how, *planned, costs) +
+                         (gap > 0 && r.read_rate > 0 ? static_cast<double>(gap) / r.read_rate : 0);
     ++out.slices_by_map;
-    out.slice_map_pages += SpanPages(*planned);
+    out.slice_map_pages += pages;
     out.slice_map_s += map_s;
+    out.read_bytes += gap;
     return map_s;
   }
   const double preads_s = static_cast<double>(runs) * costs.per_run_s / r.threads;

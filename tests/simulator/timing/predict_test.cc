@@ -242,6 +242,11 @@ TEST(Predict, AColumnSliceIsMappedWhereItsPagesCostLeast) {
                       "threads): 1 slices, 1 pages"),
             std::string::npos)
       << text;
+  // From an evicted file the page's bytes beyond the runs (4096 - 1000) come from the disk.
+  const LoadTimePrediction cold = PredictLoad(p, m, {.cache = Cache::kCold});
+  EXPECT_EQ(cold.slices_by_map, 1u);
+  EXPECT_EQ(cold.read_bytes, 4096u);
+  EXPECT_NEAR(cold.slice_map_s, 1e-6 + 3096 / m.direct_read, 1e-12);
   m.per_page_s = 2e-5;  // 10 us: the runs are cheaper again
   EXPECT_EQ(PredictLoad(p, m).slices_by_runs, 1u);
   EXPECT_EQ(ChooseSliceRead(

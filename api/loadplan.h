@@ -71,7 +71,7 @@ struct LoadOptions {
   // A slice along a dimension > 0: run by run, its covering span, its pages mapped, or chosen
   // per slice (auto) from slice_costs (a read_rate of 0 takes the built-in profile's
   // page-cache read rate, or its direct read rate with direct_io; `run --machine` gives the
-  // profile's, with its per-page cost where `calibrate` measured one).
+  // profile's, with its per-run and per-page costs where `calibrate` measured them).
   simulator::timing::SliceRead slice_read = simulator::timing::SliceRead::kAuto;
   simulator::timing::SliceReadCosts slice_costs;
   simulator::PlanOptions plan;  // placement, lanes, prefetch overrides (naive above wins)

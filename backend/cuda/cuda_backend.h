@@ -40,8 +40,8 @@ struct CudaOptions {
   bool direct_io = false;
   // A slice along a dimension > 0 (its runs strided in the file): read run by run, its
   // covering span and gathered, or its pages mapped (simulator/timing/slice_read.h); kAuto
-  // chooses per slice from `slice_costs` (its threads are io_threads; the map only where
-  // per_page_s is measured and the reads are buffered). Runs of a chunk or more are read each as a
+  // chooses per slice from `slice_costs` (its threads are io_threads; the map only when the
+  // reads are buffered). Runs of a chunk or more are read each as a
   // fill.
   simulator::timing::SliceRead slice_read = simulator::timing::SliceRead::kAuto;
   simulator::timing::SliceReadCosts slice_costs;

@@ -244,12 +244,12 @@ std::string SlicesText(const LoadTimePrediction& p, const MachineProfile& profil
       p.slice_span_s, p.read_bytes / 1e9, p.fill_bytes / 1e9,
       p.fill_bytes > 0 ? static_cast<double>(p.read_bytes) / static_cast<double>(p.fill_bytes)
                        : 1.0);
-  if (profile.per_page_s > 0) {
+  if (p.slices_by_map > 0) {
     s += fmt::format(
-        "  map (the span's pages populated, at the profile's {:.3f} us a page over {} threads): "
-        "{} slices, {} pages, {:.3f} s of the stream\n",
-        profile.per_page_s * 1e6, profile.io_threads, p.slices_by_map, p.slice_map_pages,
-        p.slice_map_s);
+        "  map (the span's pages populated, at {:.3f} us a page{} over {} threads): {} slices, "
+        "{} pages, {:.3f} s of the stream\n",
+        PerPageSeconds(profile) * 1e6, profile.per_page_s > 0 ? ", the profile's" : ", the default",
+        profile.io_threads, p.slices_by_map, p.slice_map_pages, p.slice_map_s);
   }
   if (p.slices_unweighed > 0) {
     s += fmt::format(

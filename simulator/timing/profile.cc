@@ -295,10 +295,14 @@ double PerRunSeconds(const MachineProfile& p) {
   return p.per_run_s > 0 ? p.per_run_s : kDefaultPerRunSeconds;
 }
 
+double PerPageSeconds(const MachineProfile& p) {
+  return p.per_page_s > 0 ? p.per_page_s : kDefaultPerPageSeconds;
+}
+
 SliceReadCosts SliceCostsOf(const MachineProfile& p, bool direct_io) {
   return {.per_run_s = PerRunSeconds(p),
           .read_rate = direct_io ? p.direct_read : p.page_cache_read,
-          .per_page_s = direct_io ? 0 : p.per_page_s,
+          .per_page_s = direct_io ? 0 : PerPageSeconds(p),
           .threads = p.io_threads};
 }
 

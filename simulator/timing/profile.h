@@ -40,7 +40,7 @@ struct MachineProfile {
   double per_run_s = 0;
   // One page of a strided slice's span populated through the file's mapping and its runs
   // copied out, on each of the I/O threads at once (slice_read.h, the map read): 0 where the
-  // profile has no figure, and then auto does not take the map.
+  // profile has no figure (PerPageSeconds gives the default then).
   double per_page_s = 0;
   // Derive kernels: bytes read + written per second, by registry name.
   std::map<std::string, double> kernels;
@@ -65,6 +65,8 @@ nlohmann::json ProfileJson(const MachineProfile& p);
 
 // The profile's per_run_s, or kDefaultPerRunSeconds where it has none.
 double PerRunSeconds(const MachineProfile& p);
+// The profile's per_page_s, or kDefaultPerPageSeconds where it has none.
+double PerPageSeconds(const MachineProfile& p);
 
 // The costs a strided slice's read is weighed by (slice_read.h) on this machine: buffered, the
 // page cache's read rate and the map's per-page cost; with O_DIRECT, the direct read rate and

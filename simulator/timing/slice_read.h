@@ -19,8 +19,7 @@ enum class SliceRead : uint8_t {
   kAuto,  // ChooseSliceRead per slice
   kRuns,  // a pread per run
   kSpan,  // the covering bytes, gathered
-  kMap,   // the covering pages mapped, the runs copied out (buffered only: auto weighs it
-          // where the machine's per-page cost is measured)
+  kMap,   // the covering pages mapped, the runs copied out (buffered only)
 };
 
 std::string_view SliceReadName(SliceRead r);  // "auto", "runs", "span", "map"
@@ -34,6 +33,14 @@ std::optional<SliceRead> SliceReadOf(std::string_view name);
 // measures the machine's own (rates.per_run_s, backend/measure/run_read_probe.h).
 inline constexpr double kDefaultPerRunSeconds = 1.0e-6;
 
+// The cost of one page of a span mapped and populated, its runs copied, on each of 12 I/O
+// threads gathering at once: `calibrate`'s map probe on an H100 host (L3 300 MiB) on
+// 2026-12-06, 0.035 and 0.033 us in two calls (docs/performance-journal.md, "Auto maps"). There
+// a TP=8 column split read by map loaded at 3.1x its runs and 3.5x its span; on every pattern
+// measured (bench_slice_reads, both machines) the map beat the better of the other two. The
+// default where a profile has no figure (rates.per_page_s).
+inline constexpr double kDefaultPerPageSeconds = 3.5e-8;
+
 // The page a map read populates: the span's pages, from the one holding the first run's first
 // byte to the one holding the last run's last byte (4 KiB: x86-64's and the GPU hosts').
 inline constexpr uint64_t kPageBytes = 4096;
@@ -42,9 +49,9 @@ struct SliceReadCosts {
   double per_run_s = kDefaultPerRunSeconds;  // one run's pread, on each of the threads
   double read_rate = 0;                      // bytes/s of bulk reads, all threads (0: unknown)
   // One page of a span populated and its runs copied, on each of the threads, the map read's
-  // cost (backend/measure/map_read_probe.h): 0 where not measured, or reading with O_DIRECT,
-  // and then auto does not take the map.
-  double per_page_s = 0;
+  // cost (backend/measure/map_read_probe.h); 0 when reading with O_DIRECT, and then auto does
+  // not take the map.
+  double per_page_s = kDefaultPerPageSeconds;
   uint32_t threads = 1;  // the I/O threads sharing the runs
 };
 

@@ -176,6 +176,7 @@ TEST(Predict, AColumnSliceWithItsExtentIsReadTheCheaperWay) {
   Fill(p, 3);  // w: 1000 B
   MachineProfile m = Round();
   m.per_fill_s = 1e-9;
+  m.per_page_s = 1;  // a second a page: the map never wins here (the next test weighs it)
   const LoadTimePrediction whole = PredictLoad(p, m);
   p.buffers[3].shape = std::vector<uint64_t>{10, 50};
   p.buffers[3].dtype = base::Dtype::kBF16;
@@ -205,15 +206,17 @@ TEST(Predict, AColumnSliceWithItsExtentIsReadTheCheaperWay) {
   EXPECT_EQ(PredictionJson(span, m)["slices"]["by_span"], 1);
   EXPECT_EQ(PredictionJson(span, m)["read_bytes"], 1900);
   // The same choice the CUDA backend makes at the load with the profile's figures.
-  EXPECT_EQ(ChooseSliceRead(*runs, {.per_run_s = 1e-3, .read_rate = 4e6, .threads = 2}),
-            SliceRead::kSpan);
-  EXPECT_EQ(ChooseSliceRead(*runs, {.per_run_s = 1e-6, .read_rate = 4e6, .threads = 2}),
-            SliceRead::kRuns);
+  EXPECT_EQ(
+      ChooseSliceRead(*runs, {.per_run_s = 1e-3, .read_rate = 4e6, .per_page_s = 1, .threads = 2}),
+      SliceRead::kSpan);
+  EXPECT_EQ(
+      ChooseSliceRead(*runs, {.per_run_s = 1e-6, .read_rate = 4e6, .per_page_s = 1, .threads = 2}),
+      SliceRead::kRuns);
 }
 
-// With a per-page cost in the profile (calibrate's map probe) the plan weighs the map too: the
-// same slice (10 runs of 100 B, span 1900 B at 100 B in: one page) costs one page over the
-// threads. Without that figure, or reading with O_DIRECT, the map is not weighed.
+// The plan weighs the map too, at the profile's per-page cost (calibrate's map probe) or the
+// default: the same slice (10 runs of 100 B, span 1900 B at 100 B in: one page) costs one page
+// over the threads. Reading with O_DIRECT, the map is not weighed.
 TEST(Predict, AColumnSliceIsMappedWhereItsPagesCostLeast) {
   LoadPlan p = Base();
   Fill(p, 3);
@@ -238,7 +241,7 @@ TEST(Predict, AColumnSliceIsMappedWhereItsPagesCostLeast) {
   EXPECT_EQ(PredictionJson(mapped, m)["slices"]["by_map"], 1);
   EXPECT_EQ(PredictionJson(mapped, m)["slices"]["map_pages"], 1);
   const std::string text = PredictionText(mapped, m);
-  EXPECT_NE(text.find("map (the span's pages populated, at the profile's 2.000 us a page over 2 "
+  EXPECT_NE(text.find("map (the span's pages populated, at 2.000 us a page, the profile's over 2 "
                       "threads): 1 slices, 1 pages"),
             std::string::npos)
       << text;
@@ -249,6 +252,13 @@ TEST(Predict, AColumnSliceIsMappedWhereItsPagesCostLeast) {
   EXPECT_NEAR(cold.slice_map_s, 1e-6 + 3096 / m.direct_read, 1e-12);
   m.per_page_s = 2e-5;  // 10 us: the runs are cheaper again
   EXPECT_EQ(PredictLoad(p, m).slices_by_runs, 1u);
+  m.per_page_s = 0;  // none in the profile: the default, far under the runs' 5 us
+  const LoadTimePrediction by_default = PredictLoad(p, m);
+  EXPECT_EQ(by_default.slices_by_map, 1u);
+  EXPECT_NEAR(by_default.slice_map_s, kDefaultPerPageSeconds / 2, 1e-15);
+  EXPECT_NE(PredictionText(by_default, m).find("a page, the default over 2 threads"),
+            std::string::npos)
+      << PredictionText(by_default, m);
   EXPECT_EQ(ChooseSliceRead(
                 *runs, {.per_run_s = 1e-6, .read_rate = 4e6, .per_page_s = 2e-6, .threads = 2}),
             SliceRead::kMap);

@@ -44,11 +44,12 @@ TEST(Profile, PerRunCostIsOptionalAndRoundTrips) {
             "/rates/per_run_s: expected a number > 0");
 }
 
-// The map's per-page cost: optional like per_run_s, with no default (0: auto never maps).
+// The map's per-page cost: optional like per_run_s (absent: the default).
 TEST(Profile, PerPageCostIsOptionalAndRoundTrips) {
   MachineProfile p = DefaultH200Profile();
   EXPECT_FALSE(ProfileJson(p)["rates"].contains("per_page_s"));
-  EXPECT_EQ(SliceCostsOf(p).per_page_s, 0);
+  EXPECT_EQ(SliceCostsOf(p).per_page_s, kDefaultPerPageSeconds);
+  EXPECT_EQ(SliceCostsOf(p, /*direct_io=*/true).per_page_s, 0);  // O_DIRECT maps nothing
   p.per_page_s = 8e-8;
   base::Result<MachineProfile> back = ParseProfile(Text(p));
   ASSERT_TRUE(back.ok()) << back.status().message();

@@ -3,12 +3,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <thread>
+#include <memory>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "backend/checkpoint/mapped_read.h"
+#include "backend/measure/passes.h"
 
 namespace loadplan::backend {
 namespace {
@@ -36,19 +37,11 @@ base::Result<double> Pass(const FileRef& file, uint64_t gathers, uint32_t thread
   const auto t0 = std::chrono::steady_clock::now();
   base::Result<std::unique_ptr<FileMapping>> mapping = FileMapping::Map(file);
   if (!mapping.ok()) return mapping.status();
-  std::vector<base::Status> status(threads, base::Status::Ok());
-  {
-    std::vector<std::jthread> pool;
-    for (uint32_t t = 0; t < threads; ++t) {
-      pool.emplace_back([&, t] { status[t] = Gathers(**mapping, file, gathers, t, threads); });
-    }
-  }
+  base::Status st =
+      OnThreads(threads, [&](uint32_t t) { return Gathers(**mapping, file, gathers, t, threads); });
   mapping->reset();
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  for (const base::Status& st : status) {
-    if (!st.ok()) return st;
-  }
-  return s;
+  if (!st.ok()) return st;
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace
@@ -58,21 +51,15 @@ base::Result<MapReadCost> ProbeMappedPages(const FileRef& file, uint32_t threads
   const uint64_t gathers = std::min(file.size_at_open, max_bytes) / kGatherSpan;
   if (gathers == 0) {
     return base::Status::Error(
-        fmt::format("map read probe: {} ({} bytes) is smaller than one "
-                    "gather of {} bytes",
+        fmt::format("map read probe: {} ({} bytes) is smaller than one gather of {} bytes",
                     file.path, file.size_at_open, kGatherSpan));
   }
   threads = static_cast<uint32_t>(std::clamp<uint64_t>(threads, 1, gathers));
-  std::vector<double> t;
-  for (int r = 0; r < 4; ++r) {
-    base::Result<double> s = Pass(file, gathers, threads);
-    if (!s.ok()) return s.status();
-    if (r > 0) t.push_back(*s);
-  }
-  std::sort(t.begin(), t.end());
+  const base::Result<double> median = MedianOfThree([&] { return Pass(file, gathers, threads); });
+  if (!median.ok()) return median.status();
   // A gather populates from its first run's page to its last run's.
   const uint64_t pages = gathers * (((kRunsAGather - 1) * kStride + kRunBytes + kPage - 1) / kPage);
-  return MapReadCost{.per_page_s = t[1] * threads / static_cast<double>(pages),
+  return MapReadCost{.per_page_s = *median * threads / static_cast<double>(pages),
                      .pages = pages,
                      .threads = threads};
 }

@@ -7,10 +7,11 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
+
+#include "backend/measure/passes.h"
 
 namespace loadplan::backend {
 namespace {
@@ -35,30 +36,18 @@ base::Status Preads(int fd, uint64_t first, uint64_t runs, uint64_t size) {
 
 // Seconds of one pass: `threads` threads at once, `runs` preads of `size` bytes each.
 base::Result<double> Pass(int fd, uint64_t runs, uint64_t size, uint32_t threads) {
-  std::vector<base::Status> status(threads, base::Status::Ok());
   const auto t0 = std::chrono::steady_clock::now();
-  {
-    std::vector<std::jthread> pool;
-    for (uint32_t t = 0; t < threads; ++t)
-      pool.emplace_back([&, t] { status[t] = Preads(fd, t * runs, runs, size); });
+  if (base::Status st =
+          OnThreads(threads, [&](uint32_t t) { return Preads(fd, t * runs, runs, size); });
+      !st.ok()) {
+    return st;
   }
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  for (const base::Status& st : status) {
-    if (!st.ok()) return st;
-  }
-  return s;
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 // The median of 3 passes after a warm-up.
 base::Result<double> MedianPass(int fd, uint64_t runs, uint64_t size, uint32_t threads) {
-  std::vector<double> t;
-  for (int r = 0; r < 4; ++r) {
-    base::Result<double> s = Pass(fd, runs, size, threads);
-    if (!s.ok()) return s.status();
-    if (r > 0) t.push_back(*s);
-  }
-  std::sort(t.begin(), t.end());
-  return t[1];
+  return MedianOfThree([&] { return Pass(fd, runs, size, threads); });
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 
 #include "backend/checkpoint/safetensors.h"
 #include "backend/checkpoint/safetensors_write.h"
+#include "tests/backend/scratch_file.h"
 
 namespace loadplan::backend {
 namespace {
@@ -28,22 +29,15 @@ namespace fs = std::filesystem;
 class FileReadTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    path_ = (fs::temp_directory_path() /
-             ("lp_read_" + std::to_string(::getpid()) + "_" +
-              ::testing::UnitTest::GetInstance()->current_test_info()->name()))
-                .string();
     bytes_.resize(100);
     std::iota(bytes_.begin(), bytes_.end(), uint8_t{1});
-    std::ofstream(path_, std::ios::binary)
-        .write(reinterpret_cast<const char*>(bytes_.data()), static_cast<std::streamsize>(100));
-    fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    file_.emplace("lp_read_", bytes_);
+    path_ = file_->path();
+    fd_ = file_->fd();
     ASSERT_GE(fd_, 0);
   }
-  void TearDown() override {
-    ::close(fd_);
-    fs::remove(path_);
-  }
-  FileRef Ref() const { return {path_, fd_, 100}; }
+  FileRef Ref() const { return file_->Ref(100); }
+  std::optional<test_support::ScratchFile> file_;
   std::string path_;
   int fd_ = -1;
   std::vector<uint8_t> bytes_;
@@ -96,15 +90,11 @@ class DirectReadTest : public ::testing::Test {
  protected:
   static constexpr uint64_t kSize = 5 * kDirectAlign + 123;
   void SetUp() override {
-    path_ = (fs::temp_directory_path() /
-             ("lp_direct_" + std::to_string(::getpid()) + "_" +
-              ::testing::UnitTest::GetInstance()->current_test_info()->name()))
-                .string();
     bytes_.resize(kSize);
     for (uint64_t i = 0; i < kSize; ++i) bytes_[i] = static_cast<uint8_t>(i * 7 + i / 251 + 1);
-    std::ofstream(path_, std::ios::binary)
-        .write(reinterpret_cast<const char*>(bytes_.data()), static_cast<std::streamsize>(kSize));
-    fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    file_.emplace("lp_direct_", bytes_);
+    path_ = file_->path();
+    fd_ = file_->fd();
     ASSERT_GE(fd_, 0);
     base::Result<DirectFile> d = DirectFile::Open(Ref());
     if (!d.ok()) GTEST_SKIP() << "no O_DIRECT here: " << d.status().message();
@@ -114,10 +104,8 @@ class DirectReadTest : public ::testing::Test {
   void TearDown() override {
     std::free(buffer_);
     direct_.reset();
-    ::close(fd_);
-    fs::remove(path_);
   }
-  FileRef Ref() const { return {path_, fd_, kSize}; }
+  FileRef Ref() const { return file_->Ref(kSize); }
   std::span<uint8_t> Buffer(uint64_t n) const { return {buffer_, DirectBufferBytes(n)}; }
   // The bytes [offset, +n) through ReadDirect equal the file's.
   void ExpectRead(uint64_t offset, uint64_t n, IoFaultState* faults = nullptr) {
@@ -129,6 +117,7 @@ class DirectReadTest : public ::testing::Test {
     EXPECT_EQ(*at, offset % kDirectAlign);
     EXPECT_TRUE(std::equal(buffer_ + *at, buffer_ + *at + n, bytes_.begin() + offset));
   }
+  std::optional<test_support::ScratchFile> file_;
   std::string path_;
   int fd_ = -1;
   std::optional<DirectFile> direct_;

@@ -4,43 +4,33 @@
 // never a crash; a SIGBUS outside a guarded copy still reaches the handler before ours.
 #include "backend/checkpoint/mapped_read.h"
 
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "tests/backend/scratch_file.h"
+
 namespace loadplan::backend {
 namespace {
-
-namespace fs = std::filesystem;
 
 class MappedReadTest : public ::testing::Test {
  protected:
   static constexpr uint64_t kBytes = 3 * 4096 + 100;
   void SetUp() override {
-    path_ = (fs::temp_directory_path() /
-             ("lp_mapped_" + std::to_string(::getpid()) + "_" +
-              ::testing::UnitTest::GetInstance()->current_test_info()->name()))
-                .string();
     bytes_.resize(kBytes);
     for (uint64_t i = 0; i < kBytes; ++i) bytes_[i] = static_cast<uint8_t>(i * 7 + i / 251);
-    std::ofstream(path_, std::ios::binary)
-        .write(reinterpret_cast<const char*>(bytes_.data()), static_cast<std::streamsize>(kBytes));
-    fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    file_.emplace("lp_mapped_", bytes_);
+    path_ = file_->path();
+    fd_ = file_->fd();
     ASSERT_GE(fd_, 0);
   }
-  void TearDown() override {
-    ::close(fd_);
-    fs::remove(path_);
-  }
-  FileRef Ref() const { return {path_, fd_, kBytes}; }
+  FileRef Ref() const { return file_->Ref(kBytes); }
   // What the runs are, from the bytes written.
   std::vector<uint8_t> Expected(const MappedRuns& r) const {
     std::vector<uint8_t> out;
@@ -50,6 +40,7 @@ class MappedReadTest : public ::testing::Test {
     }
     return out;
   }
+  std::optional<test_support::ScratchFile> file_;
   std::string path_;
   int fd_ = -1;
   std::vector<uint8_t> bytes_;

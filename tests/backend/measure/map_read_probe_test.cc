@@ -3,16 +3,14 @@
 // than a gather, and one shorter than its descriptor says, are errors that say so.
 #include "backend/measure/map_read_probe.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "tests/backend/scratch_file.h"
 
 namespace loadplan::backend {
 namespace {
@@ -21,23 +19,13 @@ namespace {
 class MapReadProbeTest : public ::testing::Test {
  protected:
   void Write(uint64_t bytes) {
-    path_ = (std::filesystem::temp_directory_path() /
-             ("loadplan-map-probe-" + std::to_string(::getpid())))
-                .string();
-    std::vector<char> data(bytes, 'x');
-    std::ofstream(path_, std::ios::binary).write(data.data(), static_cast<long>(data.size()));
-    fd_ = ::open(path_.c_str(), O_RDONLY);
-    ASSERT_GE(fd_, 0);
+    file_.emplace("loadplan-map-probe-", std::vector<uint8_t>(bytes, 'x'));
+    ASSERT_GE(file_->fd(), 0);
+    path_ = file_->path();
   }
-  [[nodiscard]] FileRef Ref(uint64_t bytes) const {
-    return {.path = path_, .fd = fd_, .size_at_open = bytes};
-  }
-  void TearDown() override {
-    if (fd_ >= 0) ::close(fd_);
-    if (!path_.empty()) std::filesystem::remove(path_);
-  }
+  [[nodiscard]] FileRef Ref(uint64_t bytes) const { return file_->Ref(bytes); }
+  std::optional<test_support::ScratchFile> file_;
   std::string path_;
-  int fd_ = -1;
 };
 
 TEST_F(MapReadProbeTest, APageCostsMoreThanNothingAndLessThanAMillisecond) {

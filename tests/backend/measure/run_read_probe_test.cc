@@ -3,16 +3,14 @@
 // errors that say so.
 #include "backend/measure/run_read_probe.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "tests/backend/scratch_file.h"
 
 namespace loadplan::backend {
 namespace {
@@ -21,19 +19,11 @@ namespace {
 class RunReadProbeTest : public ::testing::Test {
  protected:
   void Write(uint64_t bytes) {
-    path_ = (std::filesystem::temp_directory_path() /
-             ("loadplan-run-probe-" + std::to_string(::getpid())))
-                .string();
-    std::vector<char> data(bytes, 'x');
-    std::ofstream(path_, std::ios::binary).write(data.data(), static_cast<long>(data.size()));
-    fd_ = ::open(path_.c_str(), O_RDONLY);
+    file_.emplace("loadplan-run-probe-", std::vector<uint8_t>(bytes, 'x'));
+    fd_ = file_->fd();
     ASSERT_GE(fd_, 0);
   }
-  void TearDown() override {
-    if (fd_ >= 0) ::close(fd_);
-    if (!path_.empty()) std::filesystem::remove(path_);
-  }
-  std::string path_;
+  std::optional<test_support::ScratchFile> file_;
   int fd_ = -1;
 };
 

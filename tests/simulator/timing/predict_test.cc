@@ -169,6 +169,15 @@ TEST(Predict, AColumnSlicePaysAPreadPerRun) {
   EXPECT_DOUBLE_EQ(PredictLoad(p, m).wall_s, whole.wall_s);
 }
 
+// Buffer w (1000 B) as the columns [50, 100) of a 10 x 100 BF16 tensor: 10 runs of 100 B,
+// 200 B apart, the first 100 B in; span 1900 B.
+void SliceColumns(PlannedBuffer& b) {
+  b.shape = std::vector<uint64_t>{10, 50};
+  b.dtype = base::Dtype::kBF16;
+  b.tensor = "w";
+  b.slice = verifier::TensorSlice{.dim = 1, .start = 50, .length = 50, .extent = 100};
+}
+
 // With its tensor's extent the plan weighs a column slice's span against its runs, as the
 // load's --slice-read auto does (slice_read.h): 10 runs of 100 B, 200 B apart, span 1900 B.
 TEST(Predict, AColumnSliceWithItsExtentIsReadTheCheaperWay) {
@@ -178,10 +187,7 @@ TEST(Predict, AColumnSliceWithItsExtentIsReadTheCheaperWay) {
   m.per_fill_s = 1e-9;
   m.per_page_s = 1;  // a second a page: the map never wins here (the next test weighs it)
   const LoadTimePrediction whole = PredictLoad(p, m);
-  p.buffers[3].shape = std::vector<uint64_t>{10, 50};
-  p.buffers[3].dtype = base::Dtype::kBF16;
-  p.buffers[3].tensor = "w";
-  p.buffers[3].slice = verifier::TensorSlice{.dim = 1, .start = 50, .length = 50, .extent = 100};
+  SliceColumns(p.buffers[3]);
   const std::optional<base::SliceRuns> runs = PlannedSliceRuns(p.buffers[3]);
   ASSERT_TRUE(runs.has_value());
   EXPECT_EQ(*runs, (base::SliceRuns{.first = 100, .run_bytes = 100, .count = 10, .stride = 200}));
@@ -223,10 +229,7 @@ TEST(Predict, AColumnSliceIsMappedWhereItsPagesCostLeast) {
   MachineProfile m = Round();
   m.per_fill_s = 1e-9;
   const LoadTimePrediction whole = PredictLoad(p, m);
-  p.buffers[3].shape = std::vector<uint64_t>{10, 50};
-  p.buffers[3].dtype = base::Dtype::kBF16;
-  p.buffers[3].tensor = "w";
-  p.buffers[3].slice = verifier::TensorSlice{.dim = 1, .start = 50, .length = 50, .extent = 100};
+  SliceColumns(p.buffers[3]);
   const std::optional<base::SliceRuns> runs = PlannedSliceRuns(p.buffers[3]);
   ASSERT_TRUE(runs.has_value());
   EXPECT_EQ(SpanPages(*runs), 1u);

@@ -41,7 +41,7 @@ struct Report {
   std::string manifest, checkpoint, mode;  // mode: "staged" | "naive"
   bool derive = true;
   bool direct = false;     // --direct: O_DIRECT reads
-  std::string slice_read;  // --slice-read: auto, runs or span
+  std::string slice_read;  // --slice-read: auto, runs, span or map
   uint32_t lanes = 1, prefetch = 0, io_threads = 0;
   uint64_t chunk_bytes = 0;
   uint64_t read_bytes = 0;  // pread size within a chunk (0: one pread per chunk)

@@ -330,7 +330,7 @@ void AddRunIo(CLI::App* cmd, cli::RunCliOptions& o) {
                               "A slice along a dimension > 0: a pread per run, its covering span "
                               "gathered on the way to the device, its runs copied out of a "
                               "mapping of the file's pages (buffered reads), or chosen per slice "
-                              "from the machine's figures between runs and span (default auto)"),
+                              "from the machine's figures among the three (default auto)"),
               {"auto", "runs", "span", "map"});
   cmd->add_option("--io-threads", o.io_threads,
                   "I/O threads (each with pinned double buffers and a stream)")

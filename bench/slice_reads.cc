@@ -7,10 +7,15 @@
 //   bench_slice_reads [THREADS=2] [GIB=1] [ROUNDS=3] [DIR=/tmp]
 // Patterns: a Llama-3.1-8B o_proj column at TP=8 (1 KiB runs 8 KiB apart), a down_proj column
 // at TP=8 (3.5 KiB of 28 KiB), gpt-oss's MXFP4 down blocks at TP=8 (192 B of 1,440 B).
+// Then the slice-read model checked against the same rounds: `calibrate`'s two probes
+// (ProbeRunReads, ProbeMappedPages) and the bulk read rate measured here with THREADS threads,
+// the path ChooseSliceRead takes with them for each pattern (what `--slice-read auto` and the
+// plan take), and its best rate ÷ the fastest of runs, span and map once.
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -23,7 +28,10 @@
 
 #include "backend/checkpoint/file_read.h"
 #include "backend/checkpoint/mapped_read.h"
+#include "backend/measure/map_read_probe.h"
+#include "backend/measure/run_read_probe.h"
 #include "bench/hot_file.h"
+#include "simulator/timing/slice_read.h"
 
 namespace {
 
@@ -90,6 +98,30 @@ double Time(const FileRef& f, uint64_t bytes, uint64_t run, uint64_t stride, int
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// The figures auto weighs, measured on this file with `threads` threads: the probes' per-run and
+// per-page costs, and the bulk read rate (4 MiB reads, the span path on contiguous bytes).
+bool MeasureCosts(const FileRef& f, uint64_t bytes, int threads,
+                  loadplan::simulator::timing::SliceReadCosts& costs) {
+  const auto runs = loadplan::backend::ProbeRunReads(f.fd, bytes, 65536, threads);
+  const auto pages = loadplan::backend::ProbeMappedPages(f, threads);
+  if (!runs.ok() || !pages.ok()) {
+    fmt::print(stderr, "bench_slice_reads: {}\n",
+               runs.ok() ? pages.status().message() : runs.status().message());
+    return false;
+  }
+  std::vector<uint8_t> out(bytes);
+  bool ok = true;
+  const double s = Time(f, bytes, kChunk, kChunk, threads, Span, out, ok);
+  costs = {.per_run_s = runs->per_run_s,
+           .read_rate = static_cast<double>(bytes) / s,
+           .per_page_s = pages->per_page_s,
+           .threads = static_cast<uint32_t>(threads)};
+  fmt::print(
+      "\nmeasured with {} threads: {:.2f} us a run, {:.3f} us a page, bulk reads {:.2f} GB/s\n",
+      threads, costs.per_run_s * 1e6, costs.per_page_s * 1e6, costs.read_rate / 1e9);
+  return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -121,7 +153,9 @@ int main(int argc, char** argv) {
       "best of runs and span |\n");
   fmt::print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
   int rc = 0;
+  std::vector<std::array<double, 4>> best;  // each pattern's best GB/s by path
   for (const auto& p : patterns) {
+    best.push_back({});
     std::vector<uint8_t> out(bytes / p.stride * p.run);
     for (int r = 0; r < rounds; ++r) {
       double gbps[4] = {};
@@ -140,7 +174,25 @@ int main(int argc, char** argv) {
       }
       fmt::print("| {} | {} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {:.2f} |\n", p.name, r + 1,
                  gbps[0], gbps[1], gbps[2], gbps[3], gbps[3] / std::max(gbps[0], gbps[1]));
+      for (int k = 0; k < 4; ++k) best.back()[k] = std::max(best.back()[k], gbps[k]);
     }
+  }
+  loadplan::simulator::timing::SliceReadCosts costs;
+  if (!MeasureCosts(file, bytes, threads, costs)) rc = 1;
+  fmt::print("| pattern | auto takes | its best GB/s | the fastest path's | auto / fastest |\n");
+  fmt::print("| --- | --- | ---: | ---: | ---: |\n");
+  for (size_t i = 0; i < best.size(); ++i) {
+    const auto& p = patterns[i];
+    const loadplan::base::SliceRuns runs{
+        .run_bytes = p.run, .count = bytes / p.stride, .stride = p.stride};
+    const auto how = loadplan::simulator::timing::ChooseSliceRead(runs, costs);
+    // runs, span, map once: the backend's three paths
+    const double mine = how == loadplan::simulator::timing::SliceRead::kSpan  ? best[i][1]
+                        : how == loadplan::simulator::timing::SliceRead::kMap ? best[i][3]
+                                                                              : best[i][0];
+    const double fastest = std::max({best[i][0], best[i][1], best[i][3]});
+    fmt::print("| {} | {} | {:.2f} | {:.2f} | {:.3f} |\n", p.name,
+               loadplan::simulator::timing::SliceReadName(how), mine, fastest, mine / fastest);
   }
   ::close(fd);
   ::unlink(path.c_str());

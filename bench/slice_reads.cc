@@ -6,7 +6,8 @@
 // copies the same runs into one buffer, split over THREADS threads in 4 MiB chunks of runs.
 //   bench_slice_reads [THREADS=2] [GIB=1] [ROUNDS=3] [DIR=/tmp]
 // Patterns: a Llama-3.1-8B o_proj column at TP=8 (1 KiB runs 8 KiB apart), a down_proj column
-// at TP=8 (3.5 KiB of 28 KiB), gpt-oss's MXFP4 down blocks at TP=8 (192 B of 1,440 B).
+// at TP=8 (3.5 KiB of 28 KiB), gpt-oss's MXFP4 down blocks at TP=8 (192 B of 1,440 B), and
+// the two Llama columns at TP=2 (4 KiB of 8 KiB, 14 KiB of 28 KiB).
 // Then the slice-read model checked against the same rounds: `calibrate`'s two probes
 // (ProbeRunReads, ProbeMappedPages) and the bulk read rate measured here with THREADS threads,
 // the path ChooseSliceRead takes with them for each pattern (what `--slice-read auto` and the
@@ -142,7 +143,9 @@ int main(int argc, char** argv) {
     uint64_t run, stride;
   } patterns[] = {{"o_proj TP=8", 1024, 8192},
                   {"down_proj TP=8", 3584, 28672},
-                  {"gpt-oss down blocks TP=8", 192, 1440}};
+                  {"gpt-oss down blocks TP=8", 192, 1440},
+                  {"o_proj TP=2", 4096, 8192},
+                  {"down_proj TP=2", 14336, 28672}};
   const struct {
     const char* name;
     ReadChunk read;

@@ -145,16 +145,6 @@ FileDescriptor::~FileDescriptor() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-base::Result<const DirectFile*> DirectFiles::Of(const FileRef& file) {
-  for (const auto& [fd, direct] : files_) {
-    if (fd == file.fd) return direct.get();
-  }
-  base::Result<DirectFile> opened = DirectFile::Open(file);
-  if (!opened.ok()) return opened.status();
-  files_.emplace_back(file.fd, std::make_unique<DirectFile>(std::move(*opened)));
-  return files_.back().second.get();
-}
-
 base::Result<uint64_t> ReadDirect(const FileRef& file, const DirectFile& direct, uint64_t offset,
                                   uint64_t n, std::span<uint8_t> buffer,
                                   const ReadContext& context) {

@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -104,15 +105,32 @@ class DirectFile {
   FileDescriptor fd_;
 };
 
-// The DirectFile of each file a load reads, opened at its first use and kept until the end
-// (keyed by the validated descriptor). Not thread-safe: one owner thread asks.
-class DirectFiles {
+// One T for each file a load reads, made by `Make(file)` (a base::Result of a T or of a
+// std::unique_ptr<T>) at the file's first use and kept until the end, keyed by the validated
+// descriptor. Not thread-safe: one owner thread asks.
+template <typename T, auto Make>
+class PerFile {
  public:
-  [[nodiscard]] base::Result<const DirectFile*> Of(const FileRef& file);
+  [[nodiscard]] base::Result<const T*> Of(const FileRef& file) {
+    for (const auto& [fd, made] : files_) {
+      if (fd == file.fd) return made.get();
+    }
+    auto made = Make(file);
+    if (!made.ok()) return made.status();
+    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(*made)>, T>) {
+      files_.emplace_back(file.fd, std::make_unique<T>(std::move(*made)));
+    } else {
+      files_.emplace_back(file.fd, std::move(*made));
+    }
+    return files_.back().second.get();
+  }
 
  private:
-  std::vector<std::pair<int, std::unique_ptr<DirectFile>>> files_;
+  std::vector<std::pair<int, std::unique_ptr<T>>> files_;
 };
+
+// The DirectFile of each file a load reads.
+using DirectFiles = PerFile<DirectFile, &DirectFile::Open>;
 
 // Reads [offset, offset + n) of `file` into `buffer` (kDirectAlign-aligned, at least
 // DirectBufferBytes(n) bytes) by O_DIRECT preads of whole blocks on `direct` (DirectFile of

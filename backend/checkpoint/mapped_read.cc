@@ -180,13 +180,4 @@ base::Status FileMapping::Gather(const FileRef& file, const MappedRuns& r, uint8
   return GatherFrom(base_, 0, file, r, out, context);
 }
 
-base::Result<const FileMapping*> FileMappings::Of(const FileRef& file) {
-  for (const auto& [fd, m] : files_)
-    if (fd == file.fd) return m.get();
-  base::Result<std::unique_ptr<FileMapping>> m = FileMapping::Map(file);
-  if (!m.ok()) return m.status();
-  files_.emplace_back(file.fd, std::move(*m));
-  return files_.back().second.get();
-}
-
 }  // namespace loadplan::backend

@@ -9,8 +9,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <utility>
-#include <vector>
 
 #include "backend/checkpoint/file_read.h"
 #include "base/status.h"
@@ -55,15 +53,8 @@ class FileMapping {
   uint64_t bytes_;
 };
 
-// The FileMapping of each file a load gathers from, mapped at its first use and kept until
-// the end (keyed by the validated descriptor). Not thread-safe: one owner thread asks.
-class FileMappings {
- public:
-  [[nodiscard]] base::Result<const FileMapping*> Of(const FileRef& file);
-
- private:
-  std::vector<std::pair<int, std::unique_ptr<FileMapping>>> files_;
-};
+// The FileMapping of each file a load gathers from (PerFile: mapped at its first use).
+using FileMappings = PerFile<FileMapping, &FileMapping::Map>;
 
 // The guard on its own, for tests: runs copy(), turning a SIGBUS at an address in
 // [begin, end) during it into false (the copy stopped part way); true when it finished.

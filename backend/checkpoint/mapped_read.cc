@@ -1,4 +1,5 @@
-// GatherMapped: map, populate, copy the runs under a SIGBUS guard, unmap (mapped_read.h).
+// FileMapping: map a file once; per gather populate the runs' pages and copy the runs under a
+// SIGBUS guard (mapped_read.h).
 #include "backend/checkpoint/mapped_read.h"
 
 #include <setjmp.h>
@@ -107,18 +108,17 @@ uint64_t PageBytes() {
   return page;
 }
 
-// The runs of `r` out of `map`, a mapping of the file's bytes from `map_offset` (a page
-// boundary) on: the file's size checked, the runs' pages populated, the runs copied under the
-// guard. Errors as GatherMapped's.
-base::Status GatherFrom(const char* map, uint64_t map_offset, const FileRef& file,
-                        const MappedRuns& r, uint8_t* out, const ReadContext& context) {
+// The runs of `r` out of `map`, a mapping of the whole file: the file's size checked, the runs'
+// pages populated, the runs copied under the guard. Errors as FileMapping::Gather's.
+base::Status GatherFrom(const char* map, const FileRef& file, const MappedRuns& r, uint8_t* out,
+                        const ReadContext& context) {
   const uint64_t span = (r.count - 1) * r.stride + r.run_bytes;
   struct stat st {};
   if (::fstat(file.fd, &st) != 0 || static_cast<uint64_t>(st.st_size) < r.offset + span)
     return Ended(file, context, 0, span, r.offset);
   const uint64_t first = r.offset / PageBytes() * PageBytes();
   const uint64_t length = r.offset + span - first;
-  char* pages = const_cast<char*>(map + (first - map_offset));
+  char* pages = const_cast<char*>(map + first);
   if (::madvise(pages, length, MADV_POPULATE_READ) != 0 && errno != EINVAL) {
     const int e = errno;  // EFAULT: past the end now; EIO, ENOMEM: the read or memory failed
     if (e == EFAULT) return Ended(file, context, 0, span, r.offset);
@@ -127,7 +127,7 @@ base::Status GatherFrom(const char* map, uint64_t map_offset, const FileRef& fil
                                    Where(file, context, 0, r.offset), std::strerror(e)),
                        e);
   }
-  Copy copy{.base = map + (r.offset - map_offset), .r = &r, .out = out};
+  Copy copy{.base = map + r.offset, .r = &r, .out = out};
   if (!GuardedCopy(pages, pages + length, CopyRuns, &copy))
     return Ended(file, context, 0, span, r.offset);
   return base::Status::Ok();
@@ -143,19 +143,6 @@ base::Status MapFailed(const FileRef& file, const ReadContext& context, uint64_t
 }
 
 }  // namespace
-
-base::Status GatherMapped(const FileRef& file, const MappedRuns& r, uint8_t* out,
-                          const ReadContext& context) {
-  if (r.count == 0 || r.run_bytes == 0) return base::Status::Ok();
-  if (base::Status st = InjectedFault(file, r, context); !st.ok()) return st;
-  const uint64_t start = r.offset / PageBytes() * PageBytes();
-  const uint64_t length = r.offset + (r.count - 1) * r.stride + r.run_bytes - start;
-  void* map = ::mmap(nullptr, length, PROT_READ, MAP_SHARED, file.fd, static_cast<off_t>(start));
-  if (map == MAP_FAILED) return MapFailed(file, context, r.offset, length);
-  base::Status result = GatherFrom(static_cast<const char*>(map), start, file, r, out, context);
-  ::munmap(map, length);
-  return result;
-}
 
 base::Result<std::unique_ptr<FileMapping>> FileMapping::Map(const FileRef& file) {
   struct stat st {};
@@ -177,7 +164,7 @@ base::Status FileMapping::Gather(const FileRef& file, const MappedRuns& r, uint8
   if (base::Status st = InjectedFault(file, r, context); !st.ok()) return st;
   const uint64_t span = (r.count - 1) * r.stride + r.run_bytes;
   if (r.offset + span > bytes_) return Ended(file, context, 0, span, r.offset);
-  return GatherFrom(base_, 0, file, r, out, context);
+  return GatherFrom(base_, file, r, out, context);
 }
 
 }  // namespace loadplan::backend

@@ -1,6 +1,6 @@
-// Gathering a strided slice's runs through a read-only mapping of the file (issue 30): the
-// pages of the runs' covering bytes mapped and populated in one call (MADV_POPULATE_READ: a page
-// past the end or a failed read is an error, not a signal), then each run copied out with
+// Gathering a strided slice's runs through a read-only mapping of the file (issue 30): the file
+// mapped once, the pages of a gather's covering bytes populated in one call (MADV_POPULATE_READ: a
+// page past the end or a failed read is an error, not a signal), then each run copied out with
 // memcpy. No system call per run, and no copy of the bytes between runs: the page cache's pages
 // are read in place. A file cut short while its pages are copied raises SIGBUS, which a guard
 // around the copy turns into the same kIo error a pread finds ("the file ended"); a SIGBUS
@@ -24,14 +24,6 @@ struct MappedRuns {
   uint64_t count = 0;
 };
 
-// Copies the runs of `r` out of `file`. Errors as ReadExact's (kIo naming the file, the tensor
-// and the byte offset, context.tensor_offset being the first run's): the file ended before the
-// last run (its size now and at open), a mapping or population refused (its errno), or the file
-// cut short during the copy. The fault seam counts one read call per gather (eio_at_read,
-// eof_at_read). Thread-safe.
-[[nodiscard]] base::Status GatherMapped(const FileRef& file, const MappedRuns& r, uint8_t* out,
-                                        const ReadContext& context);
-
 // A read-only shared mapping of a whole file, kept for a load: each gather populates and
 // copies its own pages, with no mapping call per chunk (a mapping and an unmapping each take
 // the process's memory-map lock for writing, which makes reading threads take turns).
@@ -43,7 +35,11 @@ class FileMapping {
   ~FileMapping();
   FileMapping(const FileMapping&) = delete;
   FileMapping& operator=(const FileMapping&) = delete;
-  // As GatherMapped, from this mapping (`file` is the one mapped). Thread-safe.
+  // Copies the runs of `r` out of `file` (the one mapped). Errors as ReadExact's (kIo naming
+  // the file, the tensor and the byte offset, context.tensor_offset being the first run's): the
+  // file ended before the last run (its size now and at open), population refused (its errno),
+  // or the file cut short during the copy. The fault seam counts one read call per gather
+  // (eio_at_read, eof_at_read). Thread-safe.
   [[nodiscard]] base::Status Gather(const FileRef& file, const MappedRuns& r, uint8_t* out,
                                     const ReadContext& context) const;
 

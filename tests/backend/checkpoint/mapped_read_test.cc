@@ -1,4 +1,4 @@
-// GatherMapped (backend/checkpoint/mapped_read.h): strided runs read through a mapping equal
+// FileMapping::Gather (backend/checkpoint/mapped_read.h): strided runs read through a mapping equal
 // the file's bytes at every offset (page-aligned or not); a file that ended, an injected fault
 // and a file cut short under the copy (SIGBUS) are kIo errors naming the file and the tensor,
 // never a crash; a SIGBUS outside a guarded copy still reaches the handler before ours.
@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,14 @@
 
 namespace loadplan::backend {
 namespace {
+
+// `file` mapped, the runs gathered out of the mapping, the mapping dropped.
+base::Status GatherOnce(const FileRef& file, const MappedRuns& r, uint8_t* out,
+                        const ReadContext& context) {
+  const base::Result<std::unique_ptr<FileMapping>> m = FileMapping::Map(file);
+  if (!m.ok()) return m.status();
+  return (*m)->Gather(file, r, out, context);
+}
 
 class MappedReadTest : public ::testing::Test {
  protected:
@@ -31,6 +40,10 @@ class MappedReadTest : public ::testing::Test {
     ASSERT_GE(fd_, 0);
   }
   FileRef Ref() const { return file_->Ref(kBytes); }
+  // The runs through a mapping of the whole file made for this gather.
+  base::Status Gather(const MappedRuns& r, uint8_t* out, const ReadContext& context) const {
+    return GatherOnce(Ref(), r, out, context);
+  }
   // What the runs are, from the bytes written.
   std::vector<uint8_t> Expected(const MappedRuns& r) const {
     std::vector<uint8_t> out;
@@ -54,7 +67,7 @@ TEST_F(MappedReadTest, RunsAtAnyOffsetAndStrideAreTheFilesBytes) {
         MappedRuns{.offset = 77, .run_bytes = 192, .stride = 1440, .count = 8},
         MappedRuns{.offset = kBytes - 3, .run_bytes = 3, .stride = 0, .count = 1}}) {
     std::vector<uint8_t> out(r.count * r.run_bytes);
-    const base::Status st = GatherMapped(Ref(), r, out.data(), {.tensor = "t"});
+    const base::Status st = Gather(r, out.data(), {.tensor = "t"});
     ASSERT_TRUE(st.ok()) << st.message();
     EXPECT_EQ(out, Expected(r)) << r.offset << " " << r.run_bytes << " " << r.stride;
   }
@@ -97,7 +110,7 @@ TEST_F(MappedReadTest, OneMappingOfTheFileServesEveryGather) {
 TEST_F(MappedReadTest, RunsPastTheEndSayTheFileEnded) {
   const MappedRuns r{.offset = 4000, .run_bytes = 100, .stride = 4096, .count = 4};
   std::vector<uint8_t> out(r.count * r.run_bytes);
-  const base::Status st = GatherMapped(Ref(), r, out.data(), {.tensor = "w", .tensor_offset = 7});
+  const base::Status st = Gather(r, out.data(), {.tensor = "w", .tensor_offset = 7});
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.kind(), base::ErrorKind::kIo);
   EXPECT_EQ(st.message(), path_ +
@@ -112,15 +125,15 @@ TEST_F(MappedReadTest, InjectedFaultsCountOneReadAGather) {
   const MappedRuns r{.offset = 0, .run_bytes = 8, .stride = 16, .count = 4};
   std::vector<uint8_t> out(32);
   IoFaultState eio({.eio_at_read = 1});
-  ASSERT_TRUE(GatherMapped(Ref(), r, out.data(), {.tensor = "w", .faults = &eio}).ok());
-  const base::Status st = GatherMapped(Ref(), r, out.data(), {.tensor = "w", .faults = &eio});
+  ASSERT_TRUE(Gather(r, out.data(), {.tensor = "w", .faults = &eio}).ok());
+  const base::Status st = Gather(r, out.data(), {.tensor = "w", .faults = &eio});
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("tensor w: byte offset 0 (file offset 0): read failed: "),
             std::string::npos)
       << st.message();
   EXPECT_EQ(st.file()->error_number, EIO);
   IoFaultState eof({.eof_at_read = 0});
-  EXPECT_NE(GatherMapped(Ref(), r, out.data(), {.faults = &eof}).message().find("the file ended"),
+  EXPECT_NE(Gather(r, out.data(), {.faults = &eof}).message().find("the file ended"),
             std::string::npos);
 }
 
@@ -143,10 +156,10 @@ TEST_F(MappedReadTest, AFileCutShortUnderTheCopyIsAnErrorNotACrash) {
       map, static_cast<const char*>(map) + 4096, [](void* a) { static_cast<Arg*>(a)->sum += 1; },
       &arg));
   ::munmap(map, kBytes);
-  // Through GatherMapped the size check sees the cut first: the same error as a pread's.
+  // Through a gather the size check sees the cut first: the same error as a pread's.
   const MappedRuns r{.offset = 0, .run_bytes = 8, .stride = 4096, .count = 3};
   std::vector<uint8_t> out(24);
-  const base::Status st = GatherMapped(Ref(), r, out.data(), {.tensor = "w"});
+  const base::Status st = Gather(r, out.data(), {.tensor = "w"});
   EXPECT_NE(st.message().find("it is 4096 bytes now, was 12388 when opened"), std::string::npos)
       << st.message();
 }
@@ -160,7 +173,7 @@ TEST_F(MappedReadTest, AFileCutShortUnderTheCopyIsAnErrorNotACrash) {
   ::sigaction(SIGBUS, &a, nullptr);
   const MappedRuns r{.offset = 0, .run_bytes = 8, .stride = 16, .count = 4};
   std::vector<uint8_t> out(32);
-  if (!GatherMapped(file, r, out.data(), {}).ok()) ::_exit(1);  // installs ours
+  if (!GatherOnce(file, r, out.data(), {}).ok()) ::_exit(1);  // installs ours
   void* map = ::mmap(nullptr, file.size_at_open, PROT_READ, MAP_SHARED, file.fd, 0);
   if (map == MAP_FAILED || ::truncate(path.c_str(), 4096) != 0) ::_exit(2);
   const volatile uint8_t* p = static_cast<const uint8_t*>(map);

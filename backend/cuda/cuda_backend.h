@@ -41,8 +41,7 @@ struct CudaOptions {
   // A slice along a dimension > 0 (its runs strided in the file): read run by run, its
   // covering span and gathered, or its pages mapped (simulator/timing/slice_read.h); kAuto
   // chooses per slice from `slice_costs` (its threads are io_threads; the map only when the
-  // reads are buffered). Runs of a chunk or more are read each as a
-  // fill.
+  // reads are buffered). Runs of a chunk or more are read each as a fill.
   simulator::timing::SliceRead slice_read = simulator::timing::SliceRead::kAuto;
   simulator::timing::SliceReadCosts slice_costs;
   // Bytes enqueued to the device so far and the plan's fill total; called on the caller's thread.

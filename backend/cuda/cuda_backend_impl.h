@@ -54,8 +54,8 @@ struct CudaBackend::Impl {
   void AddStrided(const simulator::PlannedBuffer& buffer, const base::SliceRuns& runs,
                   const cuda::FillRequest& first, std::vector<cuda::FillRequest>& out);
   // The I/O requests of a fill of `buffer` at `dst`: one per part (LocateFill's: a whole
-  // tensor is one run; a slice's strided runs one strided request, runs or span as
-  // options.slice_read says, or one request per run when each is a chunk or more), each at the
+  // tensor is one run; a slice's strided runs one strided request, runs, span or map as
+  // ReadOf says, or one request per run when each is a chunk or more), each at the
   // bytes of the parts before it; kInternal for a file not of this checkpoint.
   base::Result<std::vector<cuda::FillRequest>> FillRequests(const simulator::PlannedBuffer& buffer,
                                                             const std::vector<FillPart>& parts,

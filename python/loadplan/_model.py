@@ -107,8 +107,8 @@ def load(manifest: ManifestSource, checkpoint: "str | os.PathLike[str] | None" =
     ``prefetch`` and ``placement`` choose the plan as in plan(); ``derive=False`` runs no
     derive kernel; ``direct_io=True`` reads with O_DIRECT around the page cache (a checkpoint
     that is not cached: docs/runtime.md); ``slice_read`` ("auto", "runs", "span" or "map") reads a
-    tensor-parallel slice along a dimension > 0 run by run or as its covering span, as ``loadplan
-    run --slice-read`` (docs/deploy.md); ``io_threads`` and ``chunk_bytes`` default to the
+    tensor-parallel slice along a dimension > 0 run by run, as its covering span or out of a
+    mapping of its pages, as ``loadplan run --slice-read`` (docs/deploy.md); ``io_threads`` and ``chunk_bytes`` default to the
     ``machine`` profile's pair (``loadplan calibrate --choose-io`` wrote it: docs/load-time.md),
     else to DEFAULT_IO_THREADS and DEFAULT_CHUNK_BYTES, as ``loadplan run --machine``; ``memory_limit`` refuses device allocations beyond that many bytes.
     Before anything is allocated, the plan's peak plus ``reserve`` bytes (what the process needs

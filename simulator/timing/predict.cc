@@ -59,9 +59,8 @@ Rates RatesOf(const MachineProfile& profile, bool hot) {
 // (slice_read.h: the page cache's read rate, the profile's per-run and per-page costs, its I/O
 // threads): its covering span, the bytes between its runs at the read rate; a map of the span's
 // pages (from an evicted file, also the pages' bytes beyond the runs at the read rate); or a
-// pread per run, spread over the threads. A slice the plan cannot weigh (no
-// extent) is read by runs, as the load reads it. Returns the stream time it adds beyond its
-// bytes.
+// pread per run, spread over the threads. A slice the plan cannot weigh (no extent) is read by
+// runs, as the load reads it. Returns the stream time it adds beyond its bytes.
 double PredictSliceRead(const PlannedBuffer& b, uint64_t runs, const MachineProfile& profile,
                         const Rates& r, LoadTimePrediction& out) {
   const std::optional<base::SliceRuns> planned = PlannedSliceRuns(b);
@@ -230,8 +229,8 @@ nlohmann::json PredictionJson(const LoadTimePrediction& p, const MachineProfile&
 
 namespace {
 
-// "slices: ..." when the load reads strided slices: how many by runs and by span, what each
-// costs, and the bytes read beside the bytes filled.
+// "slices: ..." when the load reads strided slices: how many by runs, by span and by map, what
+// each costs, and the bytes read beside the bytes filled.
 std::string SlicesText(const LoadTimePrediction& p, const MachineProfile& profile) {
   if (p.strided_slices() == 0) return "";
   std::string s = fmt::format(

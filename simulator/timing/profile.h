@@ -35,8 +35,9 @@ struct MachineProfile {
   // The least stream time of one fill, however small (job setup, events, a tiny pread and
   // copy): measured as the wall time per fill of many 16 KiB fills.
   double per_fill_s = 0;
-  // One small pread from the page cache on one thread, what each run of a strided slice pays
-  // (slice_read.h): 0 where the profile has no figure (PerRunSeconds gives the default then).
+  // One small pread from the page cache on each of the I/O threads while all read, what each
+  // run of a strided slice pays (slice_read.h): 0 where the profile has no figure
+  // (PerRunSeconds gives the default then).
   double per_run_s = 0;
   // One page of a strided slice's span populated through the file's mapping and its runs
   // copied out, on each of the I/O threads at once (slice_read.h, the map read): 0 where the

@@ -8,7 +8,12 @@ beside it: `rows` (the weights read whole or sliced along dim 0: one run each) a
 weights sliced along a dim > 0: one run per row). Each round then runs, every row a fresh
 `loadplan run --no-derive` process, page cache warm: pinned H2D (`run --ceilings` once, first),
 rows, cols with `--slice-read runs`, `span`, `map` and `auto`, and the whole rank with `auto` and
-`map`. Prints one
+`map`. With `--beside LOADPLAN2` (another build, e.g. the commit before a change) every
+row runs with both binaries in turn, its twin named "NAME before". With `--presharded DIR` (torch and safetensors
+needed) it also writes the rank's slices, cut by torch from what safetensors reads whole, as
+whole tensors of one file in DIR (the rank's own checkpoint, as `save_sharded_state` makes one)
+and runs `rows`, `cols` and `rank` from there: the same bytes read with no slicing, the bound a
+sliced read is measured against. Prints one
 line per run and a table: best and worst GB/s, the best / pinned H2D, the bytes read from the
 files / the bytes filled (a span reads the gaps between runs), which path auto took.
 """
@@ -22,15 +27,50 @@ import sys
 def subset(manifest_path, keep, suffix):
     m = json.load(open(manifest_path))
     m["buffers"] = {k: b for k, b in m["buffers"].items()
-                    if "tensor" not in b and "tensors" not in b or keep(b)}
+                    if "tensor" not in b and "tensors" not in b or keep(k, b)}
     m["name"] = f"{m.get('name', 'rank')}-{suffix}"
     out = manifest_path.replace(".json", f".{suffix}.json")
     json.dump(m, open(out, "w"))
     return out
 
 
-def run(a, manifest, mode, ceilings=False):
-    cmd = [a.loadplan, "run", manifest, "--checkpoint", a.ckpt, "--no-derive", "--repeat", "1",
+def checkpoint_files(ckpt):
+    """tensor name -> its safetensors file in the folder CKPT (the index's map, or one file)."""
+    index = os.path.join(ckpt, "model.safetensors.index.json")
+    if os.path.isfile(index):
+        return {t: os.path.join(ckpt, f) for t, f in json.load(open(index))["weight_map"].items()}
+    from safetensors import safe_open
+    one = os.path.join(ckpt, "model.safetensors")
+    with safe_open(one, "pt") as h:
+        return {t: one for t in h.keys()}
+
+
+def preshard(manifest_path, ckpt, folder):
+    """The rank's bound tensors, each cut to its slice by torch from safetensors' whole tensor,
+    saved whole in FOLDER/model.safetensors; the manifest binding them without slices."""
+    from safetensors import safe_open
+    from safetensors.torch import save_file
+    m = json.load(open(manifest_path))
+    files, tensors = checkpoint_files(ckpt), {}
+    for b in m["buffers"].values():
+        if "tensor" not in b:
+            continue
+        with safe_open(files[b["tensor"]], "pt") as h:
+            t = h.get_tensor(b["tensor"])
+        cut = b.pop("slice", None)
+        if cut:
+            t = t.narrow(cut["dim"], cut["start"], cut["length"])
+        tensors[b["tensor"]] = t.contiguous()
+    os.makedirs(folder, exist_ok=True)
+    save_file(tensors, os.path.join(folder, "model.safetensors"), metadata={"format": "pt"})
+    m["name"] = f"{m.get('name', 'rank')}-presharded"
+    out = manifest_path.replace(".json", ".presharded.json")
+    json.dump(m, open(out, "w"))
+    return out
+
+
+def run(a, manifest, mode, ceilings=False, binary=None, ckpt=None):
+    cmd = [binary or a.loadplan, "run", manifest, "--checkpoint", ckpt or a.ckpt, "--no-derive", "--repeat", "1",
            "--slice-read", mode, "--format", "json"]
     if ceilings:
         cmd.append("--ceilings")
@@ -57,33 +97,53 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--json")
     ap.add_argument("--machine", help="a profile for every run (its I/O pair, auto's costs)")
+    ap.add_argument("--beside", help="another loadplan binary, each row run with it in turn")
+    ap.add_argument("--presharded", metavar="DIR",
+                    help="write the rank's slices as whole tensors there; rows from it beside")
     a = ap.parse_args()
-    rows = subset(a.manifest, lambda b: b.get("slice", {}).get("dim", 0) == 0, "rows")
-    cols = subset(a.manifest, lambda b: b.get("slice", {}).get("dim", 0) > 0, "cols")
+    is_row = lambda k, b: b.get("slice", {}).get("dim", 0) == 0  # noqa: E731
+    rows = subset(a.manifest, is_row, "rows")
+    cols = subset(a.manifest, lambda k, b: not is_row(k, b), "cols")
     pinned = run(a, rows, "auto", ceilings=True).get("pinned_h2d_gbps")
     print(f"pinned H2D {pinned} GB/s", flush=True)
     plan = [("rows", rows, "auto"), ("cols runs", cols, "runs"), ("cols span", cols, "span"),
             ("cols map", cols, "map"), ("cols auto", cols, "auto"), ("rank auto", a.manifest, "auto"),
             ("rank map", a.manifest, "map")]
-    results = {name: [] for name, _, _ in plan}
+    plan = [(name, m, mode, a.ckpt) for name, m, mode in plan]
+    whole = None
+    if a.presharded:  # the same buffers, read whole from the rank's own checkpoint
+        try:
+            whole = preshard(a.manifest, a.ckpt, a.presharded)
+        except Exception as e:  # noqa: BLE001 (torch missing, a tensor unreadable: say so, go on)
+            print(f"presharded: not written: {type(e).__name__}: {e}", flush=True)
+    if whole:
+        row_names = set(json.load(open(rows))["buffers"])
+        plan += [("rows presharded", subset(whole, lambda k, b: k in row_names, "rows"), "auto",
+                  a.presharded),
+                 ("cols presharded", subset(whole, lambda k, b: k not in row_names, "cols"),
+                  "auto", a.presharded),
+                 ("rank presharded", whole, "auto", a.presharded)]
+    binaries = [("", a.loadplan)] + ([(" before", a.beside)] if a.beside else [])
+    results = {name + tag: [] for name, _, _, _ in plan for tag, _ in binaries}
     for k in range(a.rounds):
-        for name, manifest, mode in plan:
-            r = run(a, manifest, mode)
-            results[name].append(r)
-            print(f"round {k + 1} {name}: {json.dumps(r)}", flush=True)
-    print(f"| {'row':10} | best GB/s | worst GB/s | best / pinned | file / filled | GB filled "
+        for name, manifest, mode, ckpt in plan:
+            for tag, binary in binaries:
+                r = run(a, manifest, mode, binary=binary, ckpt=ckpt)
+                results[name + tag].append(r)
+                print(f"round {k + 1} {name + tag}: {json.dumps(r)}", flush=True)
+    print(f"| {'row':17} | best GB/s | worst GB/s | best / pinned | file / filled | GB filled "
           f"| auto took |")
     print("|" + "---|" * 7)
     for name, runs in results.items():
         ok = [r for r in runs if "gbps" in r]
         if not ok:
-            print(f"| {name:10} | FAILED: {runs[0].get('error', '')[:80]} |")
+            print(f"| {name:17} | FAILED: {runs[0].get('error', '')[:80]} |")
             continue
         best, worst = max(r["gbps"] for r in ok), min(r["gbps"] for r in ok)
         r = ok[0]
         took = f"{r['as_runs']} runs, {r['as_span']} span, {r['as_map']} map"
         ratio = f"{best / pinned:.3f}" if pinned else "-"
-        print(f"| {name:10} | {best:.2f} | {worst:.2f} | {ratio} | "
+        print(f"| {name:17} | {best:.2f} | {worst:.2f} | {ratio} | "
               f"{r['file_bytes'] / r['fill_bytes']:.3f} | {r['fill_bytes'] / 1e9:.3f} | {took} |")
     if a.json:
         json.dump({"pinned_h2d_gbps": pinned, "rows": results}, open(a.json, "w"), indent=1)

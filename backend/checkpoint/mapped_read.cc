@@ -1,5 +1,4 @@
-// FileMapping: map a file once; per gather populate the runs' pages and copy the runs under a
-// SIGBUS guard (mapped_read.h).
+// FileMapping: map a file once; per gather copy the runs under a SIGBUS guard (mapped_read.h).
 #include "backend/checkpoint/mapped_read.h"
 
 #include <setjmp.h>
@@ -15,10 +14,6 @@
 #include <fmt/format.h>
 
 #include "backend/checkpoint/read_errors.h"
-
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22  // Linux 5.14; older kernels say EINVAL and pages fault in
-#endif
 
 namespace loadplan::backend {
 namespace {
@@ -103,33 +98,33 @@ bool GuardedCopy(const void* begin, const void* end, void (*copy)(void*), void* 
 
 namespace {
 
-uint64_t PageBytes() {
-  static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-  return page;
+// Why a guarded copy stopped: the file is now shorter than the runs' span (it was cut: the
+// pread's "the file ended"), or it still holds them and a page could not be read (EIO).
+base::Status Interrupted(const FileRef& file, const MappedRuns& r, uint64_t span,
+                         const ReadContext& context) {
+  struct stat st {};
+  if (::fstat(file.fd, &st) != 0 || static_cast<uint64_t>(st.st_size) < r.offset + span)
+    return Ended(file, context, 0, span, r.offset);
+  return ReadFailure(
+      file, context, 0,
+      fmt::format("{}: reading its mapped pages failed (SIGBUS with the file whole): {}",
+                  Where(file, context, 0, r.offset), std::strerror(EIO)),
+      EIO);
 }
 
-// The runs of `r` out of `map`, a mapping of the whole file: the file's size checked, the runs'
-// pages populated, the runs copied under the guard. Errors as FileMapping::Gather's.
+// The runs of `r` out of `map`, a mapping of the whole file: the file's size checked, then the
+// runs copied under the guard, their pages faulting in as they are touched (each fault maps
+// the neighbouring cached pages too). Errors as FileMapping::Gather's.
 base::Status GatherFrom(const char* map, const FileRef& file, const MappedRuns& r, uint8_t* out,
                         const ReadContext& context) {
   const uint64_t span = (r.count - 1) * r.stride + r.run_bytes;
   struct stat st {};
   if (::fstat(file.fd, &st) != 0 || static_cast<uint64_t>(st.st_size) < r.offset + span)
     return Ended(file, context, 0, span, r.offset);
-  const uint64_t first = r.offset / PageBytes() * PageBytes();
-  const uint64_t length = r.offset + span - first;
-  char* pages = const_cast<char*>(map + first);
-  if (::madvise(pages, length, MADV_POPULATE_READ) != 0 && errno != EINVAL) {
-    const int e = errno;  // EFAULT: past the end now; EIO, ENOMEM: the read or memory failed
-    if (e == EFAULT) return Ended(file, context, 0, span, r.offset);
-    return ReadFailure(file, context, 0,
-                       fmt::format("{}: reading its pages failed: {}",
-                                   Where(file, context, 0, r.offset), std::strerror(e)),
-                       e);
-  }
-  Copy copy{.base = map + r.offset, .r = &r, .out = out};
-  if (!GuardedCopy(pages, pages + length, CopyRuns, &copy))
-    return Ended(file, context, 0, span, r.offset);
+  const char* first = map + r.offset;
+  Copy copy{.base = first, .r = &r, .out = out};
+  if (!GuardedCopy(first, first + span, CopyRuns, &copy))
+    return Interrupted(file, r, span, context);
   return base::Status::Ok();
 }
 

@@ -1,10 +1,11 @@
 // Gathering a strided slice's runs through a read-only mapping of the file (issue 30): the file
-// mapped once, the pages of a gather's covering bytes populated in one call (MADV_POPULATE_READ: a
-// page past the end or a failed read is an error, not a signal), then each run copied out with
-// memcpy. No system call per run, and no copy of the bytes between runs: the page cache's pages
-// are read in place. A file cut short while its pages are copied raises SIGBUS, which a guard
-// around the copy turns into the same kIo error a pread finds ("the file ended"); a SIGBUS
-// outside a guarded copy goes to the handler that was there before.
+// mapped once, then each run copied out with memcpy, its pages faulting in as the copy touches
+// them (a fault maps the cached pages around it too). No system call per run, and no copy of
+// the bytes between runs: the page cache's pages are read in place. A file cut short, or a page
+// that cannot be read, raises SIGBUS during the copy; a guard around the copy turns it into the
+// kIo error a pread gives ("the file ended" when the file is now shorter than the runs' span,
+// else a read failure, EIO); a SIGBUS outside a guarded copy goes to the handler that was there
+// before.
 #pragma once
 
 #include <cstdint>
@@ -37,9 +38,9 @@ class FileMapping {
   FileMapping& operator=(const FileMapping&) = delete;
   // Copies the runs of `r` out of `file` (the one mapped). Errors as ReadExact's (kIo naming
   // the file, the tensor and the byte offset, context.tensor_offset being the first run's): the
-  // file ended before the last run (its size now and at open), population refused (its errno),
-  // or the file cut short during the copy. The fault seam counts one read call per gather
-  // (eio_at_read, eof_at_read). Thread-safe.
+  // file ended before the last run (its size now and at open), or a SIGBUS stopped the copy
+  // (the file cut short under it, or a page unreadable: EIO). The fault seam counts one read call
+  // per gather (eio_at_read, eof_at_read). Thread-safe.
   [[nodiscard]] base::Status Gather(const FileRef& file, const MappedRuns& r, uint8_t* out,
                                     const ReadContext& context) const;
 

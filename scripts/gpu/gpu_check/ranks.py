@@ -49,11 +49,15 @@ def rank_set(c, name, pkg, shape, split):
         return
     if name == "llama":  # rank 0 by kind of slice and read path (bench/slice_paths.py)
         cat_step(c, "warm-ranks", 60, hf)
+        before = f"{c.gpu}/bin/loadplan-before"  # packed with BEFORE=: each row beside it
+        beside = ["--beside", before] if os.access(before, os.X_OK) else []
         c.step(f"ranks-paths-{name}", 300, ["python3", "bench/slice_paths.py", c.loadplan,
                                             f"{out}/rank-0.json", hf, "--json",
                                             f"{c.out}/slice-paths.json", "--machine",
-                                            machine_profile(c)])
+                                            machine_profile(c), *beside, "--presharded",
+                                            f"{c.work}/presharded-{name}"])
         c.tee(c.grep(c.log(f"ranks-paths-{name}"), r"^pinned|^\|"))
+        c.remove(f"{c.work}/presharded-{name}")
     c.remove(hf)
 
 

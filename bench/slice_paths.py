@@ -81,7 +81,9 @@ def run(a, manifest, mode, ceilings=False, binary=None, ckpt=None):
         return {"error": (p.stderr or p.stdout).strip()[-300:]}
     r = json.loads(p.stdout[p.stdout.index("{"):])
     m = r["runs"][r["median_run"]]
-    return {"gbps": m["gbps"], "wall_s": m["wall_s"], "fill_bytes": r["fill_bytes"],
+    return {"gbps": m["gbps"], "wall_s": m["wall_s"], "read_s": m["read_s"],
+            "copy_s": m["copy_s"], "slot_wait_s": m["slot_wait_s"], "chunks": m["chunks"],
+            "fill_bytes": r["fill_bytes"],
             "file_bytes": m["file_bytes"], "reads": m["reads"],
             "as_runs": m["slices_as_runs"], "as_span": m["slices_as_span"],
             "as_map": m.get("slices_as_map", 0),

@@ -5,12 +5,13 @@
 // one buffer, split over THREADS threads in 4 MiB chunks of runs.
 //   bench_slice_reads [THREADS=2] [GIB=1] [ROUNDS=3] [DIR=/tmp]
 // Patterns: a Llama-3.1-8B o_proj column at TP=8 (1 KiB runs 8 KiB apart), a down_proj column
-// at TP=8 (3.5 KiB of 28 KiB), gpt-oss's MXFP4 down blocks at TP=8 (192 B of 1,440 B), and
+// at TP=8 (3.5 KiB of 28 KiB), gpt-oss's MXFP4 down blocks and scales at TP=8 (192 B of
+// 1,440 B, 12 B of 90 B), and
 // the two Llama columns at TP=2 (4 KiB of 8 KiB, 14 KiB of 28 KiB).
 // Then the slice-read model checked against the same rounds: `calibrate`'s two probes
 // (ProbeRunReads, ProbeMappedPages) and the bulk read rate measured here with THREADS threads,
 // the path ChooseSliceRead takes with them for each pattern (what `--slice-read auto` and the
-// plan take), and its best rate ÷ the fastest of the three.
+// plan take), its best rate ÷ the fastest of the three, and ÷ the rate the model gives it.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -118,10 +119,13 @@ bool MeasureCosts(const FileRef& f, uint64_t bytes, uint32_t threads,
   costs = {.per_run_s = runs->per_run_s,
            .read_rate = static_cast<double>(bytes) / s,
            .per_page_s = pages->per_page_s,
+           .per_map_run_s = pages->per_run_s,
            .threads = threads};
   fmt::print(
-      "\nmeasured with {} threads: {:.2f} us a run, {:.3f} us a page, bulk reads {:.2f} GB/s\n",
-      threads, costs.per_run_s * 1e6, costs.per_page_s * 1e6, costs.read_rate / 1e9);
+      "\nmeasured with {} threads: {:.2f} us a run, {:.3f} us a page and {:.4f} us a mapped run, "
+      "bulk reads {:.2f} GB/s\n",
+      threads, costs.per_run_s * 1e6, costs.per_page_s * 1e6, costs.per_map_run_s * 1e6,
+      costs.read_rate / 1e9);
   return ok;
 }
 
@@ -147,12 +151,16 @@ bool Round(const FileRef& file, uint64_t bytes, const Pattern& p, uint32_t threa
   return all;
 }
 
-// Auto's path for each pattern with the measured costs, its best rate and the fastest path's.
+// Auto's path for each pattern with the measured costs, its best rate and the fastest path's,
+// and the rate the model gives that path: the slice's bytes at the bulk rate plus what the path
+// adds (SliceReadSeconds), as the plan predicts a load's slices.
 void PrintChoices(const std::vector<Pattern>& patterns,
                   const std::vector<std::array<double, 3>>& best, uint64_t bytes,
                   const loadplan::simulator::timing::SliceReadCosts& costs) {
-  fmt::print("| pattern | auto takes | its best GB/s | the fastest path's | auto / fastest |\n");
-  fmt::print("| --- | --- | ---: | ---: | ---: |\n");
+  fmt::print(
+      "| pattern | auto takes | its best GB/s | the fastest path's | auto / fastest | model GB/s "
+      "| measured / model |\n");
+  fmt::print("| --- | --- | ---: | ---: | ---: | ---: | ---: |\n");
   for (size_t i = 0; i < patterns.size(); ++i) {
     const Pattern& p = patterns[i];
     const loadplan::base::SliceRuns runs{
@@ -163,8 +171,14 @@ void PrintChoices(const std::vector<Pattern>& patterns,
       if (kPaths[k].read == how) mine = best[i][k];
     }
     const double fastest = *std::max_element(best[i].begin(), best[i].end());
-    fmt::print("| {} | {} | {:.2f} | {:.2f} | {:.3f} |\n", p.name,
-               loadplan::simulator::timing::SliceReadName(how), mine, fastest, mine / fastest);
+    const auto filled = static_cast<double>(runs.bytes());
+    const double model = filled /
+                         (filled / costs.read_rate +
+                          loadplan::simulator::timing::SliceReadSeconds(how, runs, costs)) /
+                         1e9;
+    fmt::print("| {} | {} | {:.2f} | {:.2f} | {:.3f} | {:.2f} | {:.3f} |\n", p.name,
+               loadplan::simulator::timing::SliceReadName(how), mine, fastest, mine / fastest,
+               model, mine / model);
   }
 }
 
@@ -186,6 +200,7 @@ int main(int argc, char** argv) {
   const std::vector<Pattern> patterns = {{"o_proj TP=8", 1024, 8192},
                                          {"down_proj TP=8", 3584, 28672},
                                          {"gpt-oss down blocks TP=8", 192, 1440},
+                                         {"gpt-oss down scales TP=8", 12, 90},
                                          {"o_proj TP=2", 4096, 8192},
                                          {"down_proj TP=2", 14336, 28672}};
   fmt::print("{} threads, {} GiB in the page cache\n", threads, gib);

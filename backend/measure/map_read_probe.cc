@@ -1,7 +1,9 @@
-// The page cache's cost per mapped page (map_read_probe.h).
+// The cost of a mapped gather per page and per run (map_read_probe.h).
 #include "backend/measure/map_read_probe.h"
 
 #include <algorithm>
+#include <array>
+#include <utility>
 #include <chrono>
 #include <memory>
 #include <vector>
@@ -14,34 +16,58 @@
 namespace loadplan::backend {
 namespace {
 
-constexpr uint64_t kRunBytes = 256, kStride = 16 << 10, kRunsAGather = 256;
-constexpr uint64_t kGatherSpan = kRunsAGather * kStride;  // 4 MiB
+constexpr uint64_t kGatherSpan = uint64_t{4} << 20;  // each gather's span, both patterns
 constexpr uint64_t kPage = 4096;
 
+// A probe pattern: runs of `run_bytes`, `stride` apart, filling one gather's span.
+struct Pattern {
+  uint64_t run_bytes, stride;
+  uint64_t runs() const { return kGatherSpan / stride; }
+  // A gather's pages: from its first run's to its last run's.
+  uint64_t pages() const { return ((runs() - 1) * stride + run_bytes + kPage - 1) / kPage; }
+};
+// Pages dominate the first (256 runs over 1,021 pages), runs the second (65,536 over 1,024).
+constexpr Pattern kSparse{.run_bytes = 256, .stride = 16 << 10};
+constexpr Pattern kDense{.run_bytes = 16, .stride = 64};
+
 // One thread's gathers: every `threads`-th from `first`; the first failure, or OK.
-base::Status Gathers(const FileMapping& mapping, const FileRef& file, uint64_t gathers,
-                     uint64_t first, uint32_t threads) {
-  std::vector<uint8_t> out(kRunBytes * kRunsAGather);
+base::Status Gathers(const FileMapping& mapping, const FileRef& file, const Pattern& p,
+                     uint64_t gathers, uint64_t first, uint32_t threads) {
+  std::vector<uint8_t> out(p.run_bytes * p.runs());
   for (uint64_t g = first; g < gathers; g += threads) {
-    const MappedRuns runs{.offset = g * kGatherSpan,
-                          .run_bytes = kRunBytes,
-                          .stride = kStride,
-                          .count = kRunsAGather};
+    const MappedRuns runs{
+        .offset = g * kGatherSpan, .run_bytes = p.run_bytes, .stride = p.stride, .count = p.runs()};
     if (base::Status st = mapping.Gather(file, runs, out.data(), {}); !st.ok()) return st;
   }
   return base::Status::Ok();
 }
 
 // Seconds of one pass: map, gather on every thread, unmap.
-base::Result<double> Pass(const FileRef& file, uint64_t gathers, uint32_t threads) {
+base::Result<double> Pass(const FileRef& file, const Pattern& p, uint64_t gathers,
+                          uint32_t threads) {
   const auto t0 = std::chrono::steady_clock::now();
   base::Result<std::unique_ptr<FileMapping>> mapping = FileMapping::Map(file);
   if (!mapping.ok()) return mapping.status();
-  base::Status st =
-      OnThreads(threads, [&](uint32_t t) { return Gathers(**mapping, file, gathers, t, threads); });
+  base::Status st = OnThreads(
+      threads, [&](uint32_t t) { return Gathers(**mapping, file, p, gathers, t, threads); });
   mapping->reset();
   if (!st.ok()) return st;
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Per page and per run from the two patterns' seconds a gather on one thread (a and b): each
+// is pages x per_page + runs x per_run. A negative solution (noise where one term is tiny) is
+// 0 and the other term takes the sparse pattern's whole time.
+MapReadCost Solve(double a, double b) {
+  const auto pa = static_cast<double>(kSparse.pages()), ra = static_cast<double>(kSparse.runs());
+  const auto pb = static_cast<double>(kDense.pages()), rb = static_cast<double>(kDense.runs());
+  double per_run = (b * pa - a * pb) / (rb * pa - ra * pb);
+  double per_page = (a - ra * per_run) / pa;
+  if (per_run <= 0 || per_page <= 0) {
+    per_run = std::max(per_run, 0.0);
+    per_page = std::max((a - ra * per_run) / pa, a / pa / 2);
+  }
+  return {.per_page_s = per_page, .per_run_s = per_run};
 }
 
 }  // namespace
@@ -55,13 +81,19 @@ base::Result<MapReadCost> ProbeMappedPages(const FileRef& file, uint32_t threads
                     file.path, file.size_at_open, kGatherSpan));
   }
   threads = static_cast<uint32_t>(std::clamp<uint64_t>(threads, 1, gathers));
-  const base::Result<double> median = MedianOfThree([&] { return Pass(file, gathers, threads); });
-  if (!median.ok()) return median.status();
-  // A gather populates from its first run's page to its last run's.
-  const uint64_t pages = gathers * (((kRunsAGather - 1) * kStride + kRunBytes + kPage - 1) / kPage);
-  return MapReadCost{.per_page_s = *median * threads / static_cast<double>(pages),
-                     .pages = pages,
-                     .threads = threads};
+  // Seconds a gather on each thread while all gather: a pass x threads / gathers.
+  std::array<double, 2> each{};
+  for (const auto& [k, p] : {std::pair{0, kSparse}, std::pair{1, kDense}}) {
+    const base::Result<double> median =
+        MedianOfThree([&] { return Pass(file, p, gathers, threads); });
+    if (!median.ok()) return median.status();
+    each[k] = *median * threads / static_cast<double>(gathers);
+  }
+  MapReadCost c = Solve(each[0], each[1]);
+  c.pages = gathers * (kSparse.pages() + kDense.pages());
+  c.runs = gathers * (kSparse.runs() + kDense.runs());
+  c.threads = threads;
+  return c;
 }
 
 }  // namespace loadplan::backend

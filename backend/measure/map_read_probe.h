@@ -1,6 +1,6 @@
-// The cost of one page of a strided slice's span read through a mapping of its file, the
-// figure a map read pays per page (simulator/timing/slice_read.h): what `calibrate` writes as
-// the profile's rates.per_page_s.
+// The cost of a strided slice read through a mapping of its file, per page of its span and per
+// run, the figures a map read pays (simulator/timing/slice_read.h): what `calibrate` writes as
+// the profile's rates.per_page_s and rates.per_map_run_s.
 #pragma once
 
 #include <cstdint>
@@ -11,19 +11,24 @@
 namespace loadplan::backend {
 
 struct MapReadCost {
-  double per_page_s = 0;  // one page populated and its run copied, on each of the threads
-  uint64_t pages = 0;     // pages a pass populates
+  double per_page_s = 0;  // one page of a span faulted in, on each of the threads
+  double per_run_s = 0;   // one run copied out of the mapping, beside its bytes, the same way
+  uint64_t pages = 0;     // pages the two patterns' passes gather from
+  uint64_t runs = 0;      // runs they copy
   uint32_t threads = 1;   // threads gathering at once
 };
 
 // Gathers from `file` (in the page cache: the caller has read it) the way the CUDA backend's
-// map reads do (FileMapping::Gather): a fresh mapping of the file each pass, runs of 256 bytes
-// 16 KiB apart, 256 runs (4 MiB of span) a gather, `threads` threads at once over disjoint
-// gathers, the mapping dropped at the pass's end. per_page_s = the median of 3 passes after a
-// warm-up x threads / the pages populated (one page's cost on each thread while all gather),
-// never 0. At most `max_bytes` of the file are gathered; a file of fewer gathers than threads
-// is gathered by one thread a gather (`threads` says how many). kInvalidInput when the file is
-// smaller than one gather; kIo when mapping or a gather fails (the file's name in the message).
+// map reads do (FileMapping::Gather), two patterns of 4 MiB spans: runs of 256 bytes 16 KiB
+// apart (256 runs over 1,021 pages: the pages' cost) and runs of 16 bytes 64 bytes apart
+// (65,536 runs over 1,024 pages: the runs'). Each pass maps the file afresh, gathers on
+// `threads` threads at once over disjoint spans and drops the mapping. A gather's seconds on
+// one thread (the median of 3 passes after a warm-up x threads / gathers) is pages x
+// per_page_s + runs x per_run_s for both patterns, solved for the two; where noise makes one
+// negative it is 0 (and per_page_s never is). At most `max_bytes` of the file are gathered; a
+// file of fewer gathers than threads is gathered by one thread a gather (`threads` says how
+// many). kInvalidInput when the file is smaller than one gather; kIo when mapping or a gather
+// fails (the file's name in the message).
 base::Result<MapReadCost> ProbeMappedPages(const FileRef& file, uint32_t threads,
                                            uint64_t max_bytes = uint64_t{4} << 30);
 

@@ -56,11 +56,12 @@ Rates RatesOf(const MachineProfile& profile, bool hot) {
 }
 
 // A strided slice's read (runs under a chunk), chosen as the load's --slice-read auto chooses
-// (slice_read.h: the page cache's read rate, the profile's per-run and per-page costs, its I/O
-// threads): its covering span, the bytes between its runs at the read rate; a map of the span's
-// pages (from an evicted file, also the pages' bytes beyond the runs at the read rate); or a
-// pread per run, spread over the threads. A slice the plan cannot weigh (no extent) is read by
-// runs, as the load reads it. Returns the stream time it adds beyond its bytes.
+// (slice_read.h: the page cache's read rate, the profile's per-run, per-page and per-map-run
+// costs, its I/O threads): its covering span, the bytes between its runs at the read rate; a
+// map of the span's pages and its runs (from an evicted file, also the pages' bytes beyond the
+// runs at the read rate); or a pread per run, spread over the threads. A slice the plan cannot
+// weigh (no extent) is read by runs, as the load reads it. Returns the stream time it adds beyond
+// its bytes.
 double PredictSliceRead(const PlannedBuffer& b, uint64_t runs, const MachineProfile& profile,
                         const Rates& r, LoadTimePrediction& out) {
   const std::optional<base::SliceRuns> planned = PlannedSliceRuns(b);
@@ -83,6 +84,7 @@ double PredictSliceRead(const PlannedBuffer& b, uint64_t runs, const MachineProf
                          (gap > 0 && r.read_rate > 0 ? static_cast<double>(gap) / r.read_rate : 0);
     ++out.slices_by_map;
     out.slice_map_pages += pages;
+    out.slice_map_runs += planned->count;
     out.slice_map_s += map_s;
     out.read_bytes += gap;
     return map_s;
@@ -223,6 +225,7 @@ nlohmann::json PredictionJson(const LoadTimePrediction& p, const MachineProfile&
             {"unweighed", p.slices_unweighed},
             {"span_s", p.slice_span_s},
             {"map_pages", p.slice_map_pages},
+            {"map_runs", p.slice_map_runs},
             {"map_s", p.slice_map_s}}},
           {"unmeasured_kernels", p.unmeasured_kernels}};
 }
@@ -244,11 +247,13 @@ std::string SlicesText(const LoadTimePrediction& p, const MachineProfile& profil
       p.fill_bytes > 0 ? static_cast<double>(p.read_bytes) / static_cast<double>(p.fill_bytes)
                        : 1.0);
   if (p.slices_by_map > 0) {
+    const auto whose = [](double figure) { return figure > 0 ? "the profile's" : "the default"; };
     s += fmt::format(
-        "  map (the span's pages populated, at {:.3f} us a page{} over {} threads): {} slices, "
-        "{} pages, {:.3f} s of the stream\n",
-        PerPageSeconds(profile) * 1e6, profile.per_page_s > 0 ? ", the profile's" : ", the default",
-        profile.io_threads, p.slices_by_map, p.slice_map_pages, p.slice_map_s);
+        "  map (the span's pages at {:.3f} us a page, {}, and its runs at {:.4f} us a run, {}, "
+        "over {} threads): {} slices, {} pages, {} runs, {:.3f} s of the stream\n",
+        PerPageSeconds(profile) * 1e6, whose(profile.per_page_s), PerMapRunSeconds(profile) * 1e6,
+        whose(profile.per_map_run_s), profile.io_threads, p.slices_by_map, p.slice_map_pages,
+        p.slice_map_runs, p.slice_map_s);
   }
   if (p.slices_unweighed > 0) {
     s += fmt::format(

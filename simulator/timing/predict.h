@@ -55,7 +55,8 @@ struct LoadTimePrediction {
   double slice_runs_s = 0;
   // Strided slices by how the load reads them (slice_read.h's choice): by runs, by their
   // covering span (the bytes between the runs at the read rate: slice_span_s), by a map of the
-  // span's pages (slice_map_pages at the profile's per-page cost: slice_map_s), or by runs
+  // span's pages (slice_map_pages and slice_map_runs at the profile's per-page and per-run
+  // costs: slice_map_s), or by runs
   // because the manifest gives no extent to weigh the others by.
   uint32_t slices_by_runs = 0, slices_by_span = 0, slices_by_map = 0, slices_unweighed = 0;
   [[nodiscard]] uint32_t slices_read_by_runs() const { return slices_by_runs + slices_unweighed; }
@@ -64,6 +65,7 @@ struct LoadTimePrediction {
   }
   double slice_span_s = 0;
   uint64_t slice_map_pages = 0;
+  uint64_t slice_map_runs = 0;  // the mapped slices' runs, each a copy (the per-run cost)
   double slice_map_s = 0;
   uint64_t read_bytes = 0;  // from the checkpoint: fill_bytes plus the spans' gaps
   std::vector<std::string> unmeasured_kernels;  // timed at the profile's default rate

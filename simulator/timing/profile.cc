@@ -201,6 +201,7 @@ void ReadRates(Fields& top, MachineProfile& p) {
     rates->Number("per_fill_s", p.per_fill_s, false);
     rates->Number("per_run_s", p.per_run_s, true, /*required=*/false);
     rates->Number("per_page_s", p.per_page_s, true, /*required=*/false);
+    rates->Number("per_map_run_s", p.per_map_run_s, true, /*required=*/false);
   }
   Merge(top, rates);
 }
@@ -288,6 +289,7 @@ json ProfileJson(const MachineProfile& p) {
               {"alloc_s", p.alloc_s}}}};
   if (p.per_run_s > 0) j["rates"]["per_run_s"] = p.per_run_s;  // absent: not measured
   if (p.per_page_s > 0) j["rates"]["per_page_s"] = p.per_page_s;
+  if (p.per_map_run_s > 0) j["rates"]["per_map_run_s"] = p.per_map_run_s;
   return j;
 }
 
@@ -299,10 +301,15 @@ double PerPageSeconds(const MachineProfile& p) {
   return p.per_page_s > 0 ? p.per_page_s : kDefaultPerPageSeconds;
 }
 
+double PerMapRunSeconds(const MachineProfile& p) {
+  return p.per_map_run_s > 0 ? p.per_map_run_s : kDefaultPerMapRunSeconds;
+}
+
 SliceReadCosts SliceCostsOf(const MachineProfile& p, bool direct_io) {
   return {.per_run_s = PerRunSeconds(p),
           .read_rate = direct_io ? p.direct_read : p.page_cache_read,
           .per_page_s = direct_io ? 0 : PerPageSeconds(p),
+          .per_map_run_s = PerMapRunSeconds(p),
           .threads = p.io_threads};
 }
 

@@ -43,6 +43,9 @@ struct MachineProfile {
   // copied out, on each of the I/O threads at once (slice_read.h, the map read): 0 where the
   // profile has no figure (PerPageSeconds gives the default then).
   double per_page_s = 0;
+  // One run of a mapped slice copied out, beside its bytes, the same way (the map read's other
+  // cost): 0 where the profile has no figure (PerMapRunSeconds gives the default then).
+  double per_map_run_s = 0;
   // Derive kernels: bytes read + written per second, by registry name.
   std::map<std::string, double> kernels;
   double default_kernel_rate = 0;     // a kernel the profile does not list
@@ -68,10 +71,12 @@ nlohmann::json ProfileJson(const MachineProfile& p);
 double PerRunSeconds(const MachineProfile& p);
 // The profile's per_page_s, or kDefaultPerPageSeconds where it has none.
 double PerPageSeconds(const MachineProfile& p);
+// The profile's per_map_run_s, or kDefaultPerMapRunSeconds where it has none.
+double PerMapRunSeconds(const MachineProfile& p);
 
 // The costs a strided slice's read is weighed by (slice_read.h) on this machine: buffered, the
-// page cache's read rate and the map's per-page cost; with O_DIRECT, the direct read rate and
-// no map (an O_DIRECT load reads a map's slices by span).
+// page cache's read rate and the map's per-page and per-run costs; with O_DIRECT, the direct read
+// rate and no map (an O_DIRECT load reads a map's slices by span).
 SliceReadCosts SliceCostsOf(const MachineProfile& p, bool direct_io = false);
 
 // The rate of kernel `name` (its own, else the default) and whether it was measured.

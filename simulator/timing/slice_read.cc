@@ -41,7 +41,9 @@ double SliceReadSeconds(SliceRead how, const base::SliceRuns& runs, const SliceR
       return static_cast<double>(runs.span() - runs.bytes()) / costs.read_rate;
     case SliceRead::kMap:
       if (costs.per_page_s <= 0) return kNotWeighed;
-      return static_cast<double>(SpanPages(runs)) * costs.per_page_s / threads;
+      return (static_cast<double>(SpanPages(runs)) * costs.per_page_s +
+              static_cast<double>(runs.count) * costs.per_map_run_s) /
+             threads;
   }
   return kNotWeighed;
 }

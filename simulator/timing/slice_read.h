@@ -41,6 +41,11 @@ inline constexpr double kDefaultPerRunSeconds = 1.0e-6;
 // default where a profile has no figure (rates.per_page_s).
 inline constexpr double kDefaultPerPageSeconds = 3.5e-8;
 
+// The cost of one run copied out of a mapping beside its bytes, on each of the I/O threads:
+// `calibrate`'s map probe solved for pages and runs (backend/measure/map_read_probe.h). The
+// default where a profile has no figure (rates.per_map_run_s).
+inline constexpr double kDefaultPerMapRunSeconds = 2.0e-8;
+
 // The page a map read populates: the span's pages, from the one holding the first run's first
 // byte to the one holding the last run's last byte (4 KiB: x86-64's and the GPU hosts').
 inline constexpr uint64_t kPageBytes = 4096;
@@ -52,6 +57,9 @@ struct SliceReadCosts {
   // cost (backend/measure/map_read_probe.h); 0 when reading with O_DIRECT, and then auto does
   // not take the map.
   double per_page_s = kDefaultPerPageSeconds;
+  // One run copied out of the mapping, beside its bytes, on each of the threads (the map's
+  // other cost: a TP=8 split of gpt-oss's MXFP4 experts has runs of 12 and 192 bytes).
+  double per_map_run_s = kDefaultPerMapRunSeconds;
   uint32_t threads = 1;  // the I/O threads sharing the runs
 };
 
@@ -62,8 +70,8 @@ uint64_t SpanPages(const base::SliceRuns& runs);
 
 // The stream time `how` adds to a slice's read beyond its bytes: runs, count x per_run_s /
 // threads; span, the bytes between the runs at the read rate; map, the span's pages x
-// per_page_s / threads. Infinity for a path the costs do not weigh (span: no read rate; map: no
-// per-page cost); 0 for kAuto.
+// per_page_s + count x per_map_run_s, over the threads. Infinity for a path the costs do not weigh
+// (span: no read rate; map: no per-page cost); 0 for kAuto.
 double SliceReadSeconds(SliceRead how, const base::SliceRuns& runs, const SliceReadCosts& costs);
 
 // The path of least SliceReadSeconds for `runs` (ties go to runs, then span); a single run is

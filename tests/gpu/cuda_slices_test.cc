@@ -73,13 +73,15 @@ class CudaSlices : public ::testing::Test {
   static inline Checkpoint* ckpt_ = nullptr;
 };
 
-// A profile with the load's figures: the page-cache read rate and the per-run and per-page costs it
+// A profile with the load's figures: the page-cache read rate and the per-run, per-page and
+// per-mapped-run costs it
 // weighs slices by, its threads and chunk.
 simulator::timing::MachineProfile ProfileOf(const CudaOptions& o) {
   simulator::timing::MachineProfile m = simulator::timing::DefaultH200Profile();
   m.page_cache_read = o.slice_costs.read_rate;
   m.per_run_s = o.slice_costs.per_run_s;
   m.per_page_s = o.slice_costs.per_page_s;
+  m.per_map_run_s = o.slice_costs.per_map_run_s;
   m.io_threads = o.io_threads;
   m.chunk_bytes = o.chunk_bytes;
   return m;
@@ -96,12 +98,14 @@ TEST_F(CudaSlices, EveryModeDtypeAndDimEqualsElementWiseSlicing) {
           const std::string what =
               fmt::format("dim {} {} {} chunk {}", dim, simulator::timing::SliceReadName(mode),
                           direct ? "direct" : "buffered", chunk);
-          const CudaOptions o{.io_threads = 3,
-                              .chunk_bytes = chunk,
-                              .direct_io = direct,
-                              .slice_read = mode,
-                              .slice_costs = {.read_rate = test_support::kFixtureReadRate,
-                                              .per_page_s = test_support::kFixturePerPageSeconds}};
+          const CudaOptions o{
+              .io_threads = 3,
+              .chunk_bytes = chunk,
+              .direct_io = direct,
+              .slice_read = mode,
+              .slice_costs = {.read_rate = test_support::kFixtureReadRate,
+                              .per_page_s = test_support::kFixturePerPageSeconds,
+                              .per_map_run_s = test_support::kFixturePerMapRunSeconds}};
           // auto: runs, span and map, the plan's choice (SliceChoice.TheGpuTestsFixture...)
           CudaBackend::CreateResult created = CudaBackend::Create(plan, *ckpt_, o);
           ASSERT_TRUE(created.ok()) << what << ": " << created.status().message();

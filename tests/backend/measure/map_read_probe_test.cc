@@ -29,20 +29,23 @@ class MapReadProbeTest : public ::testing::Test {
 };
 
 TEST_F(MapReadProbeTest, APageCostsMoreThanNothingAndLessThanAMillisecond) {
-  Write(uint64_t{16} << 20);  // 4 gathers of 4 MiB, 1,021 pages each
+  Write(uint64_t{16} << 20);  // 4 gathers of 4 MiB a pattern: 1,021 and 1,024 pages
   const base::Result<MapReadCost> c = ProbeMappedPages(Ref(uint64_t{16} << 20), 2);
   ASSERT_TRUE(c.ok()) << c.status().message();
-  EXPECT_EQ(c->pages, 4u * 1021u);
+  EXPECT_EQ(c->pages, 4u * (1021u + 1024u));
+  EXPECT_EQ(c->runs, 4u * (256u + 65536u));
   EXPECT_EQ(c->threads, 2u);
   EXPECT_GT(c->per_page_s, 0);
   EXPECT_LT(c->per_page_s, 1e-3);
+  EXPECT_GE(c->per_run_s, 0);  // 0 only where noise hid it
+  EXPECT_LT(c->per_run_s, 1e-4);
   const base::Result<MapReadCost> wide = ProbeMappedPages(Ref(uint64_t{16} << 20), 12);
   ASSERT_TRUE(wide.ok()) << wide.status().message();
   EXPECT_EQ(wide->threads, 4u);  // a thread a gather
   const base::Result<MapReadCost> capped =
       ProbeMappedPages(Ref(uint64_t{16} << 20), 1, uint64_t{8} << 20);
   ASSERT_TRUE(capped.ok()) << capped.status().message();
-  EXPECT_EQ(capped->pages, 2u * 1021u);
+  EXPECT_EQ(capped->pages, 2u * (1021u + 1024u));
 }
 
 TEST_F(MapReadProbeTest, TooSmallAFileOrAShortOneIsAnError) {

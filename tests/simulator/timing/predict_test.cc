@@ -233,33 +233,44 @@ TEST(Predict, AColumnSliceIsMappedWhereItsPagesCostLeast) {
   const std::optional<base::SliceRuns> runs = PlannedSliceRuns(p.buffers[3]);
   ASSERT_TRUE(runs.has_value());
   EXPECT_EQ(SpanPages(*runs), 1u);
-  m.per_page_s = 2e-6;  // 1 page over 2 threads: 1 us, under the runs' 5 us and the span's 225
+  m.per_page_s = 2e-6;     // 1 page and 10 runs over 2 threads: 1.5 us, under the runs' 5 us
+  m.per_map_run_s = 1e-7;  // and the span's 225
   const LoadTimePrediction mapped = PredictLoad(p, m);
   EXPECT_EQ(mapped.slices_by_map, 1u);
   EXPECT_EQ(mapped.strided_slices(), 1u);
   EXPECT_EQ(mapped.slice_map_pages, 1u);
-  EXPECT_NEAR(mapped.slice_map_s, 1e-6, 1e-15);
-  EXPECT_NEAR(mapped.wall_s - whole.wall_s, 1e-6, 1e-12);
+  EXPECT_EQ(mapped.slice_map_runs, 10u);
+  EXPECT_NEAR(mapped.slice_map_s, 1.5e-6, 1e-15);
+  EXPECT_NEAR(mapped.wall_s - whole.wall_s, 1.5e-6, 1e-12);
   EXPECT_EQ(mapped.read_bytes, 1000u);  // the runs' bytes are copied out of the pages
   EXPECT_EQ(PredictionJson(mapped, m)["slices"]["by_map"], 1);
   EXPECT_EQ(PredictionJson(mapped, m)["slices"]["map_pages"], 1);
+  EXPECT_EQ(PredictionJson(mapped, m)["slices"]["map_runs"], 10);
   const std::string text = PredictionText(mapped, m);
-  EXPECT_NE(text.find("map (the span's pages populated, at 2.000 us a page, the profile's over 2 "
-                      "threads): 1 slices, 1 pages"),
+  EXPECT_NE(text.find("map (the span's pages at 2.000 us a page, the profile's, and its runs at "
+                      "0.1000 us a run, the profile's, over 2 threads): 1 slices, 1 pages, 10 "
+                      "runs"),
             std::string::npos)
       << text;
   // From an evicted file the page's bytes beyond the runs (4096 - 1000) come from the disk.
   const LoadTimePrediction cold = PredictLoad(p, m, {.cache = Cache::kCold});
   EXPECT_EQ(cold.slices_by_map, 1u);
   EXPECT_EQ(cold.read_bytes, 4096u);
-  EXPECT_NEAR(cold.slice_map_s, 1e-6 + 3096 / m.direct_read, 1e-12);
-  m.per_page_s = 2e-5;  // 10 us: the runs are cheaper again
+  EXPECT_NEAR(cold.slice_map_s, 1.5e-6 + 3096 / m.direct_read, 1e-12);
+  m.per_page_s = 2e-5;  // 10.5 us: the runs are cheaper again
   EXPECT_EQ(PredictLoad(p, m).slices_by_runs, 1u);
-  m.per_page_s = 0;  // none in the profile: the default, far under the runs' 5 us
+  m.per_page_s = 1e-6;
+  m.per_map_run_s = 1e-6;  // 5.5 us: the runs' copies outweigh the page
+  EXPECT_EQ(PredictLoad(p, m).slices_by_runs, 1u);
+  m.per_page_s = 0;  // none in the profile: the defaults, far under the runs' 5 us
+  m.per_map_run_s = 0;
   const LoadTimePrediction by_default = PredictLoad(p, m);
   EXPECT_EQ(by_default.slices_by_map, 1u);
-  EXPECT_NEAR(by_default.slice_map_s, kDefaultPerPageSeconds / 2, 1e-15);
-  EXPECT_NE(PredictionText(by_default, m).find("a page, the default over 2 threads"),
+  EXPECT_NEAR(by_default.slice_map_s, (kDefaultPerPageSeconds + 10 * kDefaultPerMapRunSeconds) / 2,
+              1e-15);
+  EXPECT_NE(PredictionText(by_default, m)
+                .find("a page, the default, and its runs at 0.0200 us a run, the default, over 2 "
+                      "threads"),
             std::string::npos)
       << PredictionText(by_default, m);
   EXPECT_EQ(ChooseSliceRead(

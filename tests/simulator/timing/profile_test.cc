@@ -60,6 +60,21 @@ TEST(Profile, PerPageCostIsOptionalAndRoundTrips) {
             "/rates/per_page_s: expected a number > 0");
 }
 
+// rates.per_map_run_s, the map's cost per run copied, is optional the same way.
+TEST(Profile, APerMapRunCostIsOptionalAndRoundTrips) {
+  MachineProfile p = DefaultH200Profile();
+  p.per_map_run_s = 0;
+  EXPECT_FALSE(ProfileJson(p)["rates"].contains("per_map_run_s"));
+  EXPECT_EQ(SliceCostsOf(p).per_map_run_s, kDefaultPerMapRunSeconds);
+  p.per_map_run_s = 3e-8;
+  base::Result<MachineProfile> back = ParseProfile(Text(p));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->per_map_run_s, 3e-8);
+  EXPECT_EQ(SliceCostsOf(*back).per_map_run_s, 3e-8);
+  EXPECT_EQ(ErrorAfter([](nlohmann::json& j) { j["rates"]["per_map_run_s"] = -1; }),
+            "/rates/per_map_run_s: expected a number > 0");
+}
+
 TEST(Profile, MissingRateNamesItsPointer) {
   EXPECT_EQ(ErrorAfter([](nlohmann::json& j) { j["rates"].erase("pinned_h2d"); }),
             "/rates/pinned_h2d: missing");

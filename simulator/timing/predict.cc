@@ -248,12 +248,15 @@ std::string SlicesText(const LoadTimePrediction& p, const MachineProfile& profil
                        : 1.0);
   if (p.slices_by_map > 0) {
     const auto whose = [](double figure) { return figure > 0 ? "the profile's" : "the default"; };
+    const double per_run = PerMapRunSeconds(profile);
+    const std::string runs = per_run > 0 ? fmt::format(", and its runs at {:.4f} us a run, {}",
+                                                       per_run * 1e6, whose(profile.per_map_run_s))
+                                         : "";
     s += fmt::format(
-        "  map (the span's pages at {:.3f} us a page, {}, and its runs at {:.4f} us a run, {}, "
-        "over {} threads): {} slices, {} pages, {} runs, {:.3f} s of the stream\n",
-        PerPageSeconds(profile) * 1e6, whose(profile.per_page_s), PerMapRunSeconds(profile) * 1e6,
-        whose(profile.per_map_run_s), profile.io_threads, p.slices_by_map, p.slice_map_pages,
-        p.slice_map_runs, p.slice_map_s);
+        "  map (the span's pages at {:.3f} us a page, {}{}, over {} threads): {} slices, {} "
+        "pages, {} runs, {:.3f} s of the stream\n",
+        PerPageSeconds(profile) * 1e6, whose(profile.per_page_s), runs, profile.io_threads,
+        p.slices_by_map, p.slice_map_pages, p.slice_map_runs, p.slice_map_s);
   }
   if (p.slices_unweighed > 0) {
     s += fmt::format(

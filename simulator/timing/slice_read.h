@@ -41,10 +41,13 @@ inline constexpr double kDefaultPerRunSeconds = 1.0e-6;
 // default where a profile has no figure (rates.per_page_s).
 inline constexpr double kDefaultPerPageSeconds = 3.5e-8;
 
-// The cost of one run copied out of a mapping beside its bytes, on each of the I/O threads:
-// `calibrate`'s map probe solved for pages and runs (backend/measure/map_read_probe.h). The
-// default where a profile has no figure (rates.per_map_run_s).
-inline constexpr double kDefaultPerMapRunSeconds = 2.0e-8;
+// The cost of one run copied out of a mapping beside its bytes, on each of the I/O threads, where
+// a profile has no figure (rates.per_map_run_s): none, as before `calibrate`'s map probe was
+// solved for pages and runs (backend/measure/map_read_probe.h). On the build machine that probe
+// says 0.0075 us a run with 2 threads, and with it the model's rate for gpt-oss's 12-byte down
+// scales at TP=8 was 0.996 of the gather's (docs/performance-journal.md, "A mapped run's cost").
+// No GPU host has measured it yet, so a profile without it predicts as it did.
+inline constexpr double kDefaultPerMapRunSeconds = 0;
 
 // The page a map read populates: the span's pages, from the one holding the first run's first
 // byte to the one holding the last run's last byte (4 KiB: x86-64's and the GPU hosts').

@@ -27,11 +27,10 @@ namespace loadplan::test_support {
 namespace fs = std::filesystem;
 
 // The costs the slice tests weigh a slice's read by (with 3 threads and the default per-run
-// cost; a mapped run's cost small beside a page's): auto then takes runs (1 slice), span (10) and
+// and per-mapped-run costs): auto then takes runs (1 slice), span (10) and
 // map (1) on the fixture's dims 1 and 2 (SliceChoice.TheGpuTestsFixtureIsReadEveryWay).
 inline constexpr double kFixtureReadRate = 3e9;  // bytes/s
 inline constexpr double kFixturePerPageSeconds = 2e-6;
-inline constexpr double kFixturePerMapRunSeconds = 1e-10;
 using base::Dtype;
 using verifier::TensorSlice;
 

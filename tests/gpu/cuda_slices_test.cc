@@ -74,8 +74,7 @@ class CudaSlices : public ::testing::Test {
 };
 
 // A profile with the load's figures: the page-cache read rate and the per-run, per-page and
-// per-mapped-run costs it
-// weighs slices by, its threads and chunk.
+// per-mapped-run costs it weighs slices by, its threads and chunk.
 simulator::timing::MachineProfile ProfileOf(const CudaOptions& o) {
   simulator::timing::MachineProfile m = simulator::timing::DefaultH200Profile();
   m.page_cache_read = o.slice_costs.read_rate;
@@ -98,14 +97,12 @@ TEST_F(CudaSlices, EveryModeDtypeAndDimEqualsElementWiseSlicing) {
           const std::string what =
               fmt::format("dim {} {} {} chunk {}", dim, simulator::timing::SliceReadName(mode),
                           direct ? "direct" : "buffered", chunk);
-          const CudaOptions o{
-              .io_threads = 3,
-              .chunk_bytes = chunk,
-              .direct_io = direct,
-              .slice_read = mode,
-              .slice_costs = {.read_rate = test_support::kFixtureReadRate,
-                              .per_page_s = test_support::kFixturePerPageSeconds,
-                              .per_map_run_s = test_support::kFixturePerMapRunSeconds}};
+          const CudaOptions o{.io_threads = 3,
+                              .chunk_bytes = chunk,
+                              .direct_io = direct,
+                              .slice_read = mode,
+                              .slice_costs = {.read_rate = test_support::kFixtureReadRate,
+                                              .per_page_s = test_support::kFixturePerPageSeconds}};
           // auto: runs, span and map, the plan's choice (SliceChoice.TheGpuTestsFixture...)
           CudaBackend::CreateResult created = CudaBackend::Create(plan, *ckpt_, o);
           ASSERT_TRUE(created.ok()) << what << ": " << created.status().message();

@@ -84,14 +84,13 @@ TEST_F(HostSlices, EveryDtypeAlongEveryDimEqualsElementWiseSlicing) {
 
 // The GPU test CudaSlices.EveryModeDtypeAndDimEqualsElementWiseSlicing compares the load's
 // auto with the plan's choice on its fixture (48 x 40 tensors, 3 threads, the default per-run
-// cost, kFixtureReadRate, kFixturePerPageSeconds and kFixturePerMapRunSeconds): the plan takes all
+// cost, kFixtureReadRate and kFixturePerPageSeconds): the plan takes all
 // three ways there, so that comparison can tell them apart.
 TEST(SliceChoice, TheGpuTestsFixtureIsReadEveryWay) {
   simulator::timing::MachineProfile m = simulator::timing::DefaultH200Profile();
   m.page_cache_read = test_support::kFixtureReadRate;
   m.per_run_s = 0;  // the default per-run cost, as the GPU test's CudaOptions
   m.per_page_s = test_support::kFixturePerPageSeconds;
-  m.per_map_run_s = test_support::kFixturePerMapRunSeconds;
   m.io_threads = 3;
   for (const uint64_t chunk : {uint64_t{4096}, uint64_t{1} << 20}) {
     m.chunk_bytes = chunk;

@@ -66,6 +66,7 @@ TEST(Profile, APerMapRunCostIsOptionalAndRoundTrips) {
   p.per_map_run_s = 0;
   EXPECT_FALSE(ProfileJson(p)["rates"].contains("per_map_run_s"));
   EXPECT_EQ(SliceCostsOf(p).per_map_run_s, kDefaultPerMapRunSeconds);
+  EXPECT_EQ(kDefaultPerMapRunSeconds, 0);  // absent: not weighed, the prediction as before
   p.per_map_run_s = 3e-8;
   base::Result<MachineProfile> back = ParseProfile(Text(p));
   ASSERT_TRUE(back.ok()) << back.status().message();

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -59,9 +60,11 @@ __attribute__((target("avx2"))) void CopyStreaming(uint8_t* to, const char* from
 }
 
 // One gather: `runs` runs of p.run bytes from `span`, p.stride apart, into `out`.
-void Gather(Way way, const Pattern& p, const char* span, uint64_t runs, uint8_t* out) {
-  if (way == Way::kPopulate)
-    ::madvise(const_cast<char*>(span), (runs - 1) * p.stride + p.run, MADV_POPULATE_READ);
+// false when populating was refused (a kernel before 5.14: the column would measure faults).
+bool Gather(Way way, const Pattern& p, const char* span, uint64_t runs, uint8_t* out) {
+  if (way == Way::kPopulate &&
+      ::madvise(const_cast<char*>(span), (runs - 1) * p.stride + p.run, MADV_POPULATE_READ) != 0)
+    return false;
   for (uint64_t i = 0; i < runs; ++i) {
     const char* from = span + i * p.stride;
     if (way == Way::kPrefetch && i + 1 < runs)
@@ -71,27 +74,39 @@ void Gather(Way way, const Pattern& p, const char* span, uint64_t runs, uint8_t*
     else
       std::memcpy(out + i * p.run, from, p.run);
   }
+  return true;
 }
 
 // Seconds to gather every whole 4 MiB of runs the file holds, over `threads` threads, from a
-// mapping made for the pass (its pages not yet in the page tables).
+// mapping made for the pass (its pages not yet in the page tables); -1, said on stderr, when
+// the mapping, a buffer or populating failed.
 double Pass(int fd, uint64_t bytes, Way way, const Pattern& p, uint32_t threads) {
   const uint64_t runs = kChunk / p.run, span = runs * p.stride, gathers = bytes / span;
   void* map = ::mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd, 0);
-  if (map == MAP_FAILED) return -1;
+  if (map == MAP_FAILED) {
+    fmt::print(stderr, "bench_map_faults: mapping {} bytes failed\n", bytes);
+    return -1;
+  }
+  std::atomic<bool> failed{false};
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::thread> pool;
   for (uint32_t t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
       auto* out = static_cast<uint8_t*>(std::aligned_alloc(4096, kChunk));
-      for (uint64_t g = t; g < gathers; g += threads)
-        Gather(way, p, static_cast<const char*>(map) + g * span, runs, out);
+      for (uint64_t g = t; out != nullptr && g < gathers; g += threads)
+        if (!Gather(way, p, static_cast<const char*>(map) + g * span, runs, out)) failed = true;
+      if (out == nullptr) failed = true;
       std::free(out);
     });
   }
   for (std::thread& t : pool) t.join();
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ::munmap(map, bytes);
+  if (failed) {
+    fmt::print(stderr, "bench_map_faults: {}: a buffer or MADV_POPULATE_READ was refused\n",
+               kWayNames[static_cast<size_t>(way)]);
+    return -1;
+  }
   return s;
 }
 

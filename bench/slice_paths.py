@@ -47,20 +47,25 @@ def checkpoint_files(ckpt):
 
 def preshard(manifest_path, ckpt, folder):
     """The rank's bound tensors, each cut to its slice by torch from safetensors' whole tensor,
-    saved whole in FOLDER/model.safetensors; the manifest binding them without slices."""
+    saved whole in FOLDER/model.safetensors under its buffer's name (two buffers may slice one
+    tensor); the manifest binding them so, without slices. A buffer of several tensors
+    ("tensors": stacked experts) is refused."""
     from safetensors import safe_open
     from safetensors.torch import save_file
     m = json.load(open(manifest_path))
     files, tensors = checkpoint_files(ckpt), {}
-    for b in m["buffers"].values():
+    for name, b in m["buffers"].items():
+        if "tensors" in b:
+            raise ValueError(f"buffer {name} binds several tensors; not presharded")
         if "tensor" not in b:
             continue
         with safe_open(files[b["tensor"]], "pt") as h:
             t = h.get_tensor(b["tensor"])
         cut = b.pop("slice", None)
-        if cut:
-            t = t.narrow(cut["dim"], cut["start"], cut["length"])
-        tensors[b["tensor"]] = t.contiguous()
+        if cut:  # a copy: a view would keep the whole tensor alive until the file is written
+            t = t.narrow(cut["dim"], cut["start"], cut["length"]).clone()
+        tensors[name] = t.contiguous()
+        b["tensor"] = name
     os.makedirs(folder, exist_ok=True)
     save_file(tensors, os.path.join(folder, "model.safetensors"), metadata={"format": "pt"})
     m["name"] = f"{m.get('name', 'rank')}-presharded"
@@ -69,13 +74,26 @@ def preshard(manifest_path, ckpt, folder):
     return out
 
 
-def run(a, manifest, mode, ceilings=False, binary=None, ckpt=None):
+def older_profile(path, folder):
+    """PATH (a profile) for an older binary: a copy in FOLDER without the keys added since
+    (rates.per_map_run_s), which an older parser refuses as unknown; None without a profile."""
+    if not path:
+        return None
+    p = json.load(open(path))
+    p.get("rates", {}).pop("per_map_run_s", None)
+    out = os.path.join(folder, "profile.older.json")
+    json.dump(p, open(out, "w"), indent=1)
+    return out
+
+
+def run(a, manifest, mode, ceilings=False, binary=None, ckpt=None, machine=None):
     cmd = [binary or a.loadplan, "run", manifest, "--checkpoint", ckpt or a.ckpt, "--no-derive", "--repeat", "1",
            "--slice-read", mode, "--format", "json"]
     if ceilings:
         cmd.append("--ceilings")
-    if a.machine:
-        cmd += ["--machine", a.machine]
+    machine = machine or a.machine
+    if machine:
+        cmd += ["--machine", machine]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     if p.returncode != 0:
         return {"error": (p.stderr or p.stdout).strip()[-300:]}
@@ -125,12 +143,15 @@ def main():
                  ("cols presharded", subset(whole, lambda k, b: k not in row_names, "cols"),
                   "auto", a.presharded),
                  ("rank presharded", whole, "auto", a.presharded)]
-    binaries = [("", a.loadplan)] + ([(" before", a.beside)] if a.beside else [])
-    results = {name + tag: [] for name, _, _, _ in plan for tag, _ in binaries}
+    binaries = [("", a.loadplan, a.machine)]
+    if a.beside:
+        binaries.append((" before", a.beside,
+                         older_profile(a.machine, os.path.dirname(os.path.abspath(a.manifest)))))
+    results = {name + tag: [] for name, _, _, _ in plan for tag, _, _ in binaries}
     for k in range(a.rounds):
         for name, manifest, mode, ckpt in plan:
-            for tag, binary in binaries:
-                r = run(a, manifest, mode, binary=binary, ckpt=ckpt)
+            for tag, binary, machine in binaries:
+                r = run(a, manifest, mode, binary=binary, ckpt=ckpt, machine=machine)
                 results[name + tag].append(r)
                 print(f"round {k + 1} {name + tag}: {json.dumps(r)}", flush=True)
     print(f"| {'row':17} | best GB/s | worst GB/s | best / pinned | file / filled | GB filled "

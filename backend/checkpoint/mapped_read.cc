@@ -121,9 +121,11 @@ base::Status GatherFrom(const char* map, const FileRef& file, const MappedRuns& 
   struct stat st {};
   if (::fstat(file.fd, &st) != 0 || static_cast<uint64_t>(st.st_size) < r.offset + span)
     return Ended(file, context, 0, span, r.offset);
-  const char* first = map + r.offset;
-  Copy copy{.base = first, .r = &r, .out = out};
-  if (!GuardedCopy(first, first + span, CopyRuns, &copy))
+  // The guard from the first run's page: a machine-check SIGBUS reports its page's address.
+  static const auto page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const char* pages = map + r.offset / page * page;
+  Copy copy{.base = map + r.offset, .r = &r, .out = out};
+  if (!GuardedCopy(pages, map + r.offset + span, CopyRuns, &copy))
     return Interrupted(file, r, span, context);
   return base::Status::Ok();
 }

@@ -25,8 +25,8 @@ struct MappedRuns {
   uint64_t count = 0;
 };
 
-// A read-only shared mapping of a whole file, kept for a load: each gather populates and
-// copies its own pages, with no mapping call per chunk (a mapping and an unmapping each take
+// A read-only shared mapping of a whole file, kept for a load: each gather copies its runs,
+// their pages faulting in, with no mapping call per chunk (a mapping and an unmapping each take
 // the process's memory-map lock for writing, which makes reading threads take turns).
 // Page tables grow with the pages gathered (8 bytes a 4 KiB page) until it is dropped.
 class FileMapping {

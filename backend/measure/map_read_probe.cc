@@ -55,22 +55,20 @@ base::Result<double> Pass(const FileRef& file, const Pattern& p, uint64_t gather
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Per page and per run from the two patterns' seconds a gather on one thread (a and b): each
-// is pages x per_page + runs x per_run. A negative solution (noise where one term is tiny) is
-// 0 and the other term takes the sparse pattern's whole time.
-MapReadCost Solve(double a, double b) {
+}  // namespace
+
+MapReadCost SolveMapCosts(double sparse_s, double dense_s) {
   const auto pa = static_cast<double>(kSparse.pages()), ra = static_cast<double>(kSparse.runs());
   const auto pb = static_cast<double>(kDense.pages()), rb = static_cast<double>(kDense.runs());
-  double per_run = (b * pa - a * pb) / (rb * pa - ra * pb);
-  double per_page = (a - ra * per_run) / pa;
-  if (per_run <= 0 || per_page <= 0) {
-    per_run = std::max(per_run, 0.0);
-    per_page = std::max((a - ra * per_run) / pa, a / pa / 2);
+  const double per_run = (dense_s * pa - sparse_s * pb) / (rb * pa - ra * pb);
+  const double per_page = (sparse_s - ra * per_run) / pa;
+  if (per_run <= 0) return {.per_page_s = sparse_s / pa, .per_run_s = 0};
+  if (per_page <= 0) {
+    const double half = sparse_s / pa / 2;
+    return {.per_page_s = half, .per_run_s = std::max((dense_s - pb * half) / rb, 0.0)};
   }
   return {.per_page_s = per_page, .per_run_s = per_run};
 }
-
-}  // namespace
 
 base::Result<MapReadCost> ProbeMappedPages(const FileRef& file, uint32_t threads,
                                            uint64_t max_bytes) {
@@ -89,7 +87,7 @@ base::Result<MapReadCost> ProbeMappedPages(const FileRef& file, uint32_t threads
     if (!median.ok()) return median.status();
     each[k] = *median * threads / static_cast<double>(gathers);
   }
-  MapReadCost c = Solve(each[0], each[1]);
+  MapReadCost c = SolveMapCosts(each[0], each[1]);
   c.pages = gathers * (kSparse.pages() + kDense.pages());
   c.runs = gathers * (kSparse.runs() + kDense.runs());
   c.threads = threads;

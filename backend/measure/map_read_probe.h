@@ -24,12 +24,18 @@ struct MapReadCost {
 // (65,536 runs over 1,024 pages: the runs'). Each pass maps the file afresh, gathers on
 // `threads` threads at once over disjoint spans and drops the mapping. A gather's seconds on
 // one thread (the median of 3 passes after a warm-up x threads / gathers) is pages x
-// per_page_s + runs x per_run_s for both patterns, solved for the two; where noise makes one
-// negative it is 0 (and per_page_s never is). At most `max_bytes` of the file are gathered; a
-// file of fewer gathers than threads is gathered by one thread a gather (`threads` says how
-// many). kInvalidInput when the file is smaller than one gather; kIo when mapping or a gather
-// fails (the file's name in the message).
+// per_page_s + runs x per_run_s for both patterns, solved for the two (SolveMapCosts). At most
+// `max_bytes` of the file are gathered; a file of fewer gathers than threads is gathered by one
+// thread a gather (`threads` says how many). kInvalidInput when the file is smaller than one
+// gather; kIo when mapping or a gather fails (the file's name in the message).
 base::Result<MapReadCost> ProbeMappedPages(const FileRef& file, uint32_t threads,
                                            uint64_t max_bytes = uint64_t{4} << 30);
+
+// The probe's two figures from a gather's seconds on one thread in each pattern (the sparse's
+// 1,021 pages and 256 runs, the dense's 1,024 pages and 65,536 runs). Where noise makes the
+// run's cost negative it is 0 and the pages take the sparse pattern's whole time; where it
+// makes the page's cost negative, a page costs half the sparse time's share and the runs take
+// the rest of the dense pattern's time.
+MapReadCost SolveMapCosts(double sparse_s, double dense_s);
 
 }  // namespace loadplan::backend

@@ -39,9 +39,9 @@ struct MachineProfile {
   // run of a strided slice pays (slice_read.h): 0 where the profile has no figure
   // (PerRunSeconds gives the default then).
   double per_run_s = 0;
-  // One page of a strided slice's span populated through the file's mapping and its runs
-  // copied out, on each of the I/O threads at once (slice_read.h, the map read): 0 where the
-  // profile has no figure (PerPageSeconds gives the default then).
+  // One page of a strided slice's span faulted in through the file's mapping, on each of the
+  // I/O threads at once (slice_read.h, the map read): 0 where the profile has no figure
+  // (PerPageSeconds gives the default then).
   double per_page_s = 0;
   // One run of a mapped slice copied out, beside its bytes, the same way (the map read's other
   // cost): 0 where the profile has no figure (PerMapRunSeconds gives the default then).

@@ -1,7 +1,8 @@
 // How a slice along a dimension > 0 is read (issue 30): its runs one pread each, packed into a
 // pinned chunk; its covering span read whole and the runs gathered on the way to the device; or
-// the file mapped and the span's pages populated, the runs copied out. Runs pay a small read per
-// run; a span pays the bytes between the runs; a map pays per page of the span. The choice
+// the file mapped and the runs copied out, their pages faulting in. Runs pay a small read per
+// run; a span pays the bytes between the runs; a map pays per page of the span and per run
+// copied. The choice
 // compares them on the machine's figures (docs/deploy.md, "Tensor parallel", and
 // docs/runtime.md).
 #pragma once
@@ -33,9 +34,10 @@ std::optional<SliceRead> SliceReadOf(std::string_view name);
 // measures the machine's own (rates.per_run_s, backend/measure/run_read_probe.h).
 inline constexpr double kDefaultPerRunSeconds = 1.0e-6;
 
-// The cost of one page of a span mapped and populated, its runs copied, on each of 12 I/O
-// threads gathering at once: `calibrate`'s map probe on an H100 host (L3 300 MiB) on
-// 2026-12-06, 0.035 and 0.033 us in two calls (docs/performance-journal.md, "Auto maps"). There
+// The cost of one page of a span mapped, on each of 12 I/O threads gathering at once:
+// `calibrate`'s one-pattern map probe (256-byte runs 16 KiB apart, the span populated before the
+// copy: the runs' own cost is a few percent of it) on an H100 host (L3 300 MiB) on 2026-12-06,
+// 0.035 and 0.033 us in two calls (docs/performance-journal.md, "Auto maps"). There
 // a TP=8 column split read by map loaded at 3.1x its runs and 3.5x its span; on every pattern
 // measured (bench_slice_reads, both machines) the map beat the better of the other two. The
 // default where a profile has no figure (rates.per_page_s).
@@ -44,21 +46,22 @@ inline constexpr double kDefaultPerPageSeconds = 3.5e-8;
 // The cost of one run copied out of a mapping beside its bytes, on each of the I/O threads, where
 // a profile has no figure (rates.per_map_run_s): none, as before `calibrate`'s map probe was
 // solved for pages and runs (backend/measure/map_read_probe.h). On the build machine that probe
-// says 0.0075 us a run with 2 threads, and with it the model's rate for gpt-oss's 12-byte down
-// scales at TP=8 was 0.996 of the gather's (docs/performance-journal.md, "A mapped run's cost").
+// says 0.0072-0.0075 us a run with 2 threads, and with it the gather of gpt-oss's 12-byte down
+// scales at TP=8 ran at 1.09-1.18x the model's rate, against 0.44x without it
+// (docs/performance-journal.md, "A mapped run's cost").
 // No GPU host has measured it yet, so a profile without it predicts as it did.
 inline constexpr double kDefaultPerMapRunSeconds = 0;
 
-// The page a map read populates: the span's pages, from the one holding the first run's first
+// The page a map read maps: the span's pages, from the one holding the first run's first
 // byte to the one holding the last run's last byte (4 KiB: x86-64's and the GPU hosts').
 inline constexpr uint64_t kPageBytes = 4096;
 
 struct SliceReadCosts {
   double per_run_s = kDefaultPerRunSeconds;  // one run's pread, on each of the threads
   double read_rate = 0;                      // bytes/s of bulk reads, all threads (0: unknown)
-  // One page of a span populated and its runs copied, on each of the threads, the map read's
-  // cost (backend/measure/map_read_probe.h); 0 when reading with O_DIRECT, and then auto does
-  // not take the map.
+  // One page of a span faulted in through the mapping, on each of the threads, the map read's
+  // cost per page (backend/measure/map_read_probe.h); 0 when reading with O_DIRECT, and then
+  // auto does not take the map.
   double per_page_s = kDefaultPerPageSeconds;
   // One run copied out of the mapping, beside its bytes, on each of the threads (the map's
   // other cost: a TP=8 split of gpt-oss's MXFP4 experts has runs of 12 and 192 bytes).

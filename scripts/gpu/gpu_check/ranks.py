@@ -51,7 +51,7 @@ def rank_set(c, name, pkg, shape, split):
         cat_step(c, "warm-ranks", 60, hf)
         before = f"{c.gpu}/bin/loadplan-before"  # packed with BEFORE=: each row beside it
         beside = ["--beside", before] if os.access(before, os.X_OK) else []
-        c.step(f"ranks-paths-{name}", 300, ["python3", "bench/slice_paths.py", c.loadplan,
+        c.step(f"ranks-paths-{name}", 480, ["python3", "bench/slice_paths.py", c.loadplan,
                                             f"{out}/rank-0.json", hf, "--json",
                                             f"{c.out}/slice-paths.json", "--machine",
                                             machine_profile(c), *beside, "--presharded",

@@ -1,6 +1,7 @@
 // ProbeMappedPages: a cost per page above 0 and below a millisecond on a file in the page
-// cache, its pages counted; fewer gathers than threads take a thread a gather; a file smaller
-// than a gather, and one shorter than its descriptor says, are errors that say so.
+// cache, its pages and runs counted; SolveMapCosts recovers the figures behind two times; fewer
+// gathers than threads take a thread a gather; a file smaller than a gather, and one shorter than
+// its descriptor says, are errors that say so.
 #include "backend/measure/map_read_probe.h"
 
 #include <cstdint>
@@ -59,6 +60,24 @@ TEST_F(MapReadProbeTest, TooSmallAFileOrAShortOneIsAnError) {
   ASSERT_FALSE(past.ok());
   EXPECT_EQ(past.status().kind(), base::ErrorKind::kIo);
   EXPECT_NE(past.status().message().find(path_), std::string::npos) << past.status().message();
+}
+
+// The two patterns' times solved back into the figures that made them; noise that would make a
+// figure negative gives the documented fallbacks, never a negative cost or a free page.
+TEST(SolveMapCosts, RecoversThePageAndRunCostsThatMadeTheTimes) {
+  const double page = 4e-8, run = 5e-9;
+  const MapReadCost c = SolveMapCosts(1021 * page + 256 * run, 1024 * page + 65536 * run);
+  EXPECT_NEAR(c.per_page_s, page, 1e-15);
+  EXPECT_NEAR(c.per_run_s, run, 1e-17);
+  // The dense pattern no slower than its pages: no run cost, the pages take the sparse time.
+  const MapReadCost no_runs = SolveMapCosts(1021 * page, 1000 * page);
+  EXPECT_EQ(no_runs.per_run_s, 0);
+  EXPECT_NEAR(no_runs.per_page_s, page, 1e-15);
+  // The dense pattern far slower than the sparse one's runs allow: half a page, runs the rest.
+  const double sparse = 1021 * page, dense = 1e3 * sparse;
+  const MapReadCost no_pages = SolveMapCosts(sparse, dense);
+  EXPECT_NEAR(no_pages.per_page_s, page / 2, 1e-15);
+  EXPECT_NEAR(no_pages.per_run_s, (dense - 1024 * page / 2) / 65536, 1e-15);
 }
 
 }  // namespace

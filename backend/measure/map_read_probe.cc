@@ -3,28 +3,32 @@
 
 #include <algorithm>
 #include <array>
-#include <utility>
 #include <chrono>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "backend/checkpoint/mapped_read.h"
 #include "backend/measure/passes.h"
+#include "base/slice_runs.h"
+#include "simulator/timing/slice_read.h"
 
 namespace loadplan::backend {
 namespace {
 
 constexpr uint64_t kGatherSpan = uint64_t{4} << 20;  // each gather's span, both patterns
-constexpr uint64_t kPage = 4096;
 
 // A probe pattern: runs of `run_bytes`, `stride` apart, filling one gather's span.
 struct Pattern {
   uint64_t run_bytes, stride;
   uint64_t runs() const { return kGatherSpan / stride; }
-  // A gather's pages: from its first run's to its last run's.
-  uint64_t pages() const { return ((runs() - 1) * stride + run_bytes + kPage - 1) / kPage; }
+  // A gather's pages, counted as the model counts a slice's (SpanPages).
+  uint64_t pages() const {
+    return simulator::timing::SpanPages(
+        {.run_bytes = run_bytes, .count = runs(), .stride = stride});
+  }
 };
 // Pages dominate the first (256 runs over 1,021 pages), runs the second (65,536 over 1,024).
 constexpr Pattern kSparse{.run_bytes = 256, .stride = 16 << 10};

@@ -98,36 +98,22 @@ bool GuardedCopy(const void* begin, const void* end, void (*copy)(void*), void* 
 
 namespace {
 
+// Whether `file` still holds its bytes up to `end` (its size now).
+bool Holds(const FileRef& file, uint64_t end) {
+  struct stat st {};
+  return ::fstat(file.fd, &st) == 0 && static_cast<uint64_t>(st.st_size) >= end;
+}
+
 // Why a guarded copy stopped: the file is now shorter than the runs' span (it was cut: the
 // pread's "the file ended"), or it still holds them and a page could not be read (EIO).
 base::Status Interrupted(const FileRef& file, const MappedRuns& r, uint64_t span,
                          const ReadContext& context) {
-  struct stat st {};
-  if (::fstat(file.fd, &st) != 0 || static_cast<uint64_t>(st.st_size) < r.offset + span)
-    return Ended(file, context, 0, span, r.offset);
+  if (!Holds(file, r.offset + span)) return Ended(file, context, 0, span, r.offset);
   return ReadFailure(
       file, context, 0,
       fmt::format("{}: reading its mapped pages failed (SIGBUS with the file whole): {}",
                   Where(file, context, 0, r.offset), std::strerror(EIO)),
       EIO);
-}
-
-// The runs of `r` out of `map`, a mapping of the whole file: the file's size checked, then the
-// runs copied under the guard, their pages faulting in as they are touched (each fault maps
-// the neighbouring cached pages too). Errors as FileMapping::Gather's.
-base::Status GatherFrom(const char* map, const FileRef& file, const MappedRuns& r, uint8_t* out,
-                        const ReadContext& context) {
-  const uint64_t span = (r.count - 1) * r.stride + r.run_bytes;
-  struct stat st {};
-  if (::fstat(file.fd, &st) != 0 || static_cast<uint64_t>(st.st_size) < r.offset + span)
-    return Ended(file, context, 0, span, r.offset);
-  // The guard from the first run's page: a machine-check SIGBUS reports its page's address.
-  static const auto page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-  const char* pages = map + r.offset / page * page;
-  Copy copy{.base = map + r.offset, .r = &r, .out = out};
-  if (!GuardedCopy(pages, map + r.offset + span, CopyRuns, &copy))
-    return Interrupted(file, r, span, context);
-  return base::Status::Ok();
 }
 
 base::Status MapFailed(const FileRef& file, const ReadContext& context, uint64_t offset,
@@ -160,8 +146,16 @@ base::Status FileMapping::Gather(const FileRef& file, const MappedRuns& r, uint8
   if (r.count == 0 || r.run_bytes == 0) return base::Status::Ok();
   if (base::Status st = InjectedFault(file, r, context); !st.ok()) return st;
   const uint64_t span = (r.count - 1) * r.stride + r.run_bytes;
-  if (r.offset + span > bytes_) return Ended(file, context, 0, span, r.offset);
-  return GatherFrom(base_, file, r, out, context);
+  // The size now, not at mapping: bytes past a cut end, in its last page, would read as zeros.
+  if (r.offset + span > bytes_ || !Holds(file, r.offset + span))
+    return Ended(file, context, 0, span, r.offset);
+  // The pages fault in as the copy touches them (each fault maps the cached pages around it).
+  // The guard from the first run's page: a machine-check SIGBUS reports its page's address.
+  static const auto page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  Copy copy{.base = base_ + r.offset, .r = &r, .out = out};
+  if (!GuardedCopy(base_ + r.offset / page * page, base_ + r.offset + span, CopyRuns, &copy))
+    return Interrupted(file, r, span, context);
+  return base::Status::Ok();
 }
 
 }  // namespace loadplan::backend

@@ -56,8 +56,7 @@ struct LoadTimePrediction {
   // Strided slices by how the load reads them (slice_read.h's choice): by runs, by their
   // covering span (the bytes between the runs at the read rate: slice_span_s), by a map of the
   // span's pages (slice_map_pages and slice_map_runs at the profile's per-page and per-run
-  // costs: slice_map_s), or by runs
-  // because the manifest gives no extent to weigh the others by.
+  // costs: slice_map_s), or by runs because the manifest gives no extent to weigh the others by.
   uint32_t slices_by_runs = 0, slices_by_span = 0, slices_by_map = 0, slices_unweighed = 0;
   [[nodiscard]] uint32_t slices_read_by_runs() const { return slices_by_runs + slices_unweighed; }
   [[nodiscard]] uint32_t strided_slices() const {

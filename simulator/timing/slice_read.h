@@ -2,9 +2,8 @@
 // pinned chunk; its covering span read whole and the runs gathered on the way to the device; or
 // the file mapped and the runs copied out, their pages faulting in. Runs pay a small read per
 // run; a span pays the bytes between the runs; a map pays per page of the span and per run
-// copied. The choice
-// compares them on the machine's figures (docs/deploy.md, "Tensor parallel", and
-// docs/runtime.md).
+// copied. The choice compares them on the machine's figures (docs/deploy.md, "Tensor
+// parallel", and docs/runtime.md).
 #pragma once
 
 #include <cstdint>

@@ -38,8 +38,7 @@ TEST_F(MapReadProbeTest, APageCostsMoreThanNothingAndLessThanAMillisecond) {
   EXPECT_EQ(c->threads, 2u);
   EXPECT_GT(c->per_page_s, 0);
   EXPECT_LT(c->per_page_s, 1e-3);
-  EXPECT_GE(c->per_run_s, 0);  // 0 only where noise hid it
-  EXPECT_LT(c->per_run_s, 1e-4);
+  EXPECT_LT(c->per_run_s, 1e-4);  // never negative: SolveMapCosts' tests
   const base::Result<MapReadCost> wide = ProbeMappedPages(Ref(uint64_t{16} << 20), 12);
   ASSERT_TRUE(wide.ok()) << wide.status().message();
   EXPECT_EQ(wide->threads, 4u);  // a thread a gather

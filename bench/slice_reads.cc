@@ -6,8 +6,7 @@
 //   bench_slice_reads [THREADS=2] [GIB=1] [ROUNDS=3] [DIR=/tmp]
 // Patterns: a Llama-3.1-8B o_proj column at TP=8 (1 KiB runs 8 KiB apart), a down_proj column
 // at TP=8 (3.5 KiB of 28 KiB), gpt-oss's MXFP4 down blocks and scales at TP=8 (192 B of
-// 1,440 B, 12 B of 90 B), and
-// the two Llama columns at TP=2 (4 KiB of 8 KiB, 14 KiB of 28 KiB).
+// 1,440 B, 12 B of 90 B), and the two Llama columns at TP=2 (4 KiB of 8 KiB, 14 KiB of 28 KiB).
 // Then the slice-read model checked against the same rounds: `calibrate`'s two probes
 // (ProbeRunReads, ProbeMappedPages) and the bulk read rate measured here with THREADS threads,
 // the path ChooseSliceRead takes with them for each pattern (what `--slice-read auto` and the

@@ -46,10 +46,9 @@ def bench_loads(c, m8, ck):
     bench_run(c, "staged", m8, *ck, "--ceilings", "--repeat", "3")
     # Before/after in one run: the binary of an earlier commit, when scripts/gpu/gpu-pack packed
     # one (BEFORE=path/to/loadplan scripts/gpu/gpu-pack), alternating with this one.
-    before = f"{c.gpu}/bin/loadplan-before"
-    if is_exec(before):
+    if c.before:
         for k in (1, 2):
-            bench_run(c, f"before-{k}", m8, *ck, "--repeat", "3", binary=before)
+            bench_run(c, f"before-{k}", m8, *ck, "--repeat", "3", binary=c.before)
             bench_run(c, f"after-{k}", m8, *ck, "--repeat", "3")
     bench_run(c, "naive", m8, *ck, "--naive", "--repeat", "3")
     bench_run(c, "no-derive", m8, *ck, "--no-derive", "--repeat", "3")

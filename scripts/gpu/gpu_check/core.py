@@ -172,6 +172,10 @@ class Check:
         self.logs = f"{self.work}/logs"
         self.summary = f"{self.out}/summary.txt"
         self.loadplan = f"{self.gpu}/bin/loadplan"
+        # An earlier commit's loadplan, packed with BEFORE=path scripts/gpu/gpu-pack, run beside
+        # this one by the parts that compare (bench, ranks); None when none was packed.
+        before = f"{self.gpu}/bin/loadplan-before"
+        self.before = before if is_exec(before) else None
 
     # -- the budget and the summary
 

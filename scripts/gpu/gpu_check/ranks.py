@@ -49,8 +49,7 @@ def rank_set(c, name, pkg, shape, split):
         return
     if name == "llama":  # rank 0 by kind of slice and read path (bench/slice_paths.py)
         cat_step(c, "warm-ranks", 60, hf)
-        before = f"{c.gpu}/bin/loadplan-before"  # packed with BEFORE=: each row beside it
-        beside = ["--beside", before] if os.access(before, os.X_OK) else []
+        beside = ["--beside", c.before] if c.before else []  # each row beside it
         c.step(f"ranks-paths-{name}", 480, ["python3", "bench/slice_paths.py", c.loadplan,
                                             f"{out}/rank-0.json", hf, "--json",
                                             f"{c.out}/slice-paths.json", "--machine",

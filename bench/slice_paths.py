@@ -101,6 +101,7 @@ def run(a, manifest, mode, ceilings=False, binary=None, ckpt=None, machine=None)
     m = r["runs"][r["median_run"]]
     return {"gbps": m["gbps"], "wall_s": m["wall_s"], "read_s": m["read_s"],
             "copy_s": m["copy_s"], "slot_wait_s": m["slot_wait_s"], "chunks": m["chunks"],
+            "job_wait_s": m.get("job_wait_s"), "submit_s": m.get("submit_s"),
             "fill_bytes": r["fill_bytes"],
             "file_bytes": m["file_bytes"], "reads": m["reads"],
             "as_runs": m["slices_as_runs"], "as_span": m["slices_as_span"],

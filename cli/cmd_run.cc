@@ -19,6 +19,7 @@
 #include "backend/cuda/free_memory.h"
 #include "backend/load_output.h"
 #include "backend/preflight.h"
+#include "base/seconds.h"
 #include "base/status_lines.h"
 #include "base/unix_time.h"
 #include "cli/cmd_run_internal.h"
@@ -36,10 +37,6 @@ namespace {
 
 using backend::Status;
 using Clock = std::chrono::steady_clock;
-
-double Seconds(Clock::time_point since) {
-  return std::chrono::duration<double>(Clock::now() - since).count();
-}
 
 int Fail(int code, const std::string& message) {
   std::fprintf(stderr, "loadplan run: %s\n", message.c_str());
@@ -284,7 +281,7 @@ int LoadRepeatedly(const RunCliOptions& o, const Setup& s, Clock::time_point t0,
     const auto call = Clock::now();
     if (i == 0) report.process.to_load_s = std::chrono::duration<double>(call - t0).count();
     Outcome<api::LoadedModel> loaded = LoadOnce(s, i, report, interrupt.token());
-    if (i == 0) report.process.first_call_s = Seconds(call);
+    if (i == 0) report.process.first_call_s = base::SecondsSince(call);
     if (!loaded.ok()) return loaded.exit_code();
     gpu.emplace(std::move(*loaded));
   }
@@ -328,7 +325,7 @@ int RunRun(const RunCliOptions& given) {
   std::future<base::Result<double>> context =
       std::async(std::launch::async, backend::StartDevice, o.device);
   Outcome<Setup> prepared = Prepare(o, *machine, std::move(text));
-  const double prepare_s = Seconds(t0);
+  const double prepare_s = base::SecondsSince(t0);
   if (!prepared.ok()) return prepared.exit_code();
   const Setup& s = *prepared;
   const base::Result<double> started = context.get();
@@ -347,7 +344,7 @@ int RunRun(const RunCliOptions& given) {
   if (interrupt.interrupted()) return Fail(kExitInterrupted, "cancelled (Ctrl-C)");
   const auto freeing = Clock::now();
   gpu.reset();  // the last model's device memory, before the report (the process ends next)
-  report.process.free_s = Seconds(freeing);
+  report.process.free_s = base::SecondsSince(freeing);
   report.process.report_unix_s = base::UnixSeconds();
   if (o.format == Format::kJson) {
     run::PrintJson(report);

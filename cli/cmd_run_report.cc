@@ -120,6 +120,10 @@ void PrintText(const Report& r) {
   std::printf(
       "  time        read %.3f s/thread, copy %.3f s/stream, derive %.3f s (GPU), wall %.3f s\n",
       t.read_s, t.copy_s, t.derive_s, t.wall_s);
+  std::printf(
+      "  waits       %.3f s/thread for a free slot, %.3f s/thread for a job; the plan's thread "
+      "%.3f s queueing fills\n",
+      t.slot_wait_s, t.job_wait_s, t.submit_s);
   std::printf("  rate        %.2f GB/s end to end (%.3f GB filled in %llu chunks, %u launches)\n",
               rate, r.fill_bytes / 1e9, static_cast<unsigned long long>(t.chunks), t.launches);
   if (t.slices_as_runs + t.slices_as_span + t.slices_as_map > 0) {
@@ -164,6 +168,8 @@ json RunsJson(const Report& r) {
                     {"read_s", x.times.read_s},
                     {"copy_s", x.times.copy_s},
                     {"slot_wait_s", x.times.slot_wait_s},
+                    {"job_wait_s", x.times.job_wait_s},
+                    {"submit_s", x.times.submit_s},
                     {"derive_s", x.times.derive_s},
                     {"gbps", Rate(r.fill_bytes, x.times.wall_s)},
                     {"peak_allocated", x.memory.peak_allocated},

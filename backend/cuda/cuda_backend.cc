@@ -157,6 +157,8 @@ CudaTimes CudaBackend::Times() const {
           .slot_wait_s = io.slot_wait_s / threads,
           .derive_s = impl_->derive_s,
           .wall_s = impl_->wall_s,
+          .job_wait_s = io.job_wait_s / threads,
+          .submit_s = impl_->submit_s,
           .started_unix_s = impl_->first_fill_unix_s,
           .bytes_filled = io.bytes,
           .file_bytes = io.file_bytes,

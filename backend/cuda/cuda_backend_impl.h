@@ -85,6 +85,7 @@ struct CudaBackend::Impl {
   std::optional<Clock::time_point> first_fill;
   double first_fill_unix_s = 0;  // the same moment on the system clock
   double wall_s = 0, derive_s = 0;
+  double submit_s = 0;  // in Fill: locating, cutting and queueing the fills
   uint32_t slices_as_runs = 0, slices_as_span = 0, slices_as_map = 0;
   std::unique_ptr<cuda::IoPool> io;  // last: destroyed first (joins its threads)
 };

@@ -9,6 +9,7 @@
 #include "backend/call_args.h"
 #include "backend/checkpoint/bindings.h"
 #include "backend/cuda/cuda_backend_impl.h"
+#include "base/seconds.h"
 #include "base/unix_time.h"
 #include "kernels/launch.h"
 
@@ -173,6 +174,13 @@ void CudaBackend::Impl::AddStrided(const PlannedBuffer& buffer, const base::Slic
 Status CudaBackend::Fill(const PlannedBuffer& buffer, simulator::Lane /*lane*/,
                          const StepContext& at) {
   Impl& d = *impl_;
+  // The load's clock starts as the first fill is entered, so every fill's submit time lies
+  // inside wall_s.
+  if (!d.first_fill) {
+    d.first_fill = Impl::Clock::now();
+    d.first_fill_unix_s = base::UnixSeconds();
+  }
+  const base::ScopedSeconds timed(d.submit_s);
   if (Status f = d.Fault(at); !f.ok()) return f;
   if (Status e = d.io->error(); !e.ok()) return d.ReportIo(std::move(e));
   const base::Result<std::vector<FillPart>> parts = LocateFill(buffer, d.checkpoint);
@@ -194,10 +202,6 @@ Status CudaBackend::Fill(const PlannedBuffer& buffer, simulator::Lane /*lane*/,
   if (!d.files_checked) {
     if (Status changed = d.checkpoint.CheckUnchanged(); !changed.ok()) return changed;
     d.files_checked = true;
-  }
-  if (!d.first_fill) {
-    d.first_fill = Impl::Clock::now();
-    d.first_fill_unix_s = base::UnixSeconds();
   }
   Status st = d.io->SubmitParts(std::move(*requests));
   d.Progress();

@@ -9,14 +9,13 @@
 
 #include <fmt/format.h>
 
+#include "base/seconds.h"
+
 namespace loadplan::backend::cuda {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double Since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+using base::SecondsSince;
 
 }  // namespace
 
@@ -27,7 +26,9 @@ struct IoPool::Worker {
   bool busy[2] = {false, false};
   int next = 0;
   const Job* synced = nullptr;  // the job whose waits this stream already waits for
+  bool started = false;         // took a chunk already (guarded by the pool's mu_)
   double read_s = 0, copy_s = 0, slot_wait_s = 0;
+  double job_wait_s = 0;  // guarded by mu_: waits for a job after the first chunk (Next)
   uint64_t bytes = 0, file_bytes = 0, chunks = 0, reads = 0;
   std::thread thread;
 };
@@ -139,11 +140,10 @@ Status IoPool::Prepare(Job& j) {
   }
   j.chunks = j.req.bytes / j.chunk + (j.req.bytes % j.chunk != 0 ? 1 : 0);
   if (j.chunks == 0) return Status::Ok();
+  // A worker makes its event of the job at its first chunk of it (Copy): a job read by one
+  // thread costs one event, and the submitting thread creates none.
   j.per_worker.resize(workers_.size());
   j.used.assign(workers_.size(), 0);
-  for (Event& e : j.per_worker) {
-    if (Status st = CreateEvent(e, false); !st.ok()) return st;
-  }
   return Status::Ok();
 }
 
@@ -161,6 +161,7 @@ Status IoPool::SubmitParts(std::vector<FillRequest> parts) {
     jobs.push_back(std::move(job));
   }
   std::optional<std::vector<cudaEvent_t>> publish;
+  uint64_t chunks = 0;
   {
     std::lock_guard lock(mu_);
     for (std::unique_ptr<Job>& job : jobs) {
@@ -169,13 +170,25 @@ Status IoPool::SubmitParts(std::vector<FillRequest> parts) {
       } else {
         queue_.push_back(job.get());
         ++unfinished_;
+        chunks += job->chunks;
       }
       jobs_.push_back(std::move(job));
     }
   }
   if (publish) steps_.Publish(step, std::move(*publish));
-  work_cv_.notify_all();
+  Wake(chunks);
   return Status::Ok();
+}
+
+// A worker that is not waiting looks at the queue before it waits (Next), so waking one
+// waiter per chunk loses no chunk; waking all for a one-chunk job would wake every thread
+// to find nothing for all but one.
+void IoPool::Wake(uint64_t chunks) {
+  if (chunks >= workers_.size()) {
+    work_cv_.notify_all();
+    return;
+  }
+  for (uint64_t i = 0; i < chunks; ++i) work_cv_.notify_one();
 }
 
 std::optional<std::vector<cudaEvent_t>> IoPool::JobDone(Job& j, std::vector<cudaEvent_t> events) {
@@ -188,17 +201,22 @@ std::optional<std::vector<cudaEvent_t>> IoPool::JobDone(Job& j, std::vector<cuda
 void IoPool::Run(uint32_t w) {
   const Status device = LOADPLAN_CUDA_CHECK(cudaSetDevice(device_));
   Chunk c;
-  while (Next(c)) {
+  while (Next(w, c)) {
     Status st = device;
     if (st.ok() && !c.skip) st = Copy(w, c);
     Finish(w, c, std::move(st));
   }
 }
 
-bool IoPool::Next(Chunk& c) {
+bool IoPool::Next(uint32_t w, Chunk& c) {
+  Worker& k = *workers_[w];
   std::unique_lock lock(mu_);
+  const bool waits = k.started && queue_.empty() && !stop_;
+  const auto t0 = Clock::now();
   work_cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
   if (queue_.empty()) return false;
+  if (waits) k.job_wait_s += SecondsSince(t0);
+  k.started = true;
   Job* j = queue_.front();
   c = Chunk{.job = j,
             .offset = j->next,
@@ -213,7 +231,7 @@ Status IoPool::FreeSlot(Worker& k, int s) {
   if (!k.busy[s]) return Status::Ok();
   const auto t0 = Clock::now();
   LOADPLAN_CUDA_TRY(cudaEventSynchronize(k.end[s].get()));
-  k.slot_wait_s += Since(t0);
+  k.slot_wait_s += SecondsSince(t0);
   float ms = 0;
   LOADPLAN_CUDA_TRY(cudaEventElapsedTime(&ms, k.start[s].get(), k.end[s].get()));
   k.copy_s += ms / 1e3;
@@ -300,7 +318,7 @@ Status IoPool::Copy(uint32_t w, const Chunk& c) {
   const base::Result<uint64_t> skew = Read(k, c, k.slot[s]);
   if (!skew.ok()) return skew.status();
   const uint8_t* src = k.slot[s] + *skew;
-  k.read_s += Since(t0);
+  k.read_s += SecondsSince(t0);
   cudaStream_t stream = k.stream.get();
   if (k.synced != c.job) {
     std::vector<cudaEvent_t> events;
@@ -318,7 +336,11 @@ Status IoPool::Copy(uint32_t w, const Chunk& c) {
   }
   LOADPLAN_CUDA_TRY(cudaEventRecord(k.end[s].get(), stream));
   k.busy[s] = true;
-  LOADPLAN_CUDA_TRY(cudaEventRecord(c.job->per_worker[w].get(), stream));
+  Event& done = c.job->per_worker[w];
+  if (!done) {
+    if (Status st = CreateEvent(done, false); !st.ok()) return st;
+  }
+  LOADPLAN_CUDA_TRY(cudaEventRecord(done.get(), stream));
   c.job->used[w] = 1;
   k.bytes += c.bytes;
   ++k.chunks;
@@ -396,6 +418,7 @@ IoStats IoPool::Stats() const {
     s.read_s += k->read_s;
     s.copy_s += k->copy_s;
     s.slot_wait_s += k->slot_wait_s;
+    s.job_wait_s += k->job_wait_s;
   }
   return s;
 }

@@ -69,6 +69,9 @@ struct IoStats {
   double read_s = 0;       // pread time, summed over threads
   double copy_s = 0;       // device time of the copies (event to event), summed over streams
   double slot_wait_s = 0;  // time threads waited for a pinned slot to come free, summed
+  // Time threads waited for a job after their first chunk, summed: the pool starved by its
+  // submitter (or by steps that wait), never the wait after the last job.
+  double job_wait_s = 0;
 };
 
 class IoPool {
@@ -115,19 +118,22 @@ class IoPool {
 
   IoPool(uint64_t chunk_bytes, uint64_t read_bytes, int device, StepEvents& steps, bool direct);
   void Run(uint32_t w);
-  bool Next(Chunk& c);
+  // The next chunk for worker `w` (false: stopped); counts its wait for one (job_wait_s).
+  bool Next(uint32_t w, Chunk& c);
   Status Copy(uint32_t w, const Chunk& c);
   // Reads chunk `c` into `slot`; returns where its first byte lies in the slot (a direct
   // read's skew).
   base::Result<uint64_t> Read(Worker& k, const Chunk& c, uint8_t* slot);
   Status ReadRuns(Worker& k, const Chunk& c, uint8_t* slot);
   Status FreeSlot(Worker& k, int s);
-  // Opens the job's O_DIRECT descriptor (direct mode), counts its chunks, makes its events.
+  // Opens the job's O_DIRECT descriptor (direct mode), counts its chunks.
   Status Prepare(Job& j);
   void Finish(uint32_t w, const Chunk& c, Status st);
   // Job `j` is fully enqueued (or skipped, or had no chunk) with `events`. Called with mu_
   // held; returns the events of every part of its step when it was the step's last part.
   std::optional<std::vector<cudaEvent_t>> JobDone(Job& j, std::vector<cudaEvent_t> events);
+  // Wakes as many waiting workers as `chunks` new chunks can keep busy.
+  void Wake(uint64_t chunks);
   void SetError(Status st);
 
   const uint64_t chunk_bytes_;

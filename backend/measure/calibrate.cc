@@ -24,16 +24,13 @@
 #include "backend/measure/probe.h"
 #include "backend/measure/map_read_probe.h"
 #include "backend/measure/run_read_probe.h"
+#include "base/seconds.h"
 
 namespace loadplan::backend {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 using simulator::timing::MachineProfile;
-
-double Since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 Status IoError(const std::string& what) {
   return Status::Error(fmt::format("{}: {}", what, std::strerror(errno)), base::ErrorKind::kIo);
@@ -125,7 +122,7 @@ base::Result<double> TimedRead(const Scratch& f, uint64_t begin, uint64_t end, u
     });
   }
   for (std::thread& t : pool) t.join();
-  const double s = Since(t0);
+  const double s = base::SecondsSince(t0);
   if (short_read)
     return Status::Error(fmt::format("short read of {}", f.path()), base::ErrorKind::kIo);
   return s;
@@ -158,7 +155,7 @@ base::Result<double> TimedPipeline(const Scratch& f, uint64_t begin, uint64_t en
     }
   }
   if (Status st = pool->Drain(); !st.ok()) return st;
-  return Since(t0);
+  return base::SecondsSince(t0);
 }
 
 double Median(std::vector<double> v) {
@@ -185,7 +182,7 @@ Status CalibrateContext(const CalibrateOptions& o, MachineProfile& p, const Note
   if (Status usable = DeviceUsable(o.device); !usable.ok()) return usable;
   LOADPLAN_CUDA_TRY(cudaSetDevice(o.device));
   LOADPLAN_CUDA_TRY(cudaFree(nullptr));
-  p.context_start_s = Since(t_ctx);
+  p.context_start_s = base::SecondsSince(t_ctx);
   cuda::MemInfo mem;
   if (Status st = cuda::GetMemInfo(mem); !st.ok()) return st;
   p.context_device_bytes = mem.total - mem.free;
@@ -209,14 +206,14 @@ Status CalibrateSetupAndCopies(const CalibrateOptions& o, MachineProfile& p, con
     if (Status st = cuda::IoPool::Create(p.io_threads, p.chunk_bytes, o.device, steps, pool);
         !st.ok())
       return st;
-    p.setup_s = Since(t0);
+    p.setup_s = base::SecondsSince(t0);
   }
   std::vector<double> t;
   for (int r = 0; r < 3; ++r) {
     cuda::DeviceMemory m;
     const auto t0 = Clock::now();
     if (Status st = cuda::AllocateDevice(uint64_t{1} << 30, m); !st.ok()) return st;
-    t.push_back(Since(t0));
+    t.push_back(base::SecondsSince(t0));
     if (Status st = m.Free(); !st.ok()) return st;
   }
   p.alloc_s = Median(t);
@@ -387,7 +384,7 @@ Status CalibrateFiles(const CalibrateOptions& given, MachineProfile& p, const No
   const auto tw = Clock::now();
   if (Status st = f.Write(given.dir, bytes); !st.ok()) return st;
   note(fmt::format("scratch {} ({:.2f} GB) written and synced in {:.2f} s", f.path(), bytes / 1e9,
-                   Since(tw)));
+                   base::SecondsSince(tw)));
   cuda::DeviceMemory dst;
   if (Status st = cuda::AllocateDevice(bytes, dst); !st.ok()) return st;
   const uint64_t fill = uint64_t{64} << 20;  // a checkpoint tensor's order of size

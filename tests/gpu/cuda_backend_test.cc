@@ -212,6 +212,10 @@ TEST_F(CudaBackendTest, MeasuredPeakEqualsPrediction) {
   const CudaTimes t = (*r.created)->Times();
   EXPECT_EQ(t.bytes_filled, simulator::FillBytes(plan));
   EXPECT_GT(t.wall_s, 0);
+  EXPECT_GT(t.submit_s, 0);  // the plan's thread queued every fill
+  EXPECT_LT(t.submit_s, t.wall_s);
+  EXPECT_GE(t.job_wait_s, 0);  // a thread's waits for a job lie inside the load
+  EXPECT_LE(t.job_wait_s, t.wall_s);
 }
 
 TEST_F(CudaBackendTest, OutOfMemoryAtEachAllocationGivesEverythingBack) {

@@ -18,15 +18,12 @@
 #include <cstring>
 #include <string>
 
+#include "base/seconds.h"
 #include "base/unix_time.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double Since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 bool Ok(cudaError_t e, const char* what) {
   if (e == cudaSuccess) return true;
@@ -51,20 +48,20 @@ int main(int argc, char** argv) {
   }
   auto t = Clock::now();
   if (!Ok(cudaFree(nullptr), "context")) return 3;
-  const double context_s = Since(t);
+  const double context_s = loadplan::base::SecondsSince(t);
   t = Clock::now();
   void* p = nullptr;
   const size_t bytes = static_cast<size_t>(gib * 1073741824.0);
   if (bytes > 0 && !Ok(cudaMalloc(&p, bytes), "cudaMalloc")) return 3;
-  const double malloc_s = Since(t);
+  const double malloc_s = loadplan::base::SecondsSince(t);
   t = Clock::now();
   if (p != nullptr && !Ok(cudaFree(p), "cudaFree")) return 3;
-  const double free_s = Since(t);
+  const double free_s = loadplan::base::SecondsSince(t);
   double reset_s = 0;
   if (mode == "reset-exit") {
     t = Clock::now();
     if (!Ok(cudaDeviceReset(), "cudaDeviceReset")) return 3;
-    reset_s = Since(t);
+    reset_s = loadplan::base::SecondsSince(t);
   }
   std::printf(
       "{\"mode\": \"%s\", \"gib\": %g, \"start_unix_s\": %.6f, \"context_s\": %.6f, "

@@ -23,6 +23,8 @@
 #include <thread>
 #include <vector>
 
+#include "base/seconds.h"
+
 namespace {
 
 bool Ok(cudaError_t e, const char* what) {
@@ -59,7 +61,7 @@ double Pass(Rig& rig, uint64_t total, uint64_t chunk, uint32_t streams, uint32_t
       return -1;
   }
   if (!Ok(cudaDeviceSynchronize(), "sync")) return -1;
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return loadplan::base::SecondsSince(t0);
 }
 
 // The realloc mode: one pass into the first allocation, then free and allocate again, and

@@ -29,6 +29,7 @@
 
 #include <fmt/format.h>
 
+#include "base/seconds.h"
 #include "bench/hot_file.h"
 
 #ifndef MADV_POPULATE_READ
@@ -100,7 +101,7 @@ double Pass(int fd, uint64_t bytes, Way way, const Pattern& p, uint32_t threads)
     });
   }
   for (std::thread& t : pool) t.join();
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double s = loadplan::base::SecondsSince(start);
   ::munmap(map, bytes);
   if (failed) {
     fmt::print(stderr, "bench_map_faults: {}: a buffer or MADV_POPULATE_READ was refused\n",

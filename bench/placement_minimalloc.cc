@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "base/seconds.h"
 #include "simulator/placement/placement.h"
 
 namespace {
@@ -31,7 +32,7 @@ template <typename F>
 auto Timed(F&& f, double& seconds) {
   const auto start = std::chrono::steady_clock::now();
   auto result = f();
-  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  seconds = loadplan::base::SecondsSince(start);
   return result;
 }
 

@@ -30,6 +30,7 @@
 #include "backend/measure/map_read_probe.h"
 #include "backend/measure/passes.h"
 #include "backend/measure/run_read_probe.h"
+#include "base/seconds.h"
 #include "bench/hot_file.h"
 #include "simulator/timing/slice_read.h"
 
@@ -98,7 +99,7 @@ double Time(const FileRef& f, uint64_t bytes, uint64_t run, uint64_t stride, uin
          }
          return Status::Ok();
        }).ok();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return loadplan::base::SecondsSince(t0);
 }
 
 // The figures auto weighs, measured on this file with `threads` threads: the probes' per-run and

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "base/bytes.h"
+#include "base/seconds.h"
 #include "cli/pipeline.h"
 #include "importer/import.h"
 #include "importer/pipeline.h"
@@ -70,7 +71,7 @@ int RunPipeline(const ImportCliOptions& o, const importer::ImportOptions& option
   }
   const std::string deploy = (dir / "deploy.json").string();
   if (!write(deploy, r->deployment)) return 2;
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double s = base::SecondsSince(t0);
   PrintSummary(r->full, "", s);
   for (size_t k = 0; k < r->stages.size(); ++k) {
     const importer::PipelineStage& st = r->stages[k];
@@ -131,7 +132,7 @@ int RunTensorParallel(const ImportCliOptions& o, const importer::ImportOptions& 
   const std::filesystem::path dir(o.out);
   if (const int rc = WriteRanks(*r, dir, file); rc != 0) return rc;
   const std::string deploy = (dir / "deploy.json").string();
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double s = base::SecondsSince(t0);
   PrintSummary(r->full, "", s);
   for (size_t k = 0; k < r->ranks.size(); ++k) {
     const importer::TensorParallelRank& rk = r->ranks[k];
@@ -177,7 +178,7 @@ int RunImport(const ImportCliOptions& o) {
     std::fprintf(stderr, "loadplan import: %s\n", st.message().c_str());
     return 2;
   }
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double s = base::SecondsSince(t0);
   PrintSummary(*r, o.out, s);
   return 0;
 }

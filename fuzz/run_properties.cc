@@ -15,6 +15,7 @@
 #include <fmt/ostream.h>
 #include <rapidcheck.h>
 
+#include "base/seconds.h"
 #include "fuzz/generators.h"
 #include "fuzz/mutators.h"
 #include "fuzz/properties.h"
@@ -77,7 +78,7 @@ bool RunOne(const Property& prop, const PropertyRunOptions& o, uint64_t seed, st
   std::streambuf* saved = std::cerr.rdbuf(report.rdbuf());
   const auto start = std::chrono::steady_clock::now();
   const bool ok = rc::check(prop.first, prop.second);
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double s = base::SecondsSince(start);
   std::cerr.rdbuf(saved);
   fmt::print(out, "{}  {} ({:.1f} s)\n", ok ? "ok  " : "FAIL", prop.first, s);
   if (!ok) {

@@ -281,8 +281,7 @@ Status CudaBackend::Finish() {
   Status st = d.io->Drain([&d] { d.Tick(); });
   Status sync = LOADPLAN_CUDA_CHECK(cudaStreamSynchronize(d.compute.get()));
   if (sync.ok()) sync = d.SampleDelta();
-  if (d.first_fill)
-    d.wall_s = std::chrono::duration<double>(Impl::Clock::now() - *d.first_fill).count();
+  if (d.first_fill) d.wall_s = base::SecondsSince(*d.first_fill);
   // A stop asked before the last bytes landed cancels even when the drain never ticked (the
   // reads finished first); one asked from the final report below comes after the load.
   if (d.options.stop.stop_requested()) d.cancelled = true;

@@ -5,6 +5,7 @@
 
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/cuda_check.h"
+#include "base/seconds.h"
 
 namespace loadplan::backend {
 
@@ -23,7 +24,7 @@ base::Result<double> StartDevice(int device) {
   if (base::Status usable = DeviceUsable(device); !usable.ok()) return usable;
   LOADPLAN_CUDA_TRY(cudaSetDevice(device));
   LOADPLAN_CUDA_TRY(cudaFree(nullptr));
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return base::SecondsSince(t0);
 }
 
 }  // namespace loadplan::backend

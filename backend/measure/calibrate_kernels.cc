@@ -11,6 +11,7 @@
 
 #include "backend/measure/calibrate_internal.h"
 #include "backend/cuda/cuda_check.h"
+#include "base/seconds.h"
 #include "kernels/launch.h"
 #include "kernels/registry/registry.h"
 
@@ -115,7 +116,7 @@ Status LaunchOverhead(cudaStream_t stream, double& seconds) {
       if (Status st = kernels::LaunchDerive("copy", args, stream); !st.ok()) return st;
     }
     LOADPLAN_CUDA_TRY(cudaStreamSynchronize(stream));
-    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / n;
+    seconds = base::SecondsSince(t0) / n;
   }
   Status st = src.Free();
   return st.ok() ? dst.Free() : st;

@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "base/seconds.h"
+
 namespace loadplan::backend {
 namespace {
 
@@ -25,7 +27,7 @@ double CopyOnce(uint8_t* dst, const uint8_t* src, uint64_t bytes, uint32_t threa
     if (e > b) pool.emplace_back([=] { std::memcpy(dst + b, src + b, e - b); });
   }
   pool.clear();  // joins
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return base::SecondsSince(t0);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "backend/checkpoint/mapped_read.h"
 #include "backend/measure/passes.h"
+#include "base/seconds.h"
 #include "base/slice_runs.h"
 #include "simulator/timing/slice_read.h"
 
@@ -56,7 +57,7 @@ base::Result<double> Pass(const FileRef& file, const Pattern& p, uint64_t gather
       threads, [&](uint32_t t) { return Gathers(**mapping, file, p, gathers, t, threads); });
   mapping->reset();
   if (!st.ok()) return st;
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return base::SecondsSince(t0);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "backend/measure/passes.h"
+#include "base/seconds.h"
 
 namespace loadplan::backend {
 namespace {
@@ -42,7 +43,7 @@ base::Result<double> Pass(int fd, uint64_t runs, uint64_t size, uint32_t threads
       !st.ok()) {
     return st;
   }
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return base::SecondsSince(t0);
 }
 
 // The median of 3 passes after a warm-up.

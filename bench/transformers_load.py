@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """loadplan.transformers.from_pretrained beside transformers' own from_pretrained(device_map="cuda").
 
-    python3 bench/transformers_load.py make DIR {llama8b-16|qwen3moe-4}   # a BF16 folder, random
+    python3 bench/transformers_load.py make DIR {llama8b-16|llama70b-16|qwen3moe-4}   # a BF16 folder, random
     python3 bench/transformers_load.py compare DIR [--rounds 3] [--cold-rounds 1]  # fresh processes
     python3 bench/transformers_load.py one {loadplan|transformers} DIR [warm|cold]  # one load
 
@@ -27,6 +27,7 @@ import time
 
 SHAPES = {  # name: (tests/data/hf folder, layers)
     "llama8b-16": ("llama-3.1-8b", 16),
+    "llama70b-16": ("llama-3.1-70b", 16),  # a TP=8 rank of 3.9 GB, the size TP=8 serves
     "qwen3moe-4": ("qwen3-30b-a3b", 4),
 }
 PROMPT = [1, 5, 9, 13, 17, 21, 25, 29]

@@ -200,6 +200,19 @@ def test_dry_run_by_the_environment(tmp_path):
     assert record(tmp_path) == []
 
 
+def test_the_70b_rank_is_made_checked_and_timed_without_the_package(tmp_path):
+    fake_gpu(tmp_path, ["a_pass"])
+    done = check(tmp_path, PARTS="ranks", RANKS_CASES="llama70", RANKS_TP="8", DRY_RUN="1")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "transformers_load.py make " in out and " llama70b-16" in out
+    assert "--tensor-parallel 8" in out
+    assert re.search(r"loadplan run \S+/ranks-llama70/rank-0.json .*--check", out), out
+    assert "bench/slice_paths.py" in out and "slice-paths-llama70.json" in out
+    assert "pip install" not in out  # no case of it needs the Python package
+    assert record(tmp_path) == []
+
+
 def test_the_default_parts_bring_back_at_most_eight_files(tmp_path):
     fake_gpu(tmp_path, ["a_pass", "b_fail"], python3=True)
     done = check(tmp_path)

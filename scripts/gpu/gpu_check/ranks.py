@@ -19,10 +19,13 @@ def ranks(c):
     """The hfspeed part's Llama-8B shape (16 layers) at RANKS_TP ranks (default 8), its
     Qwen3-MoE shape at TP=4 x EP=2, and gpt-oss-120b's shape (GPT_OSS_LAYERS layers, default 4)
     with its recipe at RANKS_GPTOSS_TP ranks (default 8); RANKS_CASES picks among them, and
-    "grid" (not in the default) loads the Llama shape as 2 pipeline stages x 4 ranks."""
+    "grid" (not in the default) loads the Llama shape as 2 pipeline stages x 4 ranks, and
+    "llama70" (not in the default either: 31.6 GB to write) rank 0 of a Llama-70B shape's
+    16 layers at RANKS_TP ranks, for speed (rank_speed)."""
     tp, gtp = env_or("RANKS_TP", "8"), env_or("RANKS_GPTOSS_TP", "8")
     cases = env_or("RANKS_CASES", CASES).split()
-    pkg = python_package(c)
+    # The package (loadplan.load, gpu_ranks.py) for every case but llama70's speed rows.
+    pkg = python_package(c) if set(cases) - {"llama70"} else None
     c.say(f"== tensor-parallel ranks (scripts/gpu/gpu_ranks.py): Llama-8B shape TP={tp}, "
           f"Qwen3-MoE shape TP=4 x EP=2, gpt-oss-120b shape TP={gtp} with its recipe "
           f"({' '.join(cases)})")
@@ -35,6 +38,8 @@ def ranks(c):
         gptoss(c, pkg, gtp)
     if "grid" in cases:  # pipeline x tensor parallel: stage p's rank t is rank p*T + t
         rank_set(c, "grid", pkg, "llama8b-16", ["--pipeline", "2", "--tensor-parallel", "4"])
+    if "llama70" in cases:
+        rank_speed(c, "llama70", "llama70b-16", ["--tensor-parallel", tp])
 
 
 def rank_set(c, name, pkg, shape, split):
@@ -49,15 +54,49 @@ def rank_set(c, name, pkg, shape, split):
         return
     if name == "llama":  # rank 0 by kind of slice and read path (bench/slice_paths.py)
         cat_step(c, "warm-ranks", 60, hf)
-        beside = ["--beside", c.before] if c.before else []  # each row beside it
-        c.step(f"ranks-paths-{name}", 480, ["python3", "bench/slice_paths.py", c.loadplan,
-                                            f"{out}/rank-0.json", hf, "--json",
-                                            f"{c.out}/slice-paths.json", "--machine",
-                                            machine_profile(c), *beside, "--presharded",
-                                            f"{c.work}/presharded-{name}"])
-        c.tee(c.grep(c.log(f"ranks-paths-{name}"), r"^pinned|^\|"))
+        slice_paths(c, name, out, hf, ["--presharded", f"{c.work}/presharded-{name}"])
         c.remove(f"{c.work}/presharded-{name}")
     c.remove(hf)
+
+
+def slice_paths(c, name, out, hf, more=(), json_name="slice-paths.json"):
+    """Rank 0 of OUT by kind of slice and read path (bench/slice_paths.py), each row beside
+    BEFORE when it is packed; its table into the summary."""
+    beside = ["--beside", c.before] if c.before else []  # each row beside it
+    c.step(f"ranks-paths-{name}", 480, ["python3", "bench/slice_paths.py", c.loadplan,
+                                        f"{out}/rank-0.json", hf, "--json",
+                                        f"{c.out}/{json_name}", "--machine", machine_profile(c),
+                                        *beside, *more])
+    c.tee(c.grep(c.log(f"ranks-paths-{name}"), r"^pinned|^\|"))
+
+
+def rank_speed(c, name, shape, split):
+    """A rank the size tensor parallelism serves (a Llama-70B shape's rank at TP=8 is 3.9 GB
+    for 16 layers, where the 8B shape's is 1.1): a random BF16 checkpoint of SHAPE, imported
+    (SPLIT), the deployment planned with the machine profile, rank 0 checked against the host
+    backend (`run --check`: the bytes, the peak against the prediction), then by kind of slice
+    and read path. The other ranks are not loaded: the "llama" case proves every rank's bytes."""
+    hf, out = f"{c.work}/hf-{name}", f"{c.work}/ranks-{name}"
+    try:
+        if c.step(f"ranks-make-{name}", 420, ["python3", "bench/transformers_load.py", "make",
+                                              hf, shape]):
+            return
+        if c.step(f"ranks-import-{name}", 60, [c.loadplan, "import", hf, "--recipe", "none",
+                                               *split, "--max-batch", "16", "--max-ctx", "8192",
+                                               "-o", out]):
+            return
+        plan = c.capture([c.loadplan, "plan", f"{out}/deploy.json", "--machine",
+                          machine_profile(c)])
+        c.tee(text_lines(plan)[-3:])
+        cat_step(c, f"warm-{name}", 180, hf)
+        run = f"ranks-run-{name}-0"
+        c.step(run, 180, [c.loadplan, "run", f"{out}/rank-0.json", "--checkpoint", hf,
+                          "--no-derive", "--check", "--machine", machine_profile(c), "--format",
+                          "json"])
+        c.report(run_check_line, c.log(run), run, f"{out}/rank-0.json", errors_to_summary=True)
+        slice_paths(c, name, out, hf, json_name=f"slice-paths-{name}.json")
+    finally:
+        c.remove(hf, out)
 
 
 def machine_profile(c):

@@ -13,7 +13,9 @@ row runs with both binaries in turn, its twin named "NAME before". With `--presh
 needed) it also writes the rank's slices, cut by torch from what safetensors reads whole, as
 whole tensors of one file in DIR (the rank's own checkpoint, as `save_sharded_state` makes one)
 and runs `rows`, `cols` and `rank` from there: the same bytes read with no slicing, the bound a
-sliced read is measured against. Prints one
+sliced read is measured against. With `--lanes N ...` it also runs rows and the whole rank
+with `run --lanes N` for each N: a rank manifest loads on one lane unless it says otherwise, and
+a lane orders each fill's copies after the previous fill's on the device. Prints one
 line per run and a table: best and worst GB/s, the best / pinned H2D, the bytes read from the
 files / the bytes filled (a span reads the gaps between runs), which path auto took.
 """
@@ -86,9 +88,11 @@ def older_profile(path, folder):
     return out
 
 
-def run(a, manifest, mode, ceilings=False, binary=None, ckpt=None, machine=None):
+def run(a, manifest, mode, ceilings=False, binary=None, ckpt=None, machine=None, lanes=None):
     cmd = [binary or a.loadplan, "run", manifest, "--checkpoint", ckpt or a.ckpt, "--no-derive", "--repeat", "1",
            "--slice-read", mode, "--format", "json"]
+    if lanes:
+        cmd += ["--lanes", str(lanes)]
     if ceilings:
         cmd.append("--ceilings")
     machine = machine or a.machine
@@ -119,6 +123,8 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--machine", help="a profile for every run (its I/O pair, auto's costs)")
     ap.add_argument("--beside", help="another loadplan binary, each row run with it in turn")
+    ap.add_argument("--lanes", type=int, nargs="*", default=[],
+                    help="also rows and the whole rank (auto) with --lanes N, for each N")
     ap.add_argument("--presharded", metavar="DIR",
                     help="write the rank's slices as whole tensors there; rows from it beside")
     a = ap.parse_args()
@@ -130,7 +136,10 @@ def main():
     plan = [("rows", rows, "auto"), ("cols runs", cols, "runs"), ("cols span", cols, "span"),
             ("cols map", cols, "map"), ("cols auto", cols, "auto"), ("rank auto", a.manifest, "auto"),
             ("rank map", a.manifest, "map")]
-    plan = [(name, m, mode, a.ckpt) for name, m, mode in plan]
+    plan = [(name, m, mode, a.ckpt, None) for name, m, mode in plan]
+    for n in a.lanes:  # the plan's lane order: one lane orders every fill after the one before
+        plan += [(f"rows lanes {n}", rows, "auto", a.ckpt, n),
+                 (f"rank lanes {n}", a.manifest, "auto", a.ckpt, n)]
     whole = None
     if a.presharded:  # the same buffers, read whole from the rank's own checkpoint
         try:
@@ -140,19 +149,19 @@ def main():
     if whole:
         row_names = set(json.load(open(rows))["buffers"])
         plan += [("rows presharded", subset(whole, lambda k, b: k in row_names, "rows"), "auto",
-                  a.presharded),
+                  a.presharded, None),
                  ("cols presharded", subset(whole, lambda k, b: k not in row_names, "cols"),
-                  "auto", a.presharded),
-                 ("rank presharded", whole, "auto", a.presharded)]
+                  "auto", a.presharded, None),
+                 ("rank presharded", whole, "auto", a.presharded, None)]
     binaries = [("", a.loadplan, a.machine)]
     if a.beside:
         binaries.append((" before", a.beside,
                          older_profile(a.machine, os.path.dirname(os.path.abspath(a.manifest)))))
-    results = {name + tag: [] for name, _, _, _ in plan for tag, _, _ in binaries}
+    results = {name + tag: [] for name, _, _, _, _ in plan for tag, _, _ in binaries}
     for k in range(a.rounds):
-        for name, manifest, mode, ckpt in plan:
+        for name, manifest, mode, ckpt, lanes in plan:
             for tag, binary, machine in binaries:
-                r = run(a, manifest, mode, binary=binary, ckpt=ckpt, machine=machine)
+                r = run(a, manifest, mode, binary=binary, ckpt=ckpt, machine=machine, lanes=lanes)
                 results[name + tag].append(r)
                 print(f"round {k + 1} {name + tag}: {json.dumps(r)}", flush=True)
     print(f"| {'row':17} | best GB/s | worst GB/s | best / pinned | file / filled | GB filled "

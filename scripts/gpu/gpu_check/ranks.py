@@ -63,10 +63,12 @@ def slice_paths(c, name, out, hf, more=(), json_name="slice-paths.json"):
     """Rank 0 of OUT by kind of slice and read path (bench/slice_paths.py), each row beside
     BEFORE when it is packed; its table into the summary."""
     beside = ["--beside", c.before] if c.before else []  # each row beside it
+    lanes = env_or("RANKS_LANES", "4 8 16").split()  # rows and rank on more lanes than one
     c.step(f"ranks-paths-{name}", 480, ["python3", "bench/slice_paths.py", c.loadplan,
                                         f"{out}/rank-0.json", hf, "--json",
                                         f"{c.out}/{json_name}", "--machine", machine_profile(c),
-                                        *beside, *more])
+                                        *beside, *(["--lanes", *lanes] if lanes else []),
+                                        *more])
     c.tee(c.grep(c.log(f"ranks-paths-{name}"), r"^pinned|^\|"))
 
 

@@ -188,6 +188,15 @@ def test_a_ranks_run_line_counts_the_carries_checked(tmp_path):
     bad = {**ok, "ok": False, "mismatches": ["fc1_w: first difference at byte 4096"]}
     [line] = ranks.run_check_line(run_log(tmp_path, bad), "r", rank)
     assert "check: MISMATCH: fc1_w: first difference at byte 4096;" in line
+    # A rank run as a plain manifest (no launcher's stage), weights only (no carries).
+    log = tmp_path / "plain.log"
+    report = json.loads(open(run_log(tmp_path, ok)).read().split("\n", 1)[1])
+    del report["stage"]
+    log.write_text(json.dumps(report))
+    (tmp_path / "weights.json").write_text(json.dumps({"buffers": {"w": {"kind": "weight"}}}))
+    [line] = ranks.run_check_line(str(log), "ranks-run-llama70-0", str(tmp_path / "weights.json"))
+    assert line == ("ranks-run-llama70-0: rank; check: 7 buffers equal (2.00 GB, as the host "
+                    "backend's); peak 1.000 GiB = predicted 1.000 GiB; 3.50 GB/s")
     (tmp_path / "none.log").write_text("loadplan run: no CUDA device\n")
     assert list(ranks.run_check_line(str(tmp_path / "none.log"), "r", rank)) == [
         "r: no report: loadplan run: no CUDA device"]

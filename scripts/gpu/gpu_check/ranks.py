@@ -204,7 +204,10 @@ def check_words(r, manifest):
         return f"FAILED: the host backend stopped: {k['host_error']}"
     if not k.get("ok"):
         return f"MISMATCH: {'; '.join(k.get('mismatches', [])[:3])}"
-    return (f"{carries_in(manifest)} carries equal ({k['compared']} buffers, "
+    carries = carries_in(manifest)
+    if carries == 0:  # weights only (a Llama rank): the buffers themselves
+        return f"{k['compared']} buffers equal ({k['bytes'] / 1e9:.2f} GB, as the host backend's)"
+    return (f"{carries} carries equal ({k['compared']} buffers, "
             f"{k['bytes'] / 1e9:.2f} GB, as the host backend's)")
 
 
@@ -217,8 +220,9 @@ def run_check_line(path, label, manifest):
     except ValueError:
         yield f"{label}: no report: " + text[-300:].strip()
         return
-    s, m = r.get("stage", {}), r["measured"]
-    yield (f"{label}: stage {s.get('stage')} of {s.get('stages')} ({s.get('launcher')}); "
+    s, m = r.get("stage"), r["measured"]
+    where = f"stage {s.get('stage')} of {s.get('stages')} ({s.get('launcher')})" if s else "rank"
+    yield (f"{label}: {where}; "
            f"check: {check_words(r, manifest)}; peak {m['peak_allocated'] / 2**30:.3f} GiB "
            f"{'=' if m.get('peak_matches') else '!='} predicted "
            f"{r['predicted']['peak'] / 2**30:.3f} GiB; {r['gbps']:.2f} GB/s")

@@ -420,8 +420,22 @@ def model_config(model):
         return json.load(f), path, count, naming
 
 
-def make(model, out_dir, shards=None, shard_bytes=5 * 10**9):
+def cut_layers(config, layers):
+    """config with its first LAYERS decoder layers (num_hidden_layers, layer_types): a model's
+    shape at a size one machine holds."""
+    have = config["num_hidden_layers"]
+    if not 1 <= layers <= have:
+        raise SystemExit(f"hf_skeleton: --layers {layers}: the model has 1 to {have} layers")
+    cut = {**config, "num_hidden_layers": layers}
+    if "layer_types" in cut:
+        cut["layer_types"] = cut["layer_types"][:layers]
+    return cut
+
+
+def make(model, out_dir, shards=None, shard_bytes=5 * 10**9, layers=None):
     config, path, count, naming = model_config(model)
+    if layers is not None:  # its own config.json, shards by size (the published count was whole)
+        config, path, count = cut_layers(config, layers), None, None
     return write(config, out_dir, shards=shards or count, naming=naming,
                  shard_bytes=shard_bytes, config_path=path)
 
@@ -438,6 +452,8 @@ def main(argv=None):
                     "for a config file: total bytes / --shard-bytes)")
     ap.add_argument("--shard-bytes", type=int, default=5 * 10**9,
                     help="shard size for a config file without --shards (default 5e9)")
+    ap.add_argument("--layers", type=int,
+                    help="the first N decoder layers only (config.json says N; shards by size)")
     a = ap.parse_args(argv)
     if a.list:
         print(f"{'model':16} {'type':12} {'tensors':>8} {'params':>16} {'bytes':>16} shards")
@@ -455,7 +471,7 @@ def main(argv=None):
         return 0
     if not a.model or not a.out_dir:
         ap.error("MODEL and OUT_DIR are required (or --list, or --all OUT_ROOT)")
-    r = make(a.model, a.out_dir, shards=a.shards, shard_bytes=a.shard_bytes)
+    r = make(a.model, a.out_dir, shards=a.shards, shard_bytes=a.shard_bytes, layers=a.layers)
     print(f"{r['dir']}: {r['tensors']} tensors, {r['parameters']:,} parameters, "
           f"{r['bytes'] / 1e9:.2f} GB in {len(r['shards'])} shards")
     return 0

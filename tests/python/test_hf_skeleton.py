@@ -187,3 +187,16 @@ def test_cli(tmp_path):
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "t2" / "model-00003-of-00003.safetensors").exists()
     assert run("no-such-model", tmp_path / "x").returncode != 0
+    # --layers: the first N decoder layers, config.json saying so, shards by size
+    out = run("llama-3.1-70b", tmp_path / "l16", "--layers", 16)
+    assert out.returncode == 0, out.stderr
+    assert json.loads((tmp_path / "l16" / "config.json").read_text())["num_hidden_layers"] == 16
+    index = json.loads((tmp_path / "l16" / "model.safetensors.index.json").read_text())
+    layers = {n.split(".")[2] for n in index["weight_map"] if n.startswith("model.layers.")}
+    assert layers == {str(i) for i in range(16)}
+    assert len(set(index["weight_map"].values())) == 7  # 31.6 GB in 5 GB shards, not 30
+    out = run("gpt-oss-20b", tmp_path / "g2", "--layers", 2)
+    assert out.returncode == 0, out.stderr
+    assert len(json.loads((tmp_path / "g2" / "config.json").read_text())["layer_types"]) == 2
+    bad = run("llama-3.1-8b", tmp_path / "x", "--layers", 33)
+    assert bad.returncode != 0 and "1 to 32 layers" in bad.stderr

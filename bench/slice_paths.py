@@ -20,6 +20,7 @@ line per run and a table: best and worst GB/s, the best / pinned H2D, the bytes 
 files / the bytes filled (a span reads the gaps between runs), which path auto took.
 """
 import argparse
+import collections
 import json
 import os
 import subprocess
@@ -88,6 +89,11 @@ def older_profile(path, folder):
     return out
 
 
+# A row of the table: its name, the manifest it loads, the slice path, the checkpoint folder
+# (None: the rank's), the lanes (None: the manifest's).
+Row = collections.namedtuple("Row", "name manifest mode ckpt lanes", defaults=(None, None))
+
+
 def run(a, manifest, mode, ceilings=False, binary=None, ckpt=None, machine=None, lanes=None):
     cmd = [binary or a.loadplan, "run", manifest, "--checkpoint", ckpt or a.ckpt, "--no-derive", "--repeat", "1",
            "--slice-read", mode, "--format", "json"]
@@ -133,13 +139,13 @@ def main():
     cols = subset(a.manifest, lambda k, b: not is_row(k, b), "cols")
     pinned = run(a, rows, "auto", ceilings=True).get("pinned_h2d_gbps")
     print(f"pinned H2D {pinned} GB/s", flush=True)
-    plan = [("rows", rows, "auto"), ("cols runs", cols, "runs"), ("cols span", cols, "span"),
-            ("cols map", cols, "map"), ("cols auto", cols, "auto"), ("rank auto", a.manifest, "auto"),
-            ("rank map", a.manifest, "map")]
-    plan = [(name, m, mode, a.ckpt, None) for name, m, mode in plan]
+    plan = [Row("rows", rows, "auto"), Row("cols runs", cols, "runs"),
+            Row("cols span", cols, "span"), Row("cols map", cols, "map"),
+            Row("cols auto", cols, "auto"), Row("rank auto", a.manifest, "auto"),
+            Row("rank map", a.manifest, "map")]
     for n in a.lanes:  # the plan's lane order: one lane orders every fill after the one before
-        plan += [(f"rows lanes {n}", rows, "auto", a.ckpt, n),
-                 (f"rank lanes {n}", a.manifest, "auto", a.ckpt, n)]
+        plan += [Row(f"rows lanes {n}", rows, "auto", lanes=n),
+                 Row(f"rank lanes {n}", a.manifest, "auto", lanes=n)]
     whole = None
     if a.presharded:  # the same buffers, read whole from the rank's own checkpoint
         try:
@@ -148,22 +154,23 @@ def main():
             print(f"presharded: not written: {type(e).__name__}: {e}", flush=True)
     if whole:
         row_names = set(json.load(open(rows))["buffers"])
-        plan += [("rows presharded", subset(whole, lambda k, b: k in row_names, "rows"), "auto",
-                  a.presharded, None),
-                 ("cols presharded", subset(whole, lambda k, b: k not in row_names, "cols"),
-                  "auto", a.presharded, None),
-                 ("rank presharded", whole, "auto", a.presharded, None)]
+        plan += [Row("rows presharded", subset(whole, lambda k, b: k in row_names, "rows"),
+                     "auto", a.presharded),
+                 Row("cols presharded", subset(whole, lambda k, b: k not in row_names, "cols"),
+                     "auto", a.presharded),
+                 Row("rank presharded", whole, "auto", a.presharded)]
     binaries = [("", a.loadplan, a.machine)]
     if a.beside:
         binaries.append((" before", a.beside,
                          older_profile(a.machine, os.path.dirname(os.path.abspath(a.manifest)))))
-    results = {name + tag: [] for name, _, _, _, _ in plan for tag, _, _ in binaries}
+    results = {row.name + tag: [] for row in plan for tag, _, _ in binaries}
     for k in range(a.rounds):
-        for name, manifest, mode, ckpt, lanes in plan:
+        for row in plan:
             for tag, binary, machine in binaries:
-                r = run(a, manifest, mode, binary=binary, ckpt=ckpt, machine=machine, lanes=lanes)
-                results[name + tag].append(r)
-                print(f"round {k + 1} {name + tag}: {json.dumps(r)}", flush=True)
+                r = run(a, row.manifest, row.mode, binary=binary, ckpt=row.ckpt, machine=machine,
+                        lanes=row.lanes)
+                results[row.name + tag].append(r)
+                print(f"round {k + 1} {row.name + tag}: {json.dumps(r)}", flush=True)
     print(f"| {'row':17} | best GB/s | worst GB/s | best / pinned | file / filled | GB filled "
           f"| auto took |")
     print("|" + "---|" * 7)

@@ -307,3 +307,14 @@ def test_the_header_names_every_part():
     assert sorted(names) == sorted(PARTS)
     usage = sys.modules["gpu_check"].__doc__
     assert all(f"\n  {name} " in usage for name in PARTS)
+
+
+def test_the_8b_rank_is_timed_the_same_way(tmp_path):
+    fake_gpu(tmp_path, ["a_pass"])
+    done = check(tmp_path, PARTS="ranks", RANKS_CASES="llama8 llama70", DRY_RUN="1")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert " llama8b-16" in out and " llama70b-16" in out
+    assert "slice-paths-llama8.json" in out and "slice-paths-llama70.json" in out
+    assert "pip install" not in out
+    assert record(tmp_path) == []

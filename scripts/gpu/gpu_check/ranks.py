@@ -13,6 +13,8 @@ from .pyparts import python_package
 from .shared import cat_step
 
 CASES = "llama qwen3moe gptoss"
+# The speed-only cases: rank 0 of a 16-layer shape, by read path (rank_speed).
+SPEED = {"llama70": "llama70b-16", "llama8": "llama8b-16"}
 
 
 def ranks(c):
@@ -21,11 +23,12 @@ def ranks(c):
     with its recipe at RANKS_GPTOSS_TP ranks (default 8); RANKS_CASES picks among them, and
     "grid" (not in the default) loads the Llama shape as 2 pipeline stages x 4 ranks, and
     "llama70" (not in the default either: 31.6 GB to write) rank 0 of a Llama-70B shape's
-    16 layers at RANKS_TP ranks, for speed (rank_speed)."""
+    16 layers at RANKS_TP ranks, for speed (rank_speed), and "llama8" the same for the 8B
+    shape (no package needed)."""
     tp, gtp = env_or("RANKS_TP", "8"), env_or("RANKS_GPTOSS_TP", "8")
     cases = env_or("RANKS_CASES", CASES).split()
-    # The package (loadplan.load, gpu_ranks.py) for every case but llama70's speed rows.
-    pkg = python_package(c) if set(cases) - {"llama70"} else None
+    # The package (loadplan.load, gpu_ranks.py) for every case but the speed rows.
+    pkg = python_package(c) if set(cases) - set(SPEED) else None
     c.say(f"== tensor-parallel ranks (scripts/gpu/gpu_ranks.py): Llama-8B shape TP={tp}, "
           f"Qwen3-MoE shape TP=4 x EP=2, gpt-oss-120b shape TP={gtp} with its recipe "
           f"({' '.join(cases)})")
@@ -38,8 +41,8 @@ def ranks(c):
         gptoss(c, pkg, gtp)
     if "grid" in cases:  # pipeline x tensor parallel: stage p's rank t is rank p*T + t
         rank_set(c, "grid", pkg, "llama8b-16", ["--pipeline", "2", "--tensor-parallel", "4"])
-    if "llama70" in cases:
-        rank_speed(c, "llama70", "llama70b-16", ["--tensor-parallel", tp])
+    for name in [n for n in cases if n in SPEED]:
+        rank_speed(c, name, SPEED[name], ["--tensor-parallel", tp])
 
 
 def rank_set(c, name, pkg, shape, split):

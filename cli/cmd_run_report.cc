@@ -124,6 +124,10 @@ void PrintText(const Report& r) {
       "  waits       %.3f s/thread for a free slot, %.3f s/thread for a job; the plan's thread "
       "%.3f s queueing fills\n",
       t.slot_wait_s, t.job_wait_s, t.submit_s);
+  std::printf(
+      "  threads     %.3f s/thread before the first chunk, %.3f s after the last, %.3f s "
+      "queueing copies\n",
+      t.start_s, t.end_s, t.enqueue_s);
   std::printf("  rate        %.2f GB/s end to end (%.3f GB filled in %llu chunks, %u launches)\n",
               rate, r.fill_bytes / 1e9, static_cast<unsigned long long>(t.chunks), t.launches);
   if (t.slices_as_runs + t.slices_as_span + t.slices_as_map > 0) {
@@ -170,6 +174,9 @@ json RunsJson(const Report& r) {
                     {"slot_wait_s", x.times.slot_wait_s},
                     {"job_wait_s", x.times.job_wait_s},
                     {"submit_s", x.times.submit_s},
+                    {"start_s", x.times.start_s},
+                    {"end_s", x.times.end_s},
+                    {"enqueue_s", x.times.enqueue_s},
                     {"derive_s", x.times.derive_s},
                     {"gbps", Rate(r.fill_bytes, x.times.wall_s)},
                     {"peak_allocated", x.memory.peak_allocated},

@@ -69,9 +69,12 @@ struct CudaMemory {
 // clock (Unix seconds), so the loads of several processes (a deployment's ranks) line up.
 // job_wait_s: per I/O thread, its waits for a job after its first chunk (the pool starved);
 // submit_s: the plan's thread inside Fill (locating, cutting and queueing every fill).
+// Per I/O thread too: start_s, from the first fill queued to its first chunk; end_s, from its
+// last chunk queued to the pool's drain; enqueue_s, in the CUDA calls that queue its copies.
 struct CudaTimes {
   double read_s = 0, copy_s = 0, slot_wait_s = 0, derive_s = 0, wall_s = 0;
   double job_wait_s = 0, submit_s = 0;
+  double start_s = 0, end_s = 0, enqueue_s = 0;
   double started_unix_s = 0;
   uint64_t bytes_filled = 0;
   uint64_t file_bytes = 0;  // read from the files (a slice read as a span reads more)

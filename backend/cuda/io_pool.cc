@@ -29,6 +29,9 @@ struct IoPool::Worker {
   bool started = false;         // took a chunk already (guarded by the pool's mu_)
   double read_s = 0, copy_s = 0, slot_wait_s = 0;
   double job_wait_s = 0;  // guarded by mu_: waits for a job after the first chunk (Next)
+  // Guarded by mu_ (Next): when it took its first chunk, and when it last came back for one.
+  Clock::time_point first_at, last_at;
+  double enqueue_s = 0;  // in Copy, after the read: the CUDA calls that queue the copy
   uint64_t bytes = 0, file_bytes = 0, chunks = 0, reads = 0;
   std::thread thread;
 };
@@ -164,6 +167,7 @@ Status IoPool::SubmitParts(std::vector<FillRequest> parts) {
   uint64_t chunks = 0;
   {
     std::lock_guard lock(mu_);
+    if (!origin_) origin_ = Clock::now();
     for (std::unique_ptr<Job>& job : jobs) {
       if (job->chunks == 0) {
         publish = JobDone(*job, {});  // nothing to read: done at once
@@ -213,9 +217,11 @@ bool IoPool::Next(uint32_t w, Chunk& c) {
   std::unique_lock lock(mu_);
   const bool waits = k.started && queue_.empty() && !stop_;
   const auto t0 = Clock::now();
+  k.last_at = t0;  // its last chunk (if any) is queued
   work_cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
   if (queue_.empty()) return false;
   if (waits) k.job_wait_s += SecondsSince(t0);
+  if (!k.started) k.first_at = Clock::now();
   k.started = true;
   Job* j = queue_.front();
   c = Chunk{.job = j,
@@ -319,6 +325,7 @@ Status IoPool::Copy(uint32_t w, const Chunk& c) {
   if (!skew.ok()) return skew.status();
   const uint8_t* src = k.slot[s] + *skew;
   k.read_s += SecondsSince(t0);
+  const base::ScopedSeconds enqueue(k.enqueue_s);
   cudaStream_t stream = k.stream.get();
   if (k.synced != c.job) {
     std::vector<cudaEvent_t> events;
@@ -404,6 +411,8 @@ Status IoPool::Drain(const std::function<void()>& tick) {
     // A slot that cannot be freed after a fill failed is reported with it, never dropped.
     first = first.ok() ? st : first.WithMessage(first.message() + "; " + st.message());
   }
+  std::lock_guard lock(mu_);
+  if (origin_ && !drained_) drained_ = Clock::now();
   return first;
 }
 
@@ -419,6 +428,13 @@ IoStats IoPool::Stats() const {
     s.copy_s += k->copy_s;
     s.slot_wait_s += k->slot_wait_s;
     s.job_wait_s += k->job_wait_s;
+    s.enqueue_s += k->enqueue_s;
+    if (!origin_ || !drained_) continue;
+    // A thread that took no chunk idled from the first fill to the end.
+    const Clock::time_point first = k->started ? k->first_at : *drained_;
+    const Clock::time_point last = k->started ? k->last_at : *drained_;
+    s.start_s += std::chrono::duration<double>(first - *origin_).count();
+    s.end_s += std::chrono::duration<double>(*drained_ - last).count();
   }
   return s;
 }

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -72,6 +73,11 @@ struct IoStats {
   // Time threads waited for a job after their first chunk, summed: the pool starved by its
   // submitter (or by steps that wait), never the wait after the last job.
   double job_wait_s = 0;
+  // Summed over threads: from the first fill queued to a thread's first chunk (a thread that
+  // took none: to the drain's end), and from its last chunk queued to the drain's end
+  // (complete after Drain).
+  double start_s = 0, end_s = 0;
+  double enqueue_s = 0;  // the CUDA calls that queue each chunk's copy, summed over threads
 };
 
 class IoPool {
@@ -153,6 +159,8 @@ class IoPool {
   mutable std::mutex mu_;
   std::condition_variable work_cv_, done_cv_;
   std::atomic<uint64_t> bytes_enqueued_{0};
+  // Guarded by mu_: the first fill queued, and the end of the first drain after it.
+  std::optional<std::chrono::steady_clock::time_point> origin_, drained_;
 };
 
 }  // namespace loadplan::backend::cuda

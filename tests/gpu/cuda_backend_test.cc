@@ -216,6 +216,12 @@ TEST_F(CudaBackendTest, MeasuredPeakEqualsPrediction) {
   EXPECT_LT(t.submit_s, t.wall_s);
   EXPECT_GE(t.job_wait_s, 0);  // a thread's waits for a job lie inside the load
   EXPECT_LE(t.job_wait_s, t.wall_s);
+  EXPECT_GT(t.enqueue_s, 0);  // every chunk's copy was queued
+  EXPECT_LT(t.enqueue_s, t.wall_s);
+  // A thread's time before its first chunk, in its loop and after its last lies in the load.
+  EXPECT_GE(t.start_s, 0);
+  EXPECT_GE(t.end_s, 0);
+  EXPECT_LE(t.start_s + t.read_s + t.end_s, t.wall_s * 1.001);
 }
 
 TEST_F(CudaBackendTest, OutOfMemoryAtEachAllocationGivesEverythingBack) {

@@ -412,7 +412,7 @@ Status IoPool::Drain(const std::function<void()>& tick) {
     first = first.ok() ? st : first.WithMessage(first.message() + "; " + st.message());
   }
   std::lock_guard lock(mu_);
-  if (origin_ && !drained_) drained_ = Clock::now();
+  if (origin_) drained_ = Clock::now();  // the latest drain: a load drains before each derive
   return first;
 }
 
@@ -432,7 +432,8 @@ IoStats IoPool::Stats() const {
     if (!origin_ || !drained_) continue;
     // A thread that took no chunk idled from the first fill to the end.
     const Clock::time_point first = k->started ? k->first_at : *drained_;
-    const Clock::time_point last = k->started ? k->last_at : *drained_;
+    // A thread may come back for a chunk just after the drain saw its last copy queued.
+    const Clock::time_point last = k->started ? std::min(k->last_at, *drained_) : *drained_;
     s.start_s += std::chrono::duration<double>(first - *origin_).count();
     s.end_s += std::chrono::duration<double>(*drained_ - last).count();
   }

@@ -159,7 +159,7 @@ class IoPool {
   mutable std::mutex mu_;
   std::condition_variable work_cv_, done_cv_;
   std::atomic<uint64_t> bytes_enqueued_{0};
-  // Guarded by mu_: the first fill queued, and the end of the first drain after it.
+  // Guarded by mu_: the first fill queued, and the end of the latest drain after it.
   std::optional<std::chrono::steady_clock::time_point> origin_, drained_;
 };
 

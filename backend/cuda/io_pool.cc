@@ -31,7 +31,7 @@ struct IoPool::Worker {
   double job_wait_s = 0;  // guarded by mu_: waits for a job after the first chunk (Next)
   // Guarded by mu_ (Next): when it took its first chunk, and when it last came back for one.
   Clock::time_point first_at, last_at;
-  double enqueue_s = 0;  // in Copy, after the read: the CUDA calls that queue the copy
+  double enqueue_s = 0;  // in Copy, after the read: the waits it is ordered after, the CUDA calls
   uint64_t bytes = 0, file_bytes = 0, chunks = 0, reads = 0;
   std::thread thread;
 };

@@ -77,7 +77,9 @@ struct IoStats {
   // took none: to the drain's end), and from its last chunk queued to the drain's end
   // (complete after Drain).
   double start_s = 0, end_s = 0;
-  double enqueue_s = 0;  // the CUDA calls that queue each chunk's copy, summed over threads
+  // Summed over threads: from a chunk read to its copy queued (the wait for the fills it is
+  // ordered after to be queued, then the CUDA calls).
+  double enqueue_s = 0;
 };
 
 class IoPool {

@@ -318,3 +318,17 @@ def test_the_8b_rank_is_timed_the_same_way(tmp_path):
     assert "slice-paths-llama8.json" in out and "slice-paths-llama70.json" in out
     assert "pip install" not in out
     assert record(tmp_path) == []
+
+
+def test_the_gpt_oss_rank_is_timed_without_and_with_its_recipe(tmp_path):
+    fake_gpu(tmp_path, ["a_pass"])
+    done = check(tmp_path, PARTS="ranks", RANKS_CASES="gptoss-speed", DRY_RUN="1")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert re.search(r"loadplan gen \S+ --layers 16 ", out), out
+    # Without the recipe by path (rank_speed), with it as a whole load, derive on.
+    assert re.search(r"import \S+/hf-gptoss --recipe none --tensor-parallel 8 ", out), out
+    assert re.search(r"import \S+/hf-gptoss --tensor-parallel 8 -o \S+/ranks-gptoss-recipe", out)
+    assert "slice-paths-gptoss-speed.json" in out
+    assert "pip install" not in out
+    assert record(tmp_path) == []

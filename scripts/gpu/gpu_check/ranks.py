@@ -15,6 +15,7 @@ from .shared import cat_step
 CASES = "llama qwen3moe gptoss"
 # The speed-only cases: rank 0 of a 16-layer shape, by read path (rank_speed).
 SPEED = {"llama70": "llama70b-16", "llama8": "llama8b-16"}
+NO_PACKAGE = {*SPEED, "gptoss-speed"}
 
 
 def ranks(c):
@@ -23,12 +24,12 @@ def ranks(c):
     with its recipe at RANKS_GPTOSS_TP ranks (default 8); RANKS_CASES picks among them, and
     "grid" (not in the default) loads the Llama shape as 2 pipeline stages x 4 ranks, and
     "llama70" (not in the default either: 31.6 GB to write) rank 0 of a Llama-70B shape's
-    16 layers at RANKS_TP ranks, for speed (rank_speed), and "llama8" the same for the 8B
-    shape (no package needed)."""
+    16 layers at RANKS_TP ranks, for speed (rank_speed), "llama8" the same for the 8B
+    shape, and "gptoss-speed" for gpt-oss-120b's (gptoss_speed; none needs the package)."""
     tp, gtp = env_or("RANKS_TP", "8"), env_or("RANKS_GPTOSS_TP", "8")
     cases = env_or("RANKS_CASES", CASES).split()
     # The package (loadplan.load, gpu_ranks.py) for every case but the speed rows.
-    pkg = python_package(c) if set(cases) - set(SPEED) else None
+    pkg = python_package(c) if set(cases) - NO_PACKAGE else None
     c.say(f"== tensor-parallel ranks (scripts/gpu/gpu_ranks.py): Llama-8B shape TP={tp}, "
           f"Qwen3-MoE shape TP=4 x EP=2, gpt-oss-120b shape TP={gtp} with its recipe "
           f"({' '.join(cases)})")
@@ -43,6 +44,8 @@ def ranks(c):
         rank_set(c, "grid", pkg, "llama8b-16", ["--pipeline", "2", "--tensor-parallel", "4"])
     for name in [n for n in cases if n in SPEED]:
         rank_speed(c, name, SPEED[name], ["--tensor-parallel", tp])
+    if "gptoss-speed" in cases:
+        gptoss_speed(c, gtp)
 
 
 def rank_set(c, name, pkg, shape, split):
@@ -75,16 +78,17 @@ def slice_paths(c, name, out, hf, more=(), json_name="slice-paths.json"):
     c.tee(c.grep(c.log(f"ranks-paths-{name}"), r"^pinned|^\|"))
 
 
-def rank_speed(c, name, shape, split):
+def rank_speed(c, name, shape, split, hf=None):
     """A rank the size tensor parallelism serves (a Llama-70B shape's rank at TP=8 is 3.9 GB
     for 16 layers, where the 8B shape's is 1.1): a random BF16 checkpoint of SHAPE, imported
     (SPLIT), the deployment planned with the machine profile, rank 0 checked against the host
     backend (`run --check`: the bytes, the peak against the prediction), then by kind of slice
-    and read path. The other ranks are not loaded: the "llama" case proves every rank's bytes."""
-    hf, out = f"{c.work}/hf-{name}", f"{c.work}/ranks-{name}"
+    and read path. The other ranks are not loaded: the "llama" case proves every rank's bytes.
+    HF: a checkpoint made already (SHAPE unused), removed at the end all the same."""
+    made, hf, out = hf is None, hf or f"{c.work}/hf-{name}", f"{c.work}/ranks-{name}"
     try:
-        if c.step(f"ranks-make-{name}", 420, ["python3", "bench/transformers_load.py", "make",
-                                              hf, shape]):
+        if made and c.step(f"ranks-make-{name}", 420, ["python3", "bench/transformers_load.py",
+                                                       "make", hf, shape]):
             return
         if c.step(f"ranks-import-{name}", 60, [c.loadplan, "import", hf, "--recipe", "none",
                                                *split, "--max-batch", "16", "--max-ctx", "8192",
@@ -102,6 +106,29 @@ def rank_speed(c, name, shape, split):
         slice_paths(c, name, out, hf, json_name=f"slice-paths-{name}.json")
     finally:
         c.remove(hf, out)
+
+
+def gptoss_speed(c, tp):
+    """Rank 0 of gpt-oss-120b's shape cut to GPT_OSS_SPEED_LAYERS layers (default 16) at TP
+    ranks, for speed: imported without the recipe, by kind of slice and read path (rank_speed;
+    the experts' down blocks and scales are column slices of 192- and 12-byte runs), then with
+    it (each rank prepares its own slice), rank 0's whole load, derive on, against the plan's
+    prediction."""
+    ckpt = gptoss_checkpoint(c, env_or("GPT_OSS_SPEED_LAYERS", "16"))
+    if not ckpt:
+        return
+    out = f"{c.work}/ranks-gptoss-recipe"
+    try:
+        if not c.step("ranks-import-gptoss-recipe", 60, [c.loadplan, "import", ckpt,
+                                                          "--tensor-parallel", tp, "-o", out]):
+            cat_step(c, "warm-gptoss-recipe", 180, ckpt)
+            name = "ranks-run-gptoss-recipe-0"
+            c.step(name, 180, [c.loadplan, "run", f"{out}/rank-0.json", "--checkpoint", ckpt,
+                               "--machine", machine_profile(c), "--repeat", "3"])
+            c.tee(c.grep(c.log(name), r"^  (rate|peak|wall)|predicted"))
+        rank_speed(c, "gptoss-speed", None, ["--tensor-parallel", tp], hf=ckpt)
+    finally:
+        c.remove(ckpt, out)
 
 
 def machine_profile(c):

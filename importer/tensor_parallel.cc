@@ -230,6 +230,7 @@ base::Result<TensorParallelRank> SplitTensorParallel(const verifier::Manifest& f
   }
   if (base::Status st = SplitMxfp4Calls(out.manifest); !st.ok()) return st;
   if (tp > 1) out.manifest.schema = 2;
+  if (tp * ep > 1 && out.manifest.load.lanes == 1) out.manifest.load.lanes = kRankLanes;
   std::sort(out.experts.begin(), out.experts.end());
   out.experts.erase(std::unique(out.experts.begin(), out.experts.end()), out.experts.end());
   return out;

@@ -33,11 +33,20 @@ struct TensorParallelRank {
   std::vector<int64_t> experts;         // with expert parallel: the experts it holds
 };
 
+// The load lanes a rank manifest gets where its model's manifest had one: a lane queues each
+// fill's copies after the previous fill's, and a rank's column slices, read by map, hold up
+// the fills behind them. Rank 0 of gpt-oss-120b's shape at TP=8 (16 layers, recipe none)
+// loaded at 0.55 of pinned H2D on one lane, 0.82 on 4, 0.85 on 8, 0.88 on 16 (H100,
+// docs/deploy.md "Lanes"); weights' fills share no memory, and sources' fills wait for the
+// staging arena's last readers on any lane count, so the peak does not move.
+inline constexpr uint32_t kRankLanes = 16;
+
 // Rank `rank` of the full import `full` of a model with config `c`: of `tp` ranks, or with
 // expert parallel `ep` > 1 of tp x ep ranks, where rank r splits attention and dense layers as
 // tensor-parallel rank r % tp and holds the r-th contiguous block of the per-expert tensors
 // (`.experts.N.`) whole (vLLM's --enable-expert-parallel with data parallel ep: experts dealt
 // over all tp x ep ranks, attention tensor-parallel within tp); experts elsewhere are dropped.
+// A rank of several loads on kRankLanes lanes unless `full` set its own (a recipe's 4 stay).
 base::Result<TensorParallelRank> SplitTensorParallel(const verifier::Manifest& full,
                                                      const HfConfig& c, int64_t tp, int64_t rank,
                                                      int64_t ep = 1);

@@ -131,6 +131,18 @@ TEST(TensorParallelMxfp4, EachRankPreparesItsSliceAsTheRecipeDoesAWholeTensor) {
         SplitTensorParallel(full->manifest, *config, 2, r);
     ASSERT_TRUE(rank.ok()) << rank.status().message();
     EXPECT_EQ(rank->replicated, std::vector<std::string>{kP + "fc2_b.raw"});  // the down bias
+    // The recipe's lanes are kept; on any lane count the rank stages its sources in the same
+    // arena (their windows count derive calls, not lanes).
+    EXPECT_EQ(rank->manifest.load.lanes, full->manifest.load.lanes);
+    EXPECT_NE(rank->manifest.load.lanes, 1u);
+    const simulator::LoadPlan own = test_support::PlanOf(rank->manifest);
+    EXPECT_GT(own.arena_bytes, 0u);
+    for (const uint32_t lanes : {1u, kRankLanes}) {
+      const simulator::LoadPlan other = test_support::PlanOf(rank->manifest, {.lanes = lanes});
+      EXPECT_EQ(other.lanes, lanes);
+      EXPECT_EQ(other.arena_bytes_rounded, own.arena_bytes_rounded);
+      EXPECT_EQ(other.resident_bytes, own.resident_bytes);
+    }
     const auto got = Carries(rank->manifest, f.dir());
     ModelFolder alone;
     alone.Config(Config(static_cast<int64_t>(count[r])));

@@ -69,7 +69,8 @@ def slice_paths(c, name, out, hf, more=(), json_name="slice-paths.json"):
     """Rank 0 of OUT by kind of slice and read path (bench/slice_paths.py), each row beside
     BEFORE when it is packed; its table into the summary."""
     beside = ["--beside", c.before] if c.before else []  # each row beside it
-    lanes = env_or("RANKS_LANES", "4 8 16").split()  # rows and rank on more lanes than one
+    # Rows and rank also on other lanes than the manifest's (16 for a rank): 1, as before.
+    lanes = env_or("RANKS_LANES", "1 4").split()
     c.step(f"ranks-paths-{name}", 480, ["python3", "bench/slice_paths.py", c.loadplan,
                                         f"{out}/rank-0.json", hf, "--json",
                                         f"{c.out}/{json_name}", "--machine", machine_profile(c),
@@ -122,10 +123,12 @@ def gptoss_speed(c, tp):
         if not c.step("ranks-import-gptoss-recipe", 60, [c.loadplan, "import", ckpt,
                                                           "--tensor-parallel", tp, "-o", out]):
             cat_step(c, "warm-gptoss-recipe", 180, ckpt)
-            name = "ranks-run-gptoss-recipe-0"
-            c.step(name, 180, [c.loadplan, "run", f"{out}/rank-0.json", "--checkpoint", ckpt,
-                               "--machine", machine_profile(c), "--repeat", "3"])
-            c.tee(c.grep(c.log(name), r"^  (rate|peak|wall)|predicted"))
+            for lanes in [[], ["--lanes", "16"]]:  # the recipe's 4 lanes, then 16
+                name = "ranks-run-gptoss-recipe-0" + "".join(lanes).replace("--", "-")
+                c.step(name, 180, [c.loadplan, "run", f"{out}/rank-0.json", "--checkpoint",
+                                   ckpt, "--machine", machine_profile(c), "--repeat", "3",
+                                   *lanes])
+                c.tee(c.grep(c.log(name), r"^  (rate|peak|wall)|predicted"))
         rank_speed(c, "gptoss-speed", None, ["--tensor-parallel", tp], hf=ckpt)
     finally:
         c.remove(ckpt, out)

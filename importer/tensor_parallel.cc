@@ -194,6 +194,13 @@ base::Status SplitBuffer(verifier::Buffer& b, const HfConfig& c, int64_t tp, int
 
 }  // namespace
 
+verifier::LoadOptions RankLoad(const verifier::LoadOptions& model, int64_t tp, bool derives) {
+  verifier::LoadOptions out = model;
+  out.lanes = std::max(model.lanes, kRankLanes);
+  if (derives) out.prefetch = model.prefetch * static_cast<uint32_t>(tp);
+  return out;
+}
+
 base::Result<TensorParallelRank> SplitTensorParallel(const verifier::Manifest& full,
                                                      const HfConfig& c, int64_t tp, int64_t rank,
                                                      int64_t ep) {
@@ -230,7 +237,7 @@ base::Result<TensorParallelRank> SplitTensorParallel(const verifier::Manifest& f
   }
   if (base::Status st = SplitMxfp4Calls(out.manifest); !st.ok()) return st;
   if (tp > 1) out.manifest.schema = 2;
-  if (tp * ep > 1 && out.manifest.load.lanes == 1) out.manifest.load.lanes = kRankLanes;
+  if (tp * ep > 1) out.manifest.load = RankLoad(full.load, tp, !full.programs.empty());
   std::sort(out.experts.begin(), out.experts.end());
   out.experts.erase(std::unique(out.experts.begin(), out.experts.end()), out.experts.end());
   return out;

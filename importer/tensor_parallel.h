@@ -33,12 +33,12 @@ struct TensorParallelRank {
   std::vector<int64_t> experts;         // with expert parallel: the experts it holds
 };
 
-// The load lanes a rank manifest gets where its model's manifest had one: a lane queues each
-// fill's copies after the previous fill's, and a rank's column slices, read by map, hold up
-// the fills behind them. Rank 0 of gpt-oss-120b's shape at TP=8 (16 layers, recipe none)
-// loaded at 0.55 of pinned H2D on one lane, 0.82 on 4, 0.85 on 8, 0.88 on 16 (H100,
-// docs/deploy.md "Lanes"); weights' fills share no memory, and sources' fills wait for the
-// staging arena's last readers on any lane count, so the peak does not move.
+// The load lanes a rank manifest gets at least. A lane queues each fill's copies after the
+// previous fill's, and a rank's column slices, read by map, hold up the fills behind them: rank
+// 0 of gpt-oss-120b's shape at TP=8 (16 layers, recipe none) loaded at 0.51 of pinned H2D on
+// one lane, 0.82 on 4, 0.85 on 8, 0.87-0.88 on 16 (H100, docs/deploy.md "Lanes and calls ahead").
+// Weights' fills share no memory, and a source's fill waits for the staging arena's last readers on
+// any lane count, so the peak does not move.
 inline constexpr uint32_t kRankLanes = 16;
 
 // Rank `rank` of the full import `full` of a model with config `c`: of `tp` ranks, or with
@@ -46,10 +46,18 @@ inline constexpr uint32_t kRankLanes = 16;
 // tensor-parallel rank r % tp and holds the r-th contiguous block of the per-expert tensors
 // (`.experts.N.`) whole (vLLM's --enable-expert-parallel with data parallel ep: experts dealt
 // over all tp x ep ranks, attention tensor-parallel within tp); experts elsewhere are dropped.
-// A rank of several loads on kRankLanes lanes unless `full` set its own (a recipe's 4 stay).
+// A rank of several loads as RankLoad says.
 base::Result<TensorParallelRank> SplitTensorParallel(const verifier::Manifest& full,
                                                      const HfConfig& c, int64_t tp, int64_t rank,
                                                      int64_t ep = 1);
+
+// A rank's load options from its model's: at least kRankLanes lanes, and where the model
+// derives, `tp` times its derive calls ahead. A rank's sources are 1/tp of the model's, so the
+// bytes staged ahead of the calls stay near the model's (its arena, not more: the 16-layer
+// gpt-oss's 1.05 GiB at prefetch 1, a TP=8 rank's 0.42 at 8) where one call ahead left the I/O
+// threads waiting for the arena: its rank 0 loaded at 23.88 GB/s on 16 lanes and prefetch 1,
+// 41.48 at prefetch 8, for 0.28 GiB more peak (H100, docs/deploy.md "Lanes and calls ahead").
+verifier::LoadOptions RankLoad(const verifier::LoadOptions& model, int64_t tp, bool derives);
 
 // `import DIR --tensor-parallel T`: the full import (its options; recipe none, gpt-oss's, or
 // one that makes no derive program), then every rank, verified, in canonical text, and the

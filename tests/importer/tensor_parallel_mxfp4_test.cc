@@ -131,10 +131,11 @@ TEST(TensorParallelMxfp4, EachRankPreparesItsSliceAsTheRecipeDoesAWholeTensor) {
         SplitTensorParallel(full->manifest, *config, 2, r);
     ASSERT_TRUE(rank.ok()) << rank.status().message();
     EXPECT_EQ(rank->replicated, std::vector<std::string>{kP + "fc2_b.raw"});  // the down bias
-    // The recipe's lanes are kept; on any lane count the rank stages its sources in the same
-    // arena (their windows count derive calls, not lanes).
-    EXPECT_EQ(rank->manifest.load.lanes, full->manifest.load.lanes);
-    EXPECT_NE(rank->manifest.load.lanes, 1u);
+    // kRankLanes lanes and 2 calls ahead where the recipe has 1; on any lane count the rank
+    // stages its sources in the same arena (their windows count derive calls, not lanes).
+    EXPECT_EQ(rank->manifest.load.lanes, kRankLanes);
+    EXPECT_EQ(rank->manifest.load.prefetch, 2 * full->manifest.load.prefetch);
+    EXPECT_EQ(full->manifest.load.prefetch, 1u);
     const simulator::LoadPlan own = test_support::PlanOf(rank->manifest);
     EXPECT_GT(own.arena_bytes, 0u);
     for (const uint32_t lanes : {1u, kRankLanes}) {

@@ -150,11 +150,15 @@ TEST(TensorParallel, ImportWritesRanksAndADeploymentPlanReads) {
   ASSERT_EQ(r->texts.size(), 2u);
   EXPECT_NE(r->texts[1].find("\"schema\": 2"), std::string::npos);
   EXPECT_EQ(r->ranks[1].manifest.load.lanes, kRankLanes);  // the model's manifest had one
-  verifier::Manifest own = r->full.manifest;  // a model's manifest with its own lanes keeps them
-  own.load.lanes = 3;
+  EXPECT_EQ(r->ranks[1].manifest.load.prefetch, 0u);       // and derives nothing
+  verifier::Manifest own = r->full.manifest;               // more lanes than kRankLanes are kept
+  own.load.lanes = kRankLanes + 4;
   const auto kept = SplitTensorParallel(own, *ReadHfConfig(f.dir() + "/config.json"), 2, 0);
   ASSERT_TRUE(kept.ok()) << kept.status().message();
-  EXPECT_EQ(kept->manifest.load.lanes, 3u);
+  EXPECT_EQ(kept->manifest.load.lanes, kRankLanes + 4);
+  EXPECT_EQ(RankLoad({.lanes = 4, .prefetch = 1}, 8, true).prefetch, 8u);
+  EXPECT_EQ(RankLoad({.lanes = 4, .prefetch = 1}, 8, false).prefetch, 1u);
+  EXPECT_EQ(RankLoad({.lanes = 4, .prefetch = 1}, 8, true).lanes, kRankLanes);
   const simulator::DeploymentParse d =
       simulator::ParseDeployment(r->deployment, f.dir() + "/deploy.json");
   ASSERT_TRUE(d.deployment) << (d.diags.empty() ? "" : d.diags[0].message);

@@ -113,8 +113,8 @@ def gptoss_speed(c, tp):
     """Rank 0 of gpt-oss-120b's shape cut to GPT_OSS_SPEED_LAYERS layers (default 16) at TP
     ranks, for speed: imported without the recipe, by kind of slice and read path (rank_speed;
     the experts' down blocks and scales are column slices of 192- and 12-byte runs), then with
-    it (each rank prepares its own slice), rank 0's whole load, derive on, against the plan's
-    prediction."""
+    it (each rank prepares its own slice), rank 0's whole load, derive on, as imported and on
+    the whole model's lanes and calls ahead."""
     ckpt = gptoss_checkpoint(c, env_or("GPT_OSS_SPEED_LAYERS", "16"))
     if not ckpt:
         return
@@ -123,11 +123,13 @@ def gptoss_speed(c, tp):
         if not c.step("ranks-import-gptoss-recipe", 60, [c.loadplan, "import", ckpt,
                                                           "--tensor-parallel", tp, "-o", out]):
             cat_step(c, "warm-gptoss-recipe", 180, ckpt)
-            for lanes in [[], ["--lanes", "16"]]:  # the recipe's 4 lanes, then 16
-                name = "ranks-run-gptoss-recipe-0" + "".join(lanes).replace("--", "-")
+            # As imported (16 lanes, TP calls ahead), then the whole model's 4 lanes and 1 call
+            # ahead, and fewer calls ahead (a narrower arena).
+            for more in ["", "--lanes 4 --prefetch 1", "--prefetch 1", "--prefetch 4"]:
+                name = "ranks-run-gptoss-recipe-0" + more.replace("--", "-").replace(" ", "")
                 c.step(name, 180, [c.loadplan, "run", f"{out}/rank-0.json", "--checkpoint",
                                    ckpt, "--machine", machine_profile(c), "--repeat", "3",
-                                   *lanes])
+                                   *more.split()])
                 c.tee(c.grep(c.log(name), r"^  (rate|peak|wall)|predicted"))
         rank_speed(c, "gptoss-speed", None, ["--tensor-parallel", tp], hf=ckpt)
     finally:

@@ -197,7 +197,10 @@ base::Status SplitBuffer(verifier::Buffer& b, const HfConfig& c, int64_t tp, int
 verifier::LoadOptions RankLoad(const verifier::LoadOptions& model, int64_t tp, bool derives) {
   verifier::LoadOptions out = model;
   out.lanes = std::max(model.lanes, kRankLanes);
-  if (derives) out.prefetch = model.prefetch * static_cast<uint32_t>(tp);
+  if (derives) {  // saturating at the CLI's --prefetch limit
+    const uint64_t ahead = uint64_t{model.prefetch} * static_cast<uint64_t>(tp);
+    out.prefetch = static_cast<uint32_t>(std::min<uint64_t>(ahead, INT32_MAX));
+  }
   return out;
 }
 

@@ -71,7 +71,8 @@ struct CudaMemory {
 // submit_s: the plan's thread inside Fill (locating, cutting and queueing every fill).
 // Per I/O thread too: start_s, from the first fill queued to its first chunk; end_s, from its
 // last chunk queued to the load's last drain; enqueue_s, from each chunk read to its copy queued
-// (the wait for the fills it is ordered after, then the CUDA calls).
+// (the wait for the steps its fill waits for: the lane's fill before, the launches that last
+// read a source's arena bytes; then the CUDA calls).
 struct CudaTimes {
   double read_s = 0, copy_s = 0, slot_wait_s = 0, derive_s = 0, wall_s = 0;
   double job_wait_s = 0, submit_s = 0;

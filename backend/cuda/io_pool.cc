@@ -31,7 +31,7 @@ struct IoPool::Worker {
   double job_wait_s = 0;  // guarded by mu_: waits for a job after the first chunk (Next)
   // Guarded by mu_ (Next): when it took its first chunk, and when it last came back for one.
   Clock::time_point first_at, last_at;
-  double enqueue_s = 0;  // in Copy, after the read: the waits it is ordered after, the CUDA calls
+  double enqueue_s = 0;  // in Copy, after the read: its fill's wait edges, the CUDA calls
   uint64_t bytes = 0, file_bytes = 0, chunks = 0, reads = 0;
   std::thread thread;
 };
@@ -412,7 +412,9 @@ Status IoPool::Drain(const std::function<void()>& tick) {
     first = first.ok() ? st : first.WithMessage(first.message() + "; " + st.message());
   }
   std::lock_guard lock(mu_);
-  if (origin_) drained_ = Clock::now();  // the latest drain: a load drains before each derive
+  // The latest drain: a load drains at FreeArena too, and fills the weights no derive call
+  // reads after it.
+  if (origin_) drained_ = Clock::now();
   return first;
 }
 

@@ -77,8 +77,9 @@ struct IoStats {
   // took none: to the drain's end), and from its last chunk queued to the drain's end
   // (complete after Drain).
   double start_s = 0, end_s = 0;
-  // Summed over threads: from a chunk read to its copy queued (the wait for the fills it is
-  // ordered after to be queued, then the CUDA calls).
+  // Summed over threads: from a chunk read to its copy queued (the wait for the steps its
+  // fill waits for to be queued: the lane's fill before, a source's arena's last readers;
+  // then the CUDA calls).
   double enqueue_s = 0;
 };
 

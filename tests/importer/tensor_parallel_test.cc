@@ -159,6 +159,7 @@ TEST(TensorParallel, ImportWritesRanksAndADeploymentPlanReads) {
   EXPECT_EQ(RankLoad({.lanes = 4, .prefetch = 1}, 8, true).prefetch, 8u);
   EXPECT_EQ(RankLoad({.lanes = 4, .prefetch = 1}, 8, false).prefetch, 1u);
   EXPECT_EQ(RankLoad({.lanes = 4, .prefetch = 1}, 8, true).lanes, kRankLanes);
+  EXPECT_EQ(RankLoad({.lanes = 1, .prefetch = 1u << 30}, 8, true).prefetch, uint32_t{INT32_MAX});
   const simulator::DeploymentParse d =
       simulator::ParseDeployment(r->deployment, f.dir() + "/deploy.json");
   ASSERT_TRUE(d.deployment) << (d.diags.empty() ? "" : d.diags[0].message);

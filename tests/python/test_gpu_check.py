@@ -316,6 +316,9 @@ def test_the_8b_rank_is_timed_the_same_way(tmp_path):
     out = done.stdout
     assert " llama8b-16" in out and " llama70b-16" in out
     assert "slice-paths-llama8.json" in out and "slice-paths-llama70.json" in out
+    for name in ["llama8", "llama70"]:  # each checked against the host backend, then removed
+        assert re.search(rf"loadplan run \S+/ranks-{name}/rank-0.json .*--check", out), name
+        assert re.search(rf"rm -rf \S+/hf-{name} \S+/ranks-{name}", out), name
     assert "pip install" not in out
     assert record(tmp_path) == []
 
@@ -330,5 +333,10 @@ def test_the_gpt_oss_rank_is_timed_without_and_with_its_recipe(tmp_path):
     assert re.search(r"import \S+/hf-gptoss --recipe none --tensor-parallel 8 ", out), out
     assert re.search(r"import \S+/hf-gptoss --tensor-parallel 8 -o \S+/ranks-gptoss-recipe", out)
     assert "slice-paths-gptoss-speed.json" in out
+    # The recipe's rank as imported, then on the whole model's settings and fewer calls ahead.
+    runs = re.findall(r"loadplan run \S+/ranks-gptoss-recipe/rank-0.json .*--repeat 3(.*?) >", out)
+    assert runs == ["", " --lanes 4 --prefetch 1", " --prefetch 1", " --prefetch 4"], runs
+    assert "transformers_load.py make" not in out  # the checkpoint is gen's, made once
+    assert re.search(r"rm -rf \S+/hf-gptoss \S+/ranks-gptoss-recipe", out), out
     assert "pip install" not in out
     assert record(tmp_path) == []

@@ -111,10 +111,10 @@ def rank_speed(c, name, shape, split, hf=None):
 
 def gptoss_speed(c, tp):
     """Rank 0 of gpt-oss-120b's shape cut to GPT_OSS_SPEED_LAYERS layers (default 16) at TP
-    ranks, for speed: imported without the recipe, by kind of slice and read path (rank_speed;
-    the experts' down blocks and scales are column slices of 192- and 12-byte runs), then with
-    it (each rank prepares its own slice), rank 0's whole load, derive on, as imported and on
-    the whole model's lanes and calls ahead."""
+    ranks, for speed: imported with its recipe (each rank prepares its own slice), rank 0's
+    whole load, derive on, as imported and on the whole model's lanes and calls ahead; then
+    without it, by kind of slice and read path (rank_speed; the experts' down blocks and
+    scales are column slices of 192- and 12-byte runs)."""
     ckpt = gptoss_checkpoint(c, env_or("GPT_OSS_SPEED_LAYERS", "16"))
     if not ckpt:
         return

@@ -352,6 +352,7 @@ TEST(TensorParallel, PipelineStagesOfTensorParallelRanks) {
   for (size_t k = 0; k < 4; ++k) {
     const verifier::Manifest& m = grid->ranks[k].manifest;
     EXPECT_NE(m.name.find(fmt::format("stage-{}", k / 2)), std::string::npos) << m.name;
+    EXPECT_EQ(m.load.lanes, kRankLanes) << m.name;  // a grid's ranks load as any rank
     const simulator::LoadPlan plan = test_support::PlanOf(m);
     backend::HostBackend host(plan, **checkpoint);
     EXPECT_TRUE(backend::Execute(plan, host).status.ok()) << m.name;

@@ -328,7 +328,8 @@ def test_the_gpt_oss_rank_is_timed_without_and_with_its_recipe(tmp_path):
     done = check(tmp_path, PARTS="ranks", RANKS_CASES="gptoss-speed", DRY_RUN="1")
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    assert re.search(r"loadplan gen \S+ --layers 16 ", out), out
+    assert re.search(r"hf_skeleton.py gpt-oss-120b \S+ --layers 16 ", out), out
+    assert re.search(r"loadplan gen \S+/gptoss-full.json -o ", out), out
     # Without the recipe by path (rank_speed), with it as a whole load, derive on.
     assert re.search(r"import \S+/hf-gptoss --recipe none --tensor-parallel 8 ", out), out
     assert re.search(r"import \S+/hf-gptoss --tensor-parallel 8 -o \S+/ranks-gptoss-recipe", out)

@@ -182,40 +182,26 @@ def gptoss(c, pkg, tp):
 
 
 def gptoss_checkpoint(c, layers):
-    """$W/hf-gptoss: the gpt-oss-120b skeleton's config cut to LAYERS layers, imported without
-    the recipe, `gen --layers LAYERS` (random data), config.json beside it; None on a failure."""
+    """$W/hf-gptoss: the gpt-oss-120b skeleton cut to LAYERS layers (`hf_skeleton.py --layers`),
+    imported without the recipe, `gen` (random data), config.json beside it; None on a
+    failure."""
     sk, full = f"{c.work}/gptoss-skeleton", f"{c.work}/gptoss-full.json"
     ckpt = f"{c.work}/hf-gptoss"
     c.remove(sk, full, ckpt)
     try:
         if c.step("ranks-skeleton-gptoss", 60, ["python3", "scripts/hf_skeleton.py",
-                                                "gpt-oss-120b", sk]):
+                                                "gpt-oss-120b", sk, "--layers", layers]):
             return None
-        c.report(cut_layers, f"{sk}/config.json", int(layers), errors_to_summary=True)
         if c.step("ranks-full-gptoss", 60, [c.loadplan, "import", sk, "--recipe", "none",
                                             "-o", full]):
             return None
-        if c.step("ranks-make-gptoss", 240, [c.loadplan, "gen", full, "--layers", layers,
-                                             "-o", ckpt]):
+        if c.step("ranks-make-gptoss", 240, [c.loadplan, "gen", full, "-o", ckpt]):
             return None
         if c.run(["cp", f"{sk}/config.json", f"{ckpt}/config.json"]):
             return None
         return ckpt
     finally:
         c.remove(sk, full)
-
-
-def cut_layers(path, layers):
-    """config.json at PATH cut to LAYERS layers (num_hidden_layers, layer_types)."""
-    with open(path) as f:
-        config = json.load(f)
-    was = config["num_hidden_layers"]
-    config["num_hidden_layers"] = layers
-    if "layer_types" in config:
-        config["layer_types"] = config["layer_types"][:layers]
-    with open(path, "w") as f:
-        json.dump(config, f, indent=2)
-    yield f"gpt-oss-120b skeleton: {was} layers cut to {layers}"
 
 
 def carries_in(manifest):

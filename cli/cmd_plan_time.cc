@@ -1,6 +1,7 @@
 // `plan --machine/--cache/--fit`: see cmd_plan_time.h.
 #include "cli/cmd_plan_time.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "cli/pipeline.h"
@@ -9,6 +10,23 @@
 namespace loadplan::cli {
 
 namespace timing = simulator::timing;
+
+namespace {
+
+// The search `--fit SIZE` makes: options the user fixed are not varied; the manifest's own
+// are searched and preferred among equal predictions.
+timing::FitOptions FitOptionsOf(const PlanCliOptions& o, const verifier::LoadOptions& own,
+                                uint64_t size, const timing::PredictOptions& predict) {
+  timing::FitOptions f{.size = size, .predict = predict, .base = o.plan};
+  if (o.plan.lanes) f.lanes = {std::max<uint32_t>(*o.plan.lanes, 1)};
+  if (!o.plan.lanes) f.own_lanes = std::max<uint32_t>(own.lanes, 1);
+  if (o.plan.prefetch) f.prefetch = {*o.plan.prefetch};
+  if (!o.plan.prefetch && !o.plan.naive) f.own_prefetch = own.prefetch;
+  if (o.plan.naive) f.prefetch.clear();
+  return f;
+}
+
+}  // namespace
 
 int AddLoadTime(const PlanCliOptions& o, const verifier::VerifiedManifest& verified,
                 PlanReport& r) {
@@ -43,12 +61,8 @@ int AddLoadTime(const PlanCliOptions& o, const verifier::VerifiedManifest& verif
                    o.fit->c_str(), simulator::PresetNames().c_str());
       return 2;
     }
-    timing::FitOptions f{.size = size->bytes, .predict = predict, .base = o.plan};
-    // Options the user fixed are not varied.
-    if (o.plan.lanes) f.lanes = {std::max<uint32_t>(*o.plan.lanes, 1)};
-    if (o.plan.prefetch) f.prefetch = {*o.plan.prefetch};
-    if (o.plan.naive) f.prefetch.clear();
-    r.fit = timing::FitSearch(verified, *r.machine, f);
+    r.fit = timing::FitSearch(verified, *r.machine,
+                              FitOptionsOf(o, verified.manifest().load, size->bytes, predict));
     const timing::FitCandidate* pick = r.fit->choice() ? r.fit->choice() : r.fit->smallest();
     if (pick != nullptr) {  // the report describes the chosen plan, checked like any other
       Outcome<simulator::LoadPlan> chosen = PlanChecked(verified, pick->options, "loadplan plan");

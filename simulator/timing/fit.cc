@@ -23,7 +23,7 @@ int PolicyRank(PlacementPolicy p) {
 }
 
 auto SpeedKey(const FitCandidate& c) {
-  return std::make_tuple(c.prediction.total_s, c.load_peak, c.options.naive,
+  return std::make_tuple(c.prediction.total_s, !c.own, c.load_peak, c.options.naive,
                          c.options.lanes.value_or(1), c.options.prefetch.value_or(0),
                          PolicyRank(c.options.placement));
 }
@@ -31,6 +31,13 @@ auto PeakKey(const FitCandidate& c) {
   return std::make_tuple(c.load_peak, c.prediction.total_s, c.options.naive,
                          c.options.lanes.value_or(1), c.options.prefetch.value_or(0),
                          PolicyRank(c.options.placement));
+}
+
+// Staged on the manifest's own lanes and prefetch (those of them the search varies).
+bool IsOwn(const FitOptions& o, const PlanOptions& p) {
+  if (p.naive || (!o.own_lanes && !o.own_prefetch)) return false;
+  return (!o.own_lanes || p.lanes == o.own_lanes) &&
+         (!o.own_prefetch || p.prefetch == o.own_prefetch);
 }
 
 FitCandidate Evaluate(const verifier::VerifiedManifest& verified, const MachineProfile& profile,
@@ -41,7 +48,17 @@ FitCandidate Evaluate(const verifier::VerifiedManifest& verified, const MachineP
                          base::RoundUp(plan.lower_bound, std::max<uint64_t>(plan.granularity, 1)));
   c.prediction = PredictLoad(plan, profile, o.predict);
   c.fits = c.load_peak <= o.size;
+  c.own = IsOwn(o, options);
   return c;
+}
+
+// `grid` with `own` added where it is not among them, in order (an empty grid stays empty:
+// nothing of that kind is searched).
+std::vector<uint32_t> WithOwn(std::vector<uint32_t> grid, std::optional<uint32_t> own) {
+  if (own && !grid.empty() && std::find(grid.begin(), grid.end(), *own) == grid.end()) {
+    grid.insert(std::upper_bound(grid.begin(), grid.end(), *own), *own);
+  }
+  return grid;
 }
 
 std::string Gib(uint64_t b) { return base::FormatGiB(b); }
@@ -50,8 +67,9 @@ std::string Gib(uint64_t b) { return base::FormatGiB(b); }
 
 std::string FitCandidate::Label() const {
   if (options.naive) return fmt::format("naive, lanes {}", options.lanes.value_or(1));
-  return fmt::format("staged, lanes {}, prefetch {}, {}", options.lanes.value_or(1),
-                     options.prefetch.value_or(0), PlacementPolicyName(options.placement));
+  return fmt::format("staged, lanes {}, prefetch {}, {}{}", options.lanes.value_or(1),
+                     options.prefetch.value_or(0), PlacementPolicyName(options.placement),
+                     own ? " (the manifest's)" : "");
 }
 
 const FitCandidate* FitResult::smallest() const {
@@ -69,8 +87,9 @@ const FitCandidate* FitResult::fastest() const {
 FitResult FitSearch(const verifier::VerifiedManifest& verified, const MachineProfile& profile,
                     const FitOptions& options) {
   FitResult r{.size = options.size};
-  for (const uint32_t lanes : options.lanes) {
-    for (const uint32_t prefetch : options.prefetch) {
+  const std::vector<uint32_t> prefetches = WithOwn(options.prefetch, options.own_prefetch);
+  for (const uint32_t lanes : WithOwn(options.lanes, options.own_lanes)) {
+    for (const uint32_t prefetch : prefetches) {
       for (const PlacementPolicy policy : options.policies) {
         PlanOptions p = options.base;
         p.lanes = lanes;
@@ -111,6 +130,7 @@ nlohmann::json FitJson(const FitResult& r, const MachineProfile& profile) {
                     {"load_peak", c.load_peak},
                     {"floor", c.floor},
                     {"fits", c.fits},
+                    {"own", c.own},
                     {"wall_s", c.prediction.wall_s},
                     {"total_s", c.prediction.total_s}});
   }
@@ -136,7 +156,7 @@ std::string FitText(const FitResult& r, const MachineProfile& profile, size_t ru
                   profile.builtin ? "the built-in H200 default profile"
                                   : "profile " + profile.device + ", " + profile.measured);
   auto row = [](const FitCandidate& c) {
-    return fmt::format("{:<42} peak {:>12}  {:.3f} s (load {:.3f} s)", c.Label(), Gib(c.load_peak),
+    return fmt::format("{:<59} peak {:>12}  {:.3f} s (load {:.3f} s)", c.Label(), Gib(c.load_peak),
                        c.prediction.total_s, c.prediction.wall_s);
   };
   if (const FitCandidate* c = r.choice()) {

@@ -2,9 +2,11 @@
 // Enumerates lanes x prefetch x placement policy (staged) and lanes (naive), plans each (the
 // planner is a pure function), predicts each (predict.h), keeps those whose load peak
 // (resident + arena, both rounded) is at most SIZE, ranks them by predicted total time, then
-// smaller peak, fewer lanes, less prefetch, simpler policy. When none fits, the smallest peak
-// found says how much is missing, and the floor (resident + the arena's lower bound, rounded)
-// what no placement can go below.
+// the manifest's own lanes and prefetch (`own_*`, searched beside the grid's: the model sees
+// neither a lane's order nor every wait for the arena, which the manifest's author may have
+// measured), then smaller peak, fewer lanes, less prefetch, simpler policy. When none fits, the
+// smallest peak found says how much is missing, and the floor (resident + the arena's lower bound,
+// rounded) what no placement can go below.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +31,9 @@ struct FitOptions {
   std::vector<PlacementPolicy> policies = {PlacementPolicy::kFirstFit, PlacementPolicy::kBestFit,
                                            PlacementPolicy::kBest, PlacementPolicy::kExact};
   bool naive = true;  // also the naive baseline (every source a resident weight), per lane count
+  // The manifest's own load options (unset where the user fixed them): added to the grids and
+  // preferred among equal predictions.
+  std::optional<uint32_t> own_lanes, own_prefetch;
 };
 
 struct FitCandidate {
@@ -37,6 +42,7 @@ struct FitCandidate {
   uint64_t floor = 0;  // resident + lower bound of the arena, rounded: no placement goes lower
   LoadTimePrediction prediction;
   bool fits = false;
+  bool own = false;           // staged on the manifest's own lanes and prefetch
   std::string Label() const;  // "staged, lanes 4, prefetch 1, best-fit" / "naive, lanes 1"
 };
 

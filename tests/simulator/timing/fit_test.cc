@@ -3,6 +3,7 @@
 #include "simulator/timing/fit.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <gtest/gtest.h>
 
@@ -33,9 +34,14 @@ MachineProfile Slow() {
   return p;
 }
 
-FitResult Search(uint64_t size) {
+FitResult Search(uint64_t size, std::optional<uint32_t> own_lanes = std::nullopt,
+                 std::optional<uint32_t> own_prefetch = std::nullopt) {
   const verifier::VerifiedManifest v = test_support::MustVerify(Seq());
-  return FitSearch(v, Slow(), {.size = size, .base = {.alignment = 1, .granularity = 1}});
+  return FitSearch(v, Slow(),
+                   {.size = size,
+                    .base = {.alignment = 1, .granularity = 1},
+                    .own_lanes = own_lanes,
+                    .own_prefetch = own_prefetch});
 }
 
 TEST(Fit, EveryConfigurationIsPlannedAndTheFittingOnesAreRankedByTime) {
@@ -81,6 +87,33 @@ TEST(Fit, NaiveIsRankedOnlyWhenItFits) {
   const FitResult r = Search(staged_max);
   for (size_t i = 0; i < r.fitting; ++i) EXPECT_FALSE(r.ranked[i].options.naive);
   EXPECT_EQ(r.fitting, 4u * 3 * 4);
+}
+
+// The manifest's own lanes and prefetch are searched beside the grid's and, where the model
+// predicts them no slower (lanes never change its prediction), chosen over a smaller peak;
+// slower, they are not.
+TEST(Fit, TheManifestsOwnOptionsWinAmongEqualPredictions) {
+  const FitResult plain = Search(UINT64_MAX);
+  ASSERT_NE(plain.choice(), nullptr);
+  const PlanOptions best = plain.choice()->options;  // lanes 1 (fewest among equals)
+  ASSERT_EQ(best.lanes, 1u);
+  // The manifest's 16 lanes, at the fastest prefetch: searched, predicted as fast, chosen.
+  const FitResult r = Search(UINT64_MAX, 16, best.prefetch);
+  EXPECT_EQ(r.ranked.size(), 5u * (3 * 4 + 1));  // lanes 1, 2, 4, 8 and the manifest's 16
+  ASSERT_NE(r.choice(), nullptr);
+  EXPECT_TRUE(r.choice()->own) << r.choice()->Label();
+  EXPECT_EQ(r.choice()->options.lanes, 16u);
+  EXPECT_EQ(r.choice()->options.prefetch, best.prefetch);
+  EXPECT_EQ(r.choice()->prediction.total_s, plain.choice()->prediction.total_s);
+  EXPECT_NE(r.choice()->Label().find("(the manifest's)"), std::string::npos);
+  // Prefetch 0 serialises the calls here: slower, so not chosen for being the manifest's.
+  const FitResult slow = Search(UINT64_MAX, 1, 0);
+  ASSERT_NE(slow.choice(), nullptr);
+  EXPECT_FALSE(slow.choice()->own) << slow.choice()->Label();
+  EXPECT_EQ(slow.choice()->prediction.total_s, plain.choice()->prediction.total_s);
+  size_t own = 0;
+  for (const FitCandidate& c : slow.ranked) own += c.own ? 1 : 0;
+  EXPECT_EQ(own, 4u);  // the four policies on lanes 1, prefetch 0
 }
 
 }  // namespace

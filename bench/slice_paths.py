@@ -15,9 +15,10 @@ whole tensors of one file in DIR (the rank's own checkpoint, as `save_sharded_st
 and runs `rows`, `cols` and `rank` from there: the same bytes read with no slicing, the bound a
 sliced read is measured against. With `--lanes N ...` it also runs rows and the whole rank
 with `run --lanes N` for each N: a rank manifest loads on the lanes it says (16 as `import`
-writes one), and a lane orders each fill's copies after the previous fill's on the device. Prints one
-line per run and a table: best and worst GB/s, the best / pinned H2D, the bytes read from the
-files / the bytes filled (a span reads the gaps between runs), which path auto took.
+writes one), and a lane orders each fill's copies after the previous fill's on the device.
+Prints one line per run and a table: best and worst GB/s, the best / pinned H2D, the bytes
+read from the files / the bytes filled (a span reads the gaps between runs), which path auto
+took.
 """
 import argparse
 import collections

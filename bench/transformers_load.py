@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """loadplan.transformers.from_pretrained beside transformers' own from_pretrained(device_map="cuda").
 
-    python3 bench/transformers_load.py make DIR {llama8b-16|llama70b-16|qwen3moe-4}   # a BF16 folder, random
+    python3 bench/transformers_load.py make DIR {llama8b-16|llama70b-16|qwen3moe-4}  # BF16, random
     python3 bench/transformers_load.py compare DIR [--rounds 3] [--cold-rounds 1]  # fresh processes
     python3 bench/transformers_load.py one {loadplan|transformers} DIR [warm|cold]  # one load
 
